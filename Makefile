@@ -1,0 +1,43 @@
+# Every target creates .venv itself from pyproject.toml (see README, "Quick start").
+PYTHON ?= $(shell command -v python3.12 2>/dev/null || command -v python3.13 2>/dev/null || echo python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ARGS   ?=
+
+.PHONY: venv test lint typecheck unit demo bench sam-build clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,iac]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+test: lint typecheck
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+unit: $(STAMP)
+	$(BIN)/pytest tests/unit tests/property -q
+
+demo: $(STAMP)
+	$(BIN)/sitemap-updater demo $(ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_render.py
+	$(BIN)/python benchmarks/bench_rebuild.py
+	$(BIN)/python benchmarks/bench_scale.py
+
+sam-build: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build
+
+clean:
+	rm -rf $(VENV) .aws-sam sitemap-out .pytest_cache .mypy_cache .ruff_cache

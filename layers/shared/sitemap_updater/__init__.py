@@ -1,0 +1,1 @@
+"""sitemap-updater: the code shared by the ingest and rebuild Lambda functions."""

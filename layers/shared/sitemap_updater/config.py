@@ -1,0 +1,99 @@
+"""Settings read from the environment variables that template.yaml sets (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+
+
+class ConfigError(ValueError):
+    """A required environment variable is missing or malformed."""
+
+
+def _get(env: Mapping[str, str], name: str, default: str | None = None) -> str:
+    value = env.get(name, default)
+    if value is None or value == "":
+        if default is not None:
+            return default
+        raise ConfigError(f"environment variable {name} is required but not set")
+    return value
+
+
+def _int(env: Mapping[str, str], name: str, default: int, lo: int, hi: int) -> int:
+    raw = _get(env, name, str(default))
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"environment variable {name}={raw!r} is not an integer") from None
+    if not lo <= value <= hi:
+        raise ConfigError(f"environment variable {name}={value} must be between {lo} and {hi}")
+    return value
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = _get(env, name, "true" if default else "false").strip().lower()
+    if raw in {"1", "true", "yes", "on"}:
+        return True
+    if raw in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"environment variable {name}={raw!r} must be true or false")
+
+
+@dataclass(frozen=True, slots=True)
+class IngestConfig:
+    table_name: str
+    site_url: str
+    dlq_url: str
+    tombstone_ttl_days: int = 7
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> IngestConfig:
+        e = os.environ if env is None else env
+        return cls(
+            table_name=_get(e, "TABLE_NAME"),
+            site_url=_get(e, "SITE_URL"),
+            dlq_url=_get(e, "DLQ_URL"),
+            tombstone_ttl_days=_int(e, "TOMBSTONE_TTL_DAYS", 7, 1, 3650),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RebuildConfig:
+    table_name: str
+    site_url: str
+    bucket_name: str
+    public_base_url: str
+    distribution_id: str = ""
+    max_urls_per_sitemap: int = 40_000
+    max_bytes_per_sitemap: int = 45 * 1024 * 1024
+    retire_grace_seconds: int = 86_400
+    publish_robots_txt: bool = False
+    lease_seconds: int = 960
+    time_budget_margin_seconds: int = 60
+    invalidation_max_paths: int = 1000
+    full_rebuild_segments: int = 8
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
+        e = os.environ if env is None else env
+        site = _get(e, "SITE_URL")
+        return cls(
+            table_name=_get(e, "TABLE_NAME"),
+            site_url=site,
+            bucket_name=_get(e, "BUCKET_NAME"),
+            public_base_url=_get(e, "PUBLIC_BASE_URL", site),
+            distribution_id=e.get("DISTRIBUTION_ID", ""),
+            max_urls_per_sitemap=_int(e, "MAX_URLS_PER_SITEMAP", 40_000, 1, MAX_URLS),
+            max_bytes_per_sitemap=_int(
+                e, "MAX_BYTES_PER_SITEMAP", 45 * 1024 * 1024, 1024, MAX_BYTES
+            ),
+            retire_grace_seconds=_int(e, "RETIRE_GRACE_SECONDS", 86_400, 0, 30 * 86_400),
+            publish_robots_txt=_bool(e, "PUBLISH_ROBOTS_TXT", False),
+            lease_seconds=_int(e, "LEASE_SECONDS", 960, 1, 86_400),
+            time_budget_margin_seconds=_int(e, "TIME_BUDGET_MARGIN_SECONDS", 60, 0, 900),
+            invalidation_max_paths=_int(e, "INVALIDATION_MAX_PATHS", 1000, 1, 3000),
+            full_rebuild_segments=_int(e, "FULL_REBUILD_SEGMENTS", 8, 1, 64),
+        )

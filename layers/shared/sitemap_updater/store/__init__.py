@@ -1,0 +1,1 @@
+"""The DynamoDB data model shared by ingest and rebuild (docs/architecture.md)."""

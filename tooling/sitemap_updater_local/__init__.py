@@ -1,0 +1,1 @@
+"""Local tooling for sitemap-updater: never shipped to Lambda."""
