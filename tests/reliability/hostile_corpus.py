@@ -1,0 +1,435 @@
+"""Hostile and broken SQS message bodies, each with the outcome it must get.
+
+Site under test: ``https://www.example.com``. Every case is one raw message body (sent as is).
+``expect`` is ``"accepted"`` (applied, published escaped) or ``"rejected"`` (dead-lettered at once
+with a reason that names ``field``). Array bodies may be ``"partial"``: the valid entries are applied
+and the bad ones rejected, each named by its index.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+SITE = "https://www.example.com"
+Expect = Literal["accepted", "rejected", "partial"]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    body: str
+    expect: Expect
+    #: the field the rejection reason must name ("a|b": either word)
+    field: str = ""
+    #: normalized URLs that must be published after the case is applied
+    published: tuple[str, ...] = ()
+    #: for "partial": array indexes that must be named in the reason
+    bad_indexes: tuple[int, ...] = ()
+
+
+def _up(url: str, **extra: Any) -> dict[str, Any]:
+    return {"action": "upsert", "url": url, "occurred_at": "2026-11-20T10:00:00Z", **extra}
+
+
+def _j(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def _nested(depth: int) -> str:
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+def build_cases() -> list[Case]:
+    u = SITE + "/hostile/"
+    cases: list[Case] = []
+    add = cases.append
+
+    # --- XML injection in every field: accepted, escaped on output -----------------------------
+    add(Case("xml-in-path", _j(_up(u + "a</loc><loc>x")), "accepted"))
+    add(Case("xml-in-query", _j(_up(u + "q?a=<b>&c='d'&e=\"f\"")), "accepted"))
+    add(Case("cdata-in-query", _j(_up(u + "q?x=<![CDATA[boom]]>")), "accepted"))
+    add(Case("entity-in-query", _j(_up(u + "q?x=&amp;&lt;&#x3C;")), "accepted"))
+    add(
+        Case(
+            "doctype-in-path",
+            _j(_up(u + "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>")),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "injection-in-hreflang",
+            _j(_up(u + "alt1", alternates=[{"hreflang": 'de"><x', "href": u + "alt1-de"}])),
+            "rejected",
+            field="hreflang",
+        )
+    )
+    add(
+        Case(
+            "injection-in-alternate-href",
+            _j(_up(u + "alt2", alternates=[{"hreflang": "de", "href": u + 'de?a="/><x>&'}])),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "injection-in-image",
+            _j(
+                _up(
+                    u + "img1", images=[{"loc": "https://cdn.example.net/a.jpg?x=</image:loc><b>&"}]
+                )
+            ),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "injection-in-changefreq",
+            _j(_up(u + "cf", changefreq="daily</changefreq><x>")),
+            "rejected",
+            field="changefreq",
+        )
+    )
+    add(
+        Case(
+            "injection-in-lastmod",
+            _j(_up(u + "lm", lastmod="2026-01-01</lastmod>")),
+            "rejected",
+            field="lastmod",
+        )
+    )
+    add(
+        Case(
+            "injection-in-action",
+            _j({"action": "upsert<x/>", "url": u + "act"}),
+            "rejected",
+            field="action",
+        )
+    )
+    add(
+        Case(
+            "xml-body-not-json",
+            "<?xml version='1.0'?><url><loc>https://www.example.com/</loc></url>",
+            "rejected",
+            field="body",
+        )
+    )
+
+    # --- control characters and lone surrogates ------------------------------------------------
+    add(Case("nul-in-url", _j(_up(u + "a\u0000b")), "rejected", field="url"))
+    add(Case("vertical-tab-in-url", _j(_up(u + "a\u000bb")), "rejected", field="url"))
+    add(Case("newline-in-url", _j(_up(u + "a\nb")), "rejected", field="url"))
+    add(
+        Case(
+            "control-in-hreflang",
+            _j(_up(u + "ctl", alternates=[{"hreflang": "d\u0001e", "href": u + "ctl-de"}])),
+            "rejected",
+            field="hreflang",
+        )
+    )
+    add(
+        Case(
+            "lone-surrogate-in-url",
+            '{"action":"upsert","url":"' + u + 'x\\ud800y"}',
+            "rejected",
+            field="url",
+        )
+    )
+    add(
+        Case(
+            "lone-surrogate-in-changefreq",
+            '{"action":"upsert","url":"' + u + 'ls","changefreq":"\\udfff"}',
+            "rejected",
+            field="changefreq",
+        )
+    )
+    add(Case("bom-prefixed-body", "\ufeff" + _j(_up(u + "bom")), "rejected", field="body"))
+
+    # --- length at the edge (after encoding) ---------------------------------------------------
+    head = SITE + "/"
+    add(Case("url-2048-chars", _j(_up(head + "a" * (2048 - len(head)))), "accepted"))
+    add(Case("url-2049-chars", _j(_up(head + "a" * (2049 - len(head)))), "rejected", field="url"))
+    # 'é' becomes '%C3%A9' (6 chars): 2,040 chars raw, more than 2,048 once encoded
+    add(
+        Case(
+            "url-over-2048-after-encoding",
+            _j(_up(head + "é" * ((2048 - len(head)) // 2))),
+            "rejected",
+            field="url",
+        )
+    )
+    add(Case("url-too-short", _j(_up("http://a.b/")), "rejected", field="url"))
+
+    # --- schemes and URL forms -----------------------------------------------------------------
+    for name, bad in [
+        ("javascript-url", "javascript:alert(1)"),
+        ("ftp-url", "ftp://www.example.com/file"),
+        ("relative-url", "/relative/path"),
+        ("protocol-relative-url", "//www.example.com/x"),
+        ("data-url", "data:text/html,<script>1</script>"),
+        ("mailto-url", "mailto:someone@example.com"),
+        ("empty-url", ""),
+        ("url-without-host", "https:///path"),
+        ("url-with-spaces-only", "   "),
+    ]:
+        add(Case(name, _j(_up(bad)), "rejected", field="url"))
+    add(
+        Case(
+            "userinfo-in-url",
+            _j(_up("https://user:pass@www.example.com/x")),
+            "rejected",
+            field="url",
+        )
+    )
+    add(Case("userinfo-at-only", _j(_up("https://@www.example.com/x")), "rejected", field="url"))
+
+    # --- hosts -----------------------------------------------------------------------------------
+    add(
+        Case(
+            "mixed-case-host",
+            _j(_up("HTTPS://WWW.Example.COM/Mixed/Case")),
+            "accepted",
+            published=(SITE + "/Mixed/Case",),
+        )
+    )
+    add(
+        Case(
+            "default-port",
+            _j(_up("https://www.example.com:443/port")),
+            "accepted",
+            published=(SITE + "/port",),
+        )
+    )
+    add(Case("idn-foreign-host", _j(_up("https://bücher.example/x")), "rejected", field="url"))
+    add(Case("foreign-host", _j(_up("https://evil.example.org/x")), "rejected", field="url"))
+    add(Case("foreign-port", _j(_up("https://www.example.com:8443/x")), "rejected", field="url"))
+    add(Case("foreign-scheme", _j(_up("http://www.example.com/x")), "rejected", field="url"))
+    add(
+        Case(
+            "lookalike-host", _j(_up("https://www.example.com.evil.org/x")), "rejected", field="url"
+        )
+    )
+    add(
+        Case(
+            "foreign-alternate",
+            _j(
+                _up(
+                    u + "fa", alternates=[{"hreflang": "fr", "href": "https://evil.example.org/fr"}]
+                )
+            ),
+            "rejected",
+            field="href",
+        )
+    )
+
+    # --- arrays and sizes ------------------------------------------------------------------------
+    add(
+        Case(
+            "array-too-large", _j([_up(u + f"big{i}") for i in range(501)]), "rejected", field="500"
+        )
+    )
+    add(Case("array-of-500", _j([_up(u + f"ok{i}") for i in range(500)]), "accepted"))
+    add(
+        Case(
+            "array-mixed",
+            _j([_up(u + "mix-ok"), {"action": "explode"}, _up("ftp://x/y")]),
+            "partial",
+            bad_indexes=(1, 2),
+        )
+    )
+    add(Case("empty-array", "[]", "rejected", field="body|array|event"))
+    add(Case("array-of-non-objects", '[1, "two", null]', "partial", bad_indexes=(0, 1, 2)))
+    # a valid array body just under SQS's 256 KiB message limit, and one cut at the limit
+    fat = _j([_up(u + f"fat{i}-" + "f" * 400) for i in range(500)])
+    while len(fat.encode()) > 256 * 1024:
+        fat = _j(json.loads(fat)[:-1])
+    add(Case("body-near-256kb", fat, "accepted"))
+    add(
+        Case(
+            "body-256kb-truncated",
+            (fat + " " * 256 * 1024)[: 256 * 1024 - 1].rstrip()[:-3],
+            "rejected",
+            field="body",
+        )
+    )
+    add(
+        Case(
+            "too-many-images",
+            _j(
+                _up(
+                    u + "imgs",
+                    images=[{"loc": f"https://cdn.example.net/{i}"} for i in range(1001)],
+                )
+            ),
+            "rejected",
+            field="images",
+        )
+    )
+
+    # --- types -----------------------------------------------------------------------------------
+    add(Case("priority-as-string", _j(_up(u + "ps", priority="0.8")), "rejected", field="priority"))
+    add(Case("priority-word", _j(_up(u + "pw", priority="high")), "rejected", field="priority"))
+    add(Case("priority-bool", _j(_up(u + "pb", priority=True)), "rejected", field="priority"))
+    add(Case("priority-too-high", _j(_up(u + "p15", priority=1.5)), "rejected", field="priority"))
+    add(Case("priority-negative", _j(_up(u + "pn", priority=-0.1)), "rejected", field="priority"))
+    add(
+        Case(
+            "priority-nan",
+            '{"action":"upsert","url":"' + u + 'nan","priority":NaN}',
+            "rejected",
+            field="priority",
+        )
+    )
+    add(
+        Case(
+            "priority-infinity",
+            '{"action":"upsert","url":"' + u + 'inf","priority":Infinity}',
+            "rejected",
+            field="priority",
+        )
+    )
+    add(
+        Case(
+            "priority-huge-exponent",
+            '{"action":"upsert","url":"' + u + 'exp","priority":1e999}',
+            "rejected",
+            field="priority",
+        )
+    )
+    add(Case("url-as-number", _j({"action": "upsert", "url": 42}), "rejected", field="url"))
+    add(
+        Case("url-as-list", _j({"action": "upsert", "url": [SITE + "/a"]}), "rejected", field="url")
+    )
+    add(
+        Case(
+            "alternates-as-object",
+            _j(_up(u + "ao", alternates={"hreflang": "de"})),
+            "rejected",
+            field="alternates",
+        )
+    )
+    add(
+        Case(
+            "changefreq-unknown",
+            _j(_up(u + "cfu", changefreq="sometimes")),
+            "rejected",
+            field="changefreq",
+        )
+    )
+    add(
+        Case(
+            "changefreq-uppercase",
+            _j(_up(u + "cfU", changefreq="DAILY")),
+            "rejected",
+            field="changefreq",
+        )
+    )
+
+    # --- dates -----------------------------------------------------------------------------------
+    add(
+        Case(
+            "lastmod-no-zone",
+            _j(_up(u + "nz", lastmod="2026-11-20T10:00:00")),
+            "rejected",
+            field="lastmod",
+        )
+    )
+    add(
+        Case(
+            "lastmod-bad-offset",
+            _j(_up(u + "bo", lastmod="2026-11-20T10:00:00+25:00")),
+            "rejected",
+            field="lastmod",
+        )
+    )
+    add(
+        Case(
+            "lastmod-year-10000",
+            _j(_up(u + "y10k", lastmod="10000-01-01")),
+            "rejected",
+            field="lastmod",
+        )
+    )
+    add(
+        Case(
+            "lastmod-far-future",
+            _j(_up(u + "fut", lastmod="2999-01-01")),
+            "rejected",
+            field="lastmod",
+        )
+    )
+    add(
+        Case(
+            "lastmod-not-a-date",
+            _j(_up(u + "nad", lastmod="yesterday")),
+            "rejected",
+            field="lastmod",
+        )
+    )
+    add(
+        Case(
+            "lastmod-feb-30", _j(_up(u + "f30", lastmod="2026-02-30")), "rejected", field="lastmod"
+        )
+    )
+    add(
+        Case(
+            "lastmod-fraction-and-offset",
+            _j(_up(u + "frac", lastmod="2026-11-20T10:00:00.123+02:00")),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "occurred-at-no-zone",
+            _j({"action": "upsert", "url": u + "oz", "occurred_at": "2026-11-20T10:00:00"}),
+            "rejected",
+            field="occurred_at",
+        )
+    )
+
+    # --- actions and missing fields ----------------------------------------------------------------
+    add(
+        Case("unknown-action", _j({"action": "purge", "url": u + "ua"}), "rejected", field="action")
+    )
+    add(Case("missing-action", _j({"url": u + "ma"}), "rejected", field="action"))
+    add(Case("missing-url", _j({"action": "upsert"}), "rejected", field="url"))
+    add(Case("delete-missing-url", _j({"action": "delete"}), "rejected", field="url"))
+    add(Case("null-body", "null", "rejected", field="body"))
+    add(Case("empty-body", "", "rejected", field="body"))
+    add(Case("truncated-json", _j(_up(u + "trunc"))[:-5], "rejected", field="body"))
+    add(
+        Case(
+            "eventbridge-without-detail",
+            _j(
+                {
+                    "version": "0",
+                    "id": "1",
+                    "source": "cms",
+                    "detail-type": "PageChanged",
+                    "account": "1",
+                    "time": "2026-11-20T10:00:00Z",
+                    "region": "us-east-1",
+                    "resources": [],
+                }
+            ),
+            "rejected",
+            field="detail|action",
+        )
+    )
+
+    # --- deep nesting ------------------------------------------------------------------------------
+    add(Case("deeply-nested-json", _nested(40_000), "rejected", field="body"))
+    # unknown fields are ignored (producers may add fields), however deep they nest
+    add(
+        Case(
+            "nested-in-field",
+            _j(_up(u + "nf")).replace('"occurred_at"', '"extra":' + _nested(50) + ',"occurred_at"'),
+            "accepted",
+        )
+    )
+    return cases
+
+
+CASES = build_cases()
