@@ -2,7 +2,8 @@
 
 Site under test: ``https://www.example.com``. Every case is one raw message body (sent as is).
 ``expect`` is ``"accepted"`` (applied, published escaped) or ``"rejected"`` (dead-lettered at once
-with a reason that names ``field``). Array bodies may be ``"partial"``: the valid entries are applied
+with a reason that names ``field``). Array bodies may be ``"partial"``: the valid entries are
+applied
 and the bad ones rejected, each named by its index.
 """
 
@@ -389,7 +390,7 @@ def build_cases() -> list[Case]:
         )
     )
 
-    # --- actions and missing fields ----------------------------------------------------------------
+    # --- actions and missing fields ---
     add(
         Case("unknown-action", _j({"action": "purge", "url": u + "ua"}), "rejected", field="action")
     )
@@ -419,7 +420,7 @@ def build_cases() -> list[Case]:
         )
     )
 
-    # --- deep nesting ------------------------------------------------------------------------------
+    # --- deep nesting ---
     add(Case("deeply-nested-json", _nested(40_000), "rejected", field="body"))
     # unknown fields are ignored (producers may add fields), however deep they nest
     add(
