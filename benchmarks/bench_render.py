@@ -1,0 +1,219 @@
+"""Render + gzip benchmark of the urlset writer (not a test; run it by hand or with `make bench`).
+
+    python benchmarks/bench_render.py [--entries 1000000] [--compresslevel 5]
+
+Prints entries per second for rendering and gzipping ``--entries`` realistic entries into as many
+50,000-URL files as needed, the ratio of that time to zlib alone compressing the same
+uncompressed bytes at the same level into gzip (zlib.compressobj(wbits=31), same 256 KiB
+chunks, CRC included), and the peak RSS of streaming 100,000 and ``--entries`` entries, each in
+its own subprocess so the peaks are independent.
+Targets: >= 500,000 entries/s, ratio <= 2.0, peak(1M) - peak(100k) <= 20 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import json
+import random
+import resource
+import subprocess
+import sys
+import time
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "layers" / "shared"))
+
+from sitemap_updater.protocol import (  # noqa: E402
+    DEFAULT_COMPRESSLEVEL,
+    Alternate,
+    Entry,
+    Image,
+    Site,
+    SitemapFullError,
+    UrlsetWriter,
+    normalize_url,
+)
+from sitemap_updater.protocol.gzipio import FLUSH_BYTES  # noqa: E402
+
+SITE = Site.parse("https://www.example-shop.com")
+WORDS = tuple(
+    "shoes boots red blue green summer winter sale men women kids outdoor running trail "
+    "leather wool cotton jacket coat shirt dress bag hat gloves sport classic new vintage "
+    "premium eco light heavy waterproof".split()
+)
+LANGS = ("de", "fr", "es", "it", "nl", "en-GB", "x-default")
+CHANGEFREQS = ("daily", "weekly", "monthly")
+
+
+def _path(rng: random.Random) -> str:
+    depth = rng.choice((1, 2, 2, 3, 3, 4))
+    parts = ["-".join(rng.choices(WORDS, k=rng.randint(1, 3))) for _ in range(depth)]
+    tail = f"/{rng.randint(1, 10**7)}" if rng.random() < 0.6 else ""
+    return "/" + "/".join(parts) + tail + ("/" if rng.random() < 0.3 else "")
+
+
+def _query(rng: random.Random) -> str:
+    # normalized form: < > " are already percent-encoded; & and ' stay and need XML escaping
+    return rng.choice(
+        (
+            "?color=red&size={n}",
+            "?q=men's+boots&page={n}",
+            "?filter=%3Cnew%3E&sort=price&dir=asc&n={n}",
+            "?ref=%22mail%22&utm_source=news&id={n}",
+            "?a={n}&b='x'&c=%3Cy%3E",
+        )
+    ).format(n=rng.randint(1, 999))
+
+
+def entries(count: int, seed: int = 7) -> Iterator[Entry]:
+    """``count`` varied, already-normalized entries (what make_entry would return)."""
+    rng = random.Random(seed)
+    origin = SITE.origin
+    for _ in range(count):
+        path = _path(rng)
+        loc = origin + path + (_query(rng) if rng.random() < 0.2 else "")
+        lastmod = None
+        r = rng.random()
+        if r < 0.6:
+            lastmod = (
+                f"20{rng.randint(18, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+                f"T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+            )
+        elif r < 0.9:
+            lastmod = f"20{rng.randint(18, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        alternates: tuple[Alternate, ...] = ()
+        if rng.random() < 0.1:
+            alternates = tuple(
+                Alternate(lang, f"{origin}/{lang.lower()}{path}")
+                for lang in rng.sample(LANGS, rng.randint(1, 3))
+            )
+        images: tuple[Image, ...] = ()
+        if rng.random() < 0.05:
+            images = tuple(
+                Image(f"https://cdn.example-img.net/p/{rng.randint(1, 10**8)}.jpg")
+                for _ in range(rng.randint(1, 4))
+            )
+        yield Entry(
+            loc=loc,
+            lastmod=lastmod,
+            changefreq=rng.choice(CHANGEFREQS) if rng.random() < 0.3 else None,
+            priority=rng.randint(0, 10) / 10 if rng.random() < 0.3 else None,
+            alternates=alternates,
+            images=images,
+        )
+
+
+class _Discard:
+    def __init__(self) -> None:
+        self.size = 0
+
+    def write(self, data: bytes, /) -> int:
+        self.size += len(data)
+        return len(data)
+
+
+def render_all(items: Iterable[Entry], level: int, keep: bool) -> tuple[list[bytes], int, int]:
+    """Render into 50,000-URL files; (gzip files if ``keep``, file count, gzip bytes)."""
+    files: list[bytes] = []
+    gz_bytes = 0
+    count = 0
+    sink: io.BytesIO | _Discard = io.BytesIO() if keep else _Discard()
+    writer = UrlsetWriter(sink, SITE, compresslevel=level)
+    for entry in items:
+        try:
+            writer.add(entry)
+        except SitemapFullError:
+            writer.close()
+            count += 1
+            if isinstance(sink, io.BytesIO):
+                files.append(sink.getvalue())
+                gz_bytes += len(files[-1])
+            else:
+                gz_bytes += sink.size
+            sink = io.BytesIO() if keep else _Discard()
+            writer = UrlsetWriter(sink, SITE, compresslevel=level)
+            writer.add(entry)
+    writer.close()
+    count += 1
+    if isinstance(sink, io.BytesIO):
+        files.append(sink.getvalue())
+        gz_bytes += len(files[-1])
+    else:
+        gz_bytes += sink.size
+    return files, count, gz_bytes
+
+
+def zlib_alone(plain_files: list[bytes], level: int) -> float:
+    start = time.perf_counter()
+    for data in plain_files:
+        deflate = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS, 9)
+        for i in range(0, len(data), FLUSH_BYTES):
+            deflate.compress(data[i : i + FLUSH_BYTES])
+        deflate.flush()
+    return time.perf_counter() - start
+
+
+def child_memory(count: int, level: int) -> None:
+    """Stream ``count`` entries from a generator into discarded files; print peak RSS (KiB)."""
+    render_all(entries(count), level, keep=False)
+    print(json.dumps({"peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+
+
+def peak_rss(count: int, level: int) -> int:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child-memory", str(count), "--compresslevel", str(level)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return int(json.loads(out.strip().splitlines()[-1])["peak_rss_kib"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=1_000_000)
+    parser.add_argument("--compresslevel", type=int, default=DEFAULT_COMPRESSLEVEL)
+    parser.add_argument("--child-memory", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--skip-memory", action="store_true", help="only measure the speed")
+    args = parser.parse_args()
+    level = args.compresslevel
+    if args.child_memory:
+        child_memory(args.child_memory, level)
+        return 0
+
+    print(f"generating {args.entries:,} entries ...", flush=True)
+    items = list(entries(args.entries))
+    for entry in items[:2000]:  # the generator produces what normalization would
+        assert normalize_url(entry.loc) == entry.loc, entry.loc
+    gc.collect()
+    gc.disable()
+    start = time.perf_counter()
+    files, file_count, gz_bytes = render_all(items, level, keep=True)
+    elapsed = time.perf_counter() - start
+    gc.enable()
+    import gzip
+
+    plain = [gzip.decompress(f) for f in files]
+    raw_bytes = sum(len(p) for p in plain)
+    baseline = min(zlib_alone(plain, level) for _ in range(2))
+    print(f"compresslevel        {level}")
+    print(f"files                {file_count}")
+    print(f"uncompressed bytes   {raw_bytes:,}  gzip bytes {gz_bytes:,}")
+    print(f"render+gzip          {elapsed:.3f} s  = {args.entries / elapsed:,.0f} entries/s")
+    print(f"zlib alone           {baseline:.3f} s  ratio {elapsed / baseline:.2f}")
+    if not args.skip_memory:
+        small = peak_rss(100_000, level)
+        large = peak_rss(args.entries, level)
+        print(f"peak RSS 100k        {small / 1024:.1f} MiB")
+        growth = (large - small) / 1024
+        print(f"peak RSS {args.entries:,}  {large / 1024:.1f} MiB  (+{growth:.1f} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

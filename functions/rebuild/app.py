@@ -1,0 +1,52 @@
+"""Rebuild handler: an EventBridge schedule runs it incrementally; ``{"full_rebuild": true}``
+rebuilds every shard from a parallel Scan. All logic lives in ``sitemap_updater.rebuild``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from botocore.config import Config
+
+from sitemap_updater.config import RebuildConfig
+from sitemap_updater.observability import logger, metrics, tracer
+from sitemap_updater.rebuild import RebuildService, record_metrics, wants_full_rebuild
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudfront.client import CloudFrontClient
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_s3.client import S3Client
+
+_CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
+_clients: dict[str, Any] = {}
+
+
+def _client(name: str) -> Any:
+    """A boto3 client from the default session, created on first use and kept for warm starts."""
+    if name not in _clients:
+        _clients[name] = boto3.client(name, config=_CLIENT_CONFIG)  # type: ignore[call-overload]
+    return _clients[name]
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    full = wants_full_rebuild(event)
+    config = RebuildConfig.from_env()
+    dynamodb: DynamoDBClient = _client("dynamodb")
+    s3: S3Client = _client("s3")
+    cloudfront: CloudFrontClient | None = _client("cloudfront") if config.distribution_id else None
+    service = RebuildService(
+        config,
+        dynamodb=dynamodb,
+        s3=s3,
+        cloudfront=cloudfront,
+        owner=context.aws_request_id,
+        remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000,
+    )
+    report = service.run(full=full)
+    record_metrics(metrics, report)
+    logger.info("rebuild run finished", extra={"report": report.to_dict()})
+    return report.to_dict()

@@ -1,0 +1,181 @@
+"""Apply one change event to its URL item with a conditional write, and mark shards dirty.
+
+One ``PutItem`` per event, ``attribute_not_exists(sk) OR ev < :ev``, returning the old item
+both on success (``ReturnValues``) and on a failed condition
+(``ReturnValuesOnConditionCheckFailure``), so no read is needed and no two writers can race.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final, cast
+
+from botocore.exceptions import ClientError
+
+from sitemap_updater.ingest.events import ChangeEvent
+from sitemap_updater.store.items import Item, live_item, tombstone_item
+from sitemap_updater.store.keys import (
+    ATTR_DIGEST,
+    ATTR_EVENT_KEY,
+    ATTR_STATE,
+    ROOT_SHARD,
+    SHARDMAP_SK,
+    STATE_LIVE,
+    meta_key,
+    shard_key,
+    url_hash,
+)
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+
+#: Attribute of a URL item: when ingest wrote it (epoch ms).
+ATTR_WRITTEN_AT: Final = "wt"
+#: Attribute of a shard node: when ingest last marked it dirty (epoch ms).
+ATTR_MARKED_AT: Final = "marked_at"
+ATTR_DIRTY_SEQ: Final = "dirty_seq"
+
+_CONDITION: Final = "attribute_not_exists(sk) OR ev < :ev"
+
+
+class Outcome(StrEnum):
+    """What one event did to the table."""
+
+    #: written, and what the sitemap shows for the URL changed
+    ACCEPTED = "accepted"
+    #: written (newer), but the published content is the same
+    UNCHANGED = "unchanged"
+    #: not written: the table already holds a newer event for the URL
+    STALE = "stale"
+    #: not written: the table already holds this very event (a redelivery)
+    DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    outcome: Outcome
+    #: identity hash of the URL
+    uh: str
+    #: for a duplicate: when the stored item was written (epoch ms), if recorded
+    stored_written_at: int | None = None
+
+
+def _visible(state: str | None, digest: str | None) -> str | None:
+    """What the sitemap shows for a URL: its live digest, or nothing."""
+    return digest if state == STATE_LIVE else None
+
+
+def visible_change(old: Item | None, new: Item) -> bool:
+    """Whether replacing ``old`` by ``new`` changes what the sitemap shows."""
+    before = (
+        None
+        if old is None
+        else _visible(old.get(ATTR_STATE, {}).get("S"), old.get(ATTR_DIGEST, {}).get("S"))
+    )
+    after = _visible(new[ATTR_STATE]["S"], new[ATTR_DIGEST]["S"])
+    return before != after
+
+
+def item_for(event: ChangeEvent, *, now_ms: int, tombstone_ttl_days: int) -> Item:
+    """The URL item an event writes: live entry or tombstone, stamped with ``wt``."""
+    if event.entry is not None:
+        item = live_item(event.entry, event.event_key, event.digest)
+    else:
+        expires_at = now_ms // 1000 + tombstone_ttl_days * 86_400
+        item = tombstone_item(event.loc, event.event_key, event.digest, expires_at)
+    item[ATTR_WRITTEN_AT] = {"N": str(now_ms)}
+    return item
+
+
+class UrlWriter:
+    """Conditional writes of URL items."""
+
+    def __init__(self, client: DynamoDBClient, table_name: str, tombstone_ttl_days: int) -> None:
+        self._client = client
+        self._table = table_name
+        self._ttl_days = tombstone_ttl_days
+
+    def apply(self, event: ChangeEvent, *, now_ms: int) -> ApplyResult:
+        item = item_for(event, now_ms=now_ms, tombstone_ttl_days=self._ttl_days)
+        uh = url_hash(event.loc)
+        try:
+            response = self._client.put_item(
+                TableName=self._table,
+                Item=item,
+                ConditionExpression=_CONDITION,
+                ExpressionAttributeValues={":ev": {"S": event.event_key}},
+                ReturnValues="ALL_OLD",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            return self._refused(exc, event, uh)
+        old = cast(Item | None, response.get("Attributes") or None)
+        outcome = Outcome.ACCEPTED if visible_change(old, item) else Outcome.UNCHANGED
+        return ApplyResult(outcome, uh)
+
+    @staticmethod
+    def _refused(exc: ClientError, event: ChangeEvent, uh: str) -> ApplyResult:
+        # ReturnValuesOnConditionCheckFailure puts the stored item in the error response.
+        stored: Item = cast(dict[str, Any], exc.response).get("Item") or {}
+        stored_ev = stored.get(ATTR_EVENT_KEY, {}).get("S")
+        if stored_ev != event.event_key:
+            return ApplyResult(Outcome.STALE, uh)
+        written = stored.get(ATTR_WRITTEN_AT, {}).get("N")
+        return ApplyResult(Outcome.DUPLICATE, uh, int(written) if written is not None else None)
+
+
+class ShardMarks:
+    """Reads the shard map and marks shard nodes dirty (``ADD dirty_seq 1``)."""
+
+    def __init__(self, client: DynamoDBClient, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def leaves(self) -> list[str]:
+        """Current leaf shard ids (``["r"]`` before the first rebuild wrote a map)."""
+        response = self._client.get_item(
+            TableName=self._table,
+            Key={k: {"S": v} for k, v in meta_key(SHARDMAP_SK).items()},
+            ConsistentRead=True,
+            ProjectionExpression="leaves",
+        )
+        listed = response.get("Item", {}).get("leaves", {}).get("L", [])
+        leaves = [v["S"] for v in listed if "S" in v]
+        return leaves or [ROOT_SHARD]
+
+    def mark(self, shard_id: str, *, now_ms: int) -> None:
+        """Mark a shard dirty: a change in it has been written."""
+        self._client.update_item(
+            TableName=self._table,
+            Key={k: {"S": v} for k, v in shard_key(shard_id).items()},
+            UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
+            ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": str(now_ms)}},
+        )
+
+    def mark_if_lost(self, shard_id: str, *, written_at_ms: int, now_ms: int) -> bool:
+        """Mark a shard dirty unless it was marked after ``written_at_ms``; True if marked.
+
+        Used for redelivered events: if the shard's last mark is older than the stored write,
+        the mark for that write was lost and is made now; otherwise this changes nothing.
+        """
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key={k: {"S": v} for k, v in shard_key(shard_id).items()},
+                UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
+                ConditionExpression="attribute_not_exists(marked_at) OR marked_at < :wt",
+                ExpressionAttributeValues={
+                    ":one": {"N": "1"},
+                    ":now": {"N": str(now_ms)},
+                    ":wt": {"N": str(written_at_ms)},
+                },
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+

@@ -1,0 +1,126 @@
+"""Rejected records go to the dead-letter queue at once, with the reason as a message attribute.
+
+A whole-body rejection sends the original body. For an array body, only the bad entries are
+sent, as a JSON array of ``{"index", "entry", "reason"}``; if that would not fit in one SQS
+message, the original body is sent instead (it holds the bad entries at the indexes named
+in the reason, and replaying its good entries is a no-op).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from sitemap_updater.ingest.events import MISSING, Rejection
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs.client import SQSClient
+
+#: SQS message size limit (body plus attributes) of a queue created with default settings.
+MAX_MESSAGE_BYTES: Final = 262_144
+#: Longest reason attribute; longer ones end with a count of what was left out.
+MAX_REASON_CHARS: Final = 2_000
+#: Longest rendering of an offending value inside a reason.
+MAX_VALUE_CHARS: Final = 120
+
+# Characters SQS refuses in a body or attribute (outside #x9 #xA #xD #x20-#xD7FF
+# #xE000-#xFFFD #x10000-#x10FFFF), plus lone surrogates, which cannot be encoded at all.
+_NOT_SENDABLE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def sendable(text: str) -> str:
+    """``text`` with every character SQS would refuse written as a ``\\uXXXX`` escape."""
+    return _NOT_SENDABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def render_value(value: object) -> str:
+    """A short, one-line, printable rendering of an offending value."""
+    if value is MISSING:
+        return "(missing)"
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    text = sendable(text)
+    if len(text) > MAX_VALUE_CHARS:
+        text = f"{text[: MAX_VALUE_CHARS - 1]}… ({len(text)} chars)"
+    return text
+
+
+def describe(rejection: Rejection) -> str:
+    """One line: where, which field, which value, which rule."""
+    where = f"entry {rejection.index}: " if rejection.index is not None else ""
+    return (
+        f"{where}field {rejection.field!s} value {render_value(rejection.value)} "
+        f"rejected: {sendable(rejection.rule)}"
+    )
+
+
+def reason_line(rejections: Sequence[Rejection]) -> str:
+    """The ``reason`` attribute: every rejection, ``; ``-separated, capped in length."""
+    parts = [describe(r) for r in rejections]
+    line = "; ".join(parts)
+    if len(line) <= MAX_REASON_CHARS:
+        return line
+    kept: list[str] = []
+    used = 0
+    for part in parts:
+        if used + len(part) + 2 > MAX_REASON_CHARS - 40:
+            break
+        kept.append(part)
+        used += len(part) + 2
+    left = len(parts) - len(kept)
+    return "; ".join(kept) + f"; and {left} more rejected entries (see the message body)"
+
+
+def bad_entries_body(rejections: Sequence[Rejection]) -> str:
+    """JSON array of the rejected entries of an array body, each with its index and reason."""
+    return json.dumps(
+        [{"index": r.index, "entry": r.raw, "reason": describe(r)} for r in rejections],
+        ensure_ascii=True,
+        allow_nan=True,
+    )
+
+
+def _message_bytes(body: str, attributes: dict[str, str]) -> int:
+    size = len(body.encode("utf-8"))
+    for name, value in attributes.items():
+        size += len(name.encode()) + len("String") + len(value.encode("utf-8"))
+    return size
+
+
+class DeadLetterQueue:
+    """Sends rejected records to the DLQ. A failure to send raises (the record is then retried)."""
+
+    def __init__(self, sqs: SQSClient, queue_url: str) -> None:
+        self._sqs = sqs
+        self._queue_url = queue_url
+
+    def reject(
+        self,
+        *,
+        original_body: str,
+        rejections: Sequence[Rejection],
+        source_message_id: str,
+        array_body: bool,
+    ) -> str:
+        """Send one DLQ message for one record; returns the reason that was attached."""
+        reason = reason_line(rejections)
+        attributes = {"reason": reason, "source_message_id": source_message_id}
+        # SQS refuses an empty body; a real SQS record never has one, a hand-made event may.
+        body = sendable(original_body) or "(empty body)"
+        if array_body:
+            entries = bad_entries_body(rejections)
+            if _message_bytes(entries, attributes) <= MAX_MESSAGE_BYTES:
+                body = entries
+        self._sqs.send_message(
+            QueueUrl=self._queue_url,
+            MessageBody=body,
+            MessageAttributes={
+                name: {"DataType": "String", "StringValue": value}
+                for name, value in attributes.items()
+            },
+        )
+        return reason

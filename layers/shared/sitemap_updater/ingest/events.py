@@ -1,0 +1,259 @@
+"""From a raw SQS message body to normalized change events, each valid or rejected.
+
+Pure: no AWS, no clock of its own (``now`` and the SQS send time are passed in). Every
+rejection names the field, the offending value and the rule it broke. In an array body each
+entry is judged on its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, Literal
+
+from pydantic import ValidationError
+
+from sitemap_updater.ingest.contract import (
+    MAX_ARRAY_ENTRIES,
+    ChangeEventBridge,
+    ChangeObject,
+    looks_like_eventbridge,
+)
+from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
+from sitemap_updater.protocol import Site, SitemapError, make_entry
+from sitemap_updater.protocol.entry import Alternate, Entry, Image
+
+#: How far in the future an ``occurred_at`` may lie (producer clock skew). A later one would
+#: block every real change of that URL until then, so it is rejected.
+MAX_FUTURE_SKEW: Final = timedelta(days=1)
+#: Earliest accepted ``occurred_at``.
+EARLIEST: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+#: The value of a rejection for a field that is absent.
+MISSING: Final = _Missing()
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why a body, or one entry of an array body, can never be applied.
+
+    ``index`` is the entry's position in an array body, ``None`` for the body as a whole or a
+    single change object. ``raw`` is the entry as sent (for an array entry).
+    """
+
+    index: int | None
+    field: str
+    value: object
+    rule: str
+    raw: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeEvent:
+    """A valid, normalized change to one URL, with its ordering key."""
+
+    index: int | None
+    action: Literal["upsert", "delete"]
+    loc: str
+    entry: Entry | None
+    occurred_at: datetime
+    digest: str
+    event_key: str
+
+
+Judged = ChangeEvent | Rejection
+BodyKind = Literal["object", "eventbridge", "array", "invalid"]
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedBody:
+    kind: BodyKind
+    items: tuple[Judged, ...]
+
+    @property
+    def events(self) -> list[ChangeEvent]:
+        return [i for i in self.items if isinstance(i, ChangeEvent)]
+
+    @property
+    def rejections(self) -> list[Rejection]:
+        return [i for i in self.items if isinstance(i, Rejection)]
+
+
+def parse_occurred_at(raw: str, now: datetime) -> datetime:
+    """An ISO 8601 instant with a zone, within [1970, now + 1 day]; ``ValueError`` otherwise."""
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        raise ValueError("must be an ISO 8601 date-time with a time zone") from None
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("must include a time zone (Z or +hh:mm)")
+    moment = moment.astimezone(UTC)
+    if moment < EARLIEST:
+        raise ValueError("must not be before 1970-01-01T00:00:00Z")
+    if moment > now + MAX_FUTURE_SKEW:
+        raise ValueError("must not be more than 1 day in the future")
+    return moment
+
+
+def _field_name(loc: Sequence[int | str], default: str) -> str:
+    return ".".join(str(part) for part in loc) or default
+
+
+def _from_validation_error(
+    exc: ValidationError, index: int | None, raw: object, default_field: str
+) -> Rejection:
+    first = exc.errors(include_url=False)[0]
+    field = _field_name(first["loc"], default_field)
+    if first["type"] == "missing":
+        return Rejection(index, field, MISSING, "is required", raw)
+    value = first.get("input")
+    rule = str(first["msg"])
+    if first["type"] in {"model_type", "model_attributes_type", "dict_type"}:
+        rule = "must be a JSON object"
+    return Rejection(index, field, value, rule, raw)
+
+
+def _from_sitemap_error(
+    exc: SitemapError, index: int | None, raw: object, prefix: str
+) -> Rejection:
+    field = "url" if exc.field == "loc" else exc.field
+    return Rejection(index, prefix + field, exc.value, exc.rule, raw)
+
+
+def _judge(
+    change: ChangeObject,
+    *,
+    index: int | None,
+    raw: object,
+    default_time: datetime,
+    site: Site,
+    now: datetime,
+    prefix: str = "",
+) -> Judged:
+    """Normalize one schema-valid change with the protocol core's rules."""
+    occurred_at = default_time
+    if change.occurred_at is not None:
+        try:
+            occurred_at = parse_occurred_at(change.occurred_at, now)
+        except ValueError as exc:
+            return Rejection(index, prefix + "occurred_at", change.occurred_at, str(exc), raw)
+    try:
+        if change.action == "delete":
+            loc = make_entry(site, loc=change.url, now=now).loc
+            digest = delete_digest(loc)
+            return ChangeEvent(
+                index,
+                "delete",
+                loc,
+                None,
+                occurred_at,
+                digest,
+                event_key(occurred_at, "delete", digest),
+            )
+        entry = make_entry(
+            site,
+            loc=change.url,
+            lastmod=change.lastmod,
+            changefreq=change.changefreq,
+            priority=change.priority,
+            alternates=tuple(
+                Alternate(hreflang=a.hreflang, href=a.href) for a in change.alternates
+            ),
+            images=tuple(Image(loc=i.loc) for i in change.images),
+            now=now,
+        )
+    except SitemapError as exc:
+        return _from_sitemap_error(exc, index, raw, prefix)
+    digest = content_digest(entry)
+    return ChangeEvent(
+        index,
+        "upsert",
+        entry.loc,
+        entry,
+        occurred_at,
+        digest,
+        event_key(occurred_at, "upsert", digest),
+    )
+
+
+def _judge_object(
+    obj: object, *, index: int | None, default_time: datetime, site: Site, now: datetime
+) -> Judged:
+    try:
+        change = ChangeObject.model_validate(obj)
+    except ValidationError as exc:
+        return _from_validation_error(exc, index, obj, "entry" if index is not None else "body")
+    return _judge(change, index=index, raw=obj, default_time=default_time, site=site, now=now)
+
+
+def _judge_eventbridge(obj: dict[str, Any], *, site: Site, now: datetime) -> Judged:
+    try:
+        event = ChangeEventBridge.model_validate(obj)
+    except ValidationError as exc:
+        return _from_validation_error(exc, None, obj, "body")
+    if event.time.tzinfo is None or event.time.utcoffset() is None:
+        return Rejection(None, "time", obj.get("time"), "must include a time zone", obj)
+    return _judge(
+        event.detail,
+        index=None,
+        raw=obj,
+        default_time=event.time.astimezone(UTC),
+        site=site,
+        now=now,
+        prefix="detail.",
+    )
+
+
+def _invalid(field: str, value: object, rule: str) -> DecodedBody:
+    return DecodedBody("invalid", (Rejection(None, field, value, rule),))
+
+
+def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> DecodedBody:
+    """Judge every change in one message body.
+
+    ``sent_at`` (the SQS SentTimestamp) is the default ``occurred_at``; for an EventBridge
+    body the event's ``time`` is. A body that is not JSON, or not one of the three shapes, is
+    one rejection of field ``body``.
+    """
+    try:
+        decoded: Any = json.loads(body)
+    except json.JSONDecodeError as exc:
+        return _invalid(
+            "body", body, f"must be JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        )
+    except RecursionError:
+        return _invalid("body", body, "must be JSON nested less deeply than the decoder allows")
+    if isinstance(decoded, list):
+        if not decoded:
+            return _invalid("body", body, "an array body must hold at least 1 change object")
+        if len(decoded) > MAX_ARRAY_ENTRIES:
+            return _invalid(
+                "body",
+                f"array of {len(decoded)} entries",
+                f"an array body may hold at most {MAX_ARRAY_ENTRIES} change objects",
+            )
+        return DecodedBody(
+            "array",
+            tuple(
+                _judge_object(item, index=i, default_time=sent_at, site=site, now=now)
+                for i, item in enumerate(decoded)
+            ),
+        )
+    if isinstance(decoded, dict):
+        if looks_like_eventbridge(decoded):
+            return DecodedBody("eventbridge", (_judge_eventbridge(decoded, site=site, now=now),))
+        return DecodedBody(
+            "object",
+            (_judge_object(decoded, index=None, default_time=sent_at, site=site, now=now),),
+        )
+    return _invalid(
+        "body", decoded, "must be a JSON object, an EventBridge event or an array of objects"
+    )

@@ -1,0 +1,75 @@
+"""The ordering key ``ev`` and the content digest of a change (docs/architecture.md).
+
+``ev = <occurred_at as UTC %Y%m%dT%H%M%S.%fZ>#<rank>#<digest>``, compared as a string.
+
+Tie-breaks, so that the same set of events always ends in the same state whatever the order
+in which they are delivered:
+
+* equal ``occurred_at``: a delete (rank ``1``) beats an upsert (rank ``0``);
+* equal ``occurred_at``, two upserts: the one with the larger content digest (hex string
+  order) wins;
+* the same event delivered again has the same key, so its conditional write is a no-op.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Final, Literal
+
+from sitemap_updater.protocol.entry import Entry
+
+RANK_UPSERT: Final = "0"
+RANK_DELETE: Final = "1"
+
+
+def format_instant(moment: datetime) -> str:
+    """``moment`` in UTC as ``YYYYmmddTHHMMSS.ffffffZ`` (fixed width, so it sorts as text).
+
+    Raises ``ValueError`` for a naive datetime: its instant is unknown.
+    """
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("a naive datetime has no defined instant")
+    u = moment.astimezone(UTC)
+    return (
+        f"{u.year:04d}{u.month:02d}{u.day:02d}T{u.hour:02d}{u.minute:02d}{u.second:02d}"
+        f".{u.microsecond:06d}Z"
+    )
+
+
+def _sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_entry_json(entry: Entry) -> str:
+    """Canonical JSON of the entry fields that end up in the table (and so in the sitemap).
+
+    The priority is written with one decimal, as the item codec stores it, so two entries
+    that publish the same bytes have the same digest.
+    """
+    fields = {
+        "loc": entry.loc,
+        "lastmod": entry.lastmod,
+        "changefreq": entry.changefreq,
+        "priority": None if entry.priority is None else f"{entry.priority:.1f}",
+        "alternates": [[a.hreflang, a.href] for a in entry.alternates],
+        "images": [i.loc for i in entry.images],
+    }
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def content_digest(entry: Entry) -> str:
+    """sha256 (hex) of the canonical JSON of a normalized entry."""
+    return _sha256_hex(canonical_entry_json(entry))
+
+
+def delete_digest(loc: str) -> str:
+    """sha256 (hex) of a normalized URL: the digest of a delete."""
+    return _sha256_hex(loc)
+
+
+def event_key(occurred_at: datetime, action: Literal["upsert", "delete"], digest: str) -> str:
+    """The ordering key ``ev`` of one change."""
+    rank = RANK_DELETE if action == "delete" else RANK_UPSERT
+    return f"{format_instant(occurred_at)}#{rank}#{digest}"

@@ -1,0 +1,286 @@
+"""The batch flow: judge each SQS record, apply its changes, dead-letter what can never apply,
+then mark every shard that changed (once per shard per batch) after all writes are done.
+
+Per record (the record handler given to Powertools' ``BatchProcessor``):
+
+* valid changes are written with a conditional ``PutItem`` each (``apply.UrlWriter``);
+* rejected changes (a bad body, or the bad entries of an array) go to the DLQ in one message;
+  the record then counts as processed, it is never retried;
+* any exception (throttling, a timeout, DynamoDB or SQS unavailable, or anything unexpected)
+  propagates, so Powertools reports the record as a batch item failure and SQS retries it.
+
+After the records (``finish_batch``): one ``UpdateItem`` per leaf shard that holds a visible
+change, and for redeliveries one conditional ``UpdateItem`` per shard that repairs a mark lost
+by an earlier attempt. If a mark fails, every record that needed it is reported as failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import BatchProcessor
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, ReadTimeoutError
+
+from sitemap_updater.config import IngestConfig
+from sitemap_updater.ingest.apply import ApplyResult, Outcome, ShardMarks, UrlWriter
+from sitemap_updater.ingest.dlq import DeadLetterQueue, render_value
+from sitemap_updater.ingest.events import ChangeEvent, Rejection, decode_body
+from sitemap_updater.observability import logger, metrics, tracer
+from sitemap_updater.protocol import Site
+from sitemap_updater.store.shards import leaf_for
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_sqs.client import SQSClient
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+#: Error codes of a ClientError that a retry can cure.
+TRANSIENT_CODES: Final = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "ThrottlingException",
+        "Throttling",
+        "TooManyRequestsException",
+        "InternalServerError",
+        "InternalFailure",
+        "ServiceUnavailable",
+        "TransactionInProgressException",
+        "RequestThrottled",
+    }
+)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure that retrying the record can cure (throttling, 5xx, I/O)."""
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+        return error.get("Code", "") in TRANSIENT_CODES or status >= 500
+    return isinstance(exc, ConnectionError | HTTPClientError | ReadTimeoutError)
+
+
+def sent_at_of(record: SQSRecord) -> datetime | None:
+    """The record's SQS SentTimestamp (epoch ms) as an aware datetime, if present and sane."""
+    raw = record.attributes.sent_timestamp
+    try:
+        return _EPOCH + timedelta(milliseconds=int(raw))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+@dataclass(slots=True)
+class Tally:
+    """Per-invocation counts, published as EMF metrics."""
+
+    accepted: int = 0
+    stale: int = 0
+    rejected: int = 0
+    failed: int = 0
+
+    def publish(self) -> None:
+        for name, value in (
+            ("AcceptedRecords", self.accepted),
+            ("StaleRecords", self.stale),
+            ("RejectedRecords", self.rejected),
+            ("FailedRecords", self.failed),
+        ):
+            if value:
+                metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordResult:
+    """What one SQS record did: outcome of each valid change, and how many were rejected."""
+
+    message_id: str
+    outcomes: tuple[Outcome, ...]
+    rejected: int
+    reason: str | None = None
+
+
+@dataclass(slots=True)
+class _Batch:
+    leaves: list[str] | None = None
+    order: list[str] = field(default_factory=list)
+    #: ids of the records whose handler raised (already batch item failures)
+    raised: set[str] = field(default_factory=set)
+    #: shard -> ids of the records that changed it
+    changed: dict[str, set[str]] = field(default_factory=dict)
+    #: shard -> (newest stored write time of a redelivered change, ids of those records)
+    repairs: dict[str, tuple[int, set[str]]] = field(default_factory=dict)
+    tally: Tally = field(default_factory=Tally)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _epoch_ms(moment: datetime) -> int:
+    return (moment - _EPOCH) // timedelta(milliseconds=1)
+
+
+class IngestService:
+    """Applies SQS records of change events to the table. Clients are injected."""
+
+    def __init__(
+        self,
+        *,
+        dynamodb: DynamoDBClient,
+        sqs: SQSClient,
+        config: IngestConfig,
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
+        self._site = Site.parse(config.site_url)
+        self._writer = UrlWriter(dynamodb, config.table_name, config.tombstone_ttl_days)
+        self._marks = ShardMarks(dynamodb, config.table_name)
+        self._dlq = DeadLetterQueue(sqs, config.dlq_url)
+        self._clock = clock
+        self._batch = _Batch()
+
+    # -- batch lifecycle ----------------------------------------------------------------------
+
+    def begin_batch(self) -> None:
+        """Forget the previous batch (the shard map is read again, once, when first needed)."""
+        self._batch = _Batch()
+
+    @tracer.capture_method(capture_response=False)
+    def handle_record(self, record: SQSRecord) -> RecordResult:
+        """Record handler for ``BatchProcessor``: raises only when the record must be retried."""
+        batch = self._batch
+        batch.order.append(record.message_id)
+        logger.append_keys(message_id=record.message_id)
+        try:
+            return self._handle(record)
+        except Exception as exc:
+            batch.tally.failed += 1
+            batch.raised.add(record.message_id)
+            if is_transient(exc):
+                logger.warning("transient failure, record will be retried", exc_info=exc)
+            else:
+                logger.exception("unexpected failure, record will be retried")
+            raise
+        finally:
+            logger.remove_keys(["message_id", "url"])
+
+    @tracer.capture_method(capture_response=False)
+    def finish_batch(self) -> list[str]:
+        """Mark the touched shards; return the ids of records whose mark failed (batch order)."""
+        batch = self._batch
+        now_ms = _epoch_ms(self._clock())
+        failed: set[str] = set()
+        failed_shards: set[str] = set()
+        for shard_id, ids in sorted(batch.changed.items()):
+            try:
+                self._marks.mark(shard_id, now_ms=now_ms)
+            except Exception:
+                logger.exception("marking shard failed", shard=shard_id, records=len(ids))
+                failed |= ids
+                failed_shards.add(shard_id)
+        for shard_id, (written_at, ids) in sorted(batch.repairs.items()):
+            if shard_id in batch.changed:
+                if shard_id in failed_shards:
+                    failed |= ids
+                continue
+            try:
+                if self._marks.mark_if_lost(shard_id, written_at_ms=written_at, now_ms=now_ms):
+                    logger.info("re-marked shard whose earlier mark was lost", shard=shard_id)
+            except Exception:
+                logger.exception("repairing a lost shard mark failed", shard=shard_id)
+                failed |= ids
+        batch.tally.failed += len(failed - batch.raised)
+        batch.tally.publish()
+        return [message_id for message_id in batch.order if message_id in failed]
+
+    # -- one record -----------------------------------------------------------------------------
+
+    def _handle(self, record: SQSRecord) -> RecordResult:
+        now = self._clock()
+        body: str = record.body or ""
+        decoded = decode_body(body, sent_at=sent_at_of(record) or now, site=self._site, now=now)
+        outcomes = tuple(self._apply(event, record.message_id) for event in decoded.events)
+        reason = None
+        rejections = decoded.rejections
+        if rejections:
+            reason = self._reject(record, body, rejections, array_body=decoded.kind == "array")
+        return RecordResult(record.message_id, outcomes, len(rejections), reason)
+
+    def _apply(self, event: ChangeEvent, message_id: str) -> Outcome:
+        logger.append_keys(url=event.loc)
+        result = self._writer.apply(event, now_ms=_epoch_ms(self._clock()))
+        self._note(result, message_id)
+        logger.info(
+            "change applied" if result.outcome is Outcome.ACCEPTED else "change had no effect",
+            outcome=str(result.outcome),
+            action=event.action,
+            event_key=event.event_key,
+        )
+        return result.outcome
+
+    def _note(self, result: ApplyResult, message_id: str) -> None:
+        batch = self._batch
+        if result.outcome is Outcome.ACCEPTED:
+            batch.tally.accepted += 1
+            batch.changed.setdefault(self._leaf(result.uh), set()).add(message_id)
+            return
+        batch.tally.stale += 1
+        if result.outcome is Outcome.DUPLICATE and result.stored_written_at is not None:
+            shard_id = self._leaf(result.uh)
+            newest, ids = batch.repairs.get(shard_id, (0, set()))
+            ids.add(message_id)
+            batch.repairs[shard_id] = (max(newest, result.stored_written_at), ids)
+
+    def _leaf(self, uh: str) -> str:
+        if self._batch.leaves is None:
+            self._batch.leaves = self._marks.leaves()
+        return leaf_for(uh, self._batch.leaves)
+
+    def _reject(
+        self, record: SQSRecord, body: str, rejections: list[Rejection], *, array_body: bool
+    ) -> str:
+        logger.remove_keys(["url"])
+        raw = rejections[0].raw
+        if not array_body and isinstance(raw, dict) and isinstance(raw.get("url"), str):
+            logger.append_keys(url=render_value(raw["url"]))
+        reason = self._dlq.reject(
+            original_body=body,
+            rejections=rejections,
+            source_message_id=record.message_id,
+            array_body=array_body,
+        )
+        self._batch.tally.rejected += len(rejections)
+        logger.warning("record rejected and sent to the dead-letter queue", reason=reason)
+        return reason
+
+
+def process_batch(
+    event: dict[str, Any],
+    context: LambdaContext | None,
+    *,
+    processor: BatchProcessor,
+    service: IngestService,
+) -> PartialItemFailureResponse:
+    """Run one SQS batch through ``processor`` and return the partial batch response.
+
+    Marks are made inside the processor's context, after every record and before the
+    response is built; records whose mark failed are added to ``batchItemFailures``.
+    """
+    records: list[dict[str, Any]] = event["Records"]
+    with processor(records, service.handle_record, lambda_context=context):
+        service.begin_batch()
+        try:
+            processor.process()
+        finally:
+            mark_failed = service.finish_batch()
+    failures = list(processor.response()["batchItemFailures"])
+    reported = {f["itemIdentifier"] for f in failures}
+    failures += [{"itemIdentifier": m} for m in mark_failed if m not in reported]
+    return {"batchItemFailures": failures}

@@ -1,0 +1,159 @@
+"""The entry model and :func:`make_entry`, which validates and normalizes raw input.
+
+``Entry(...)`` itself does not validate: the rebuild builds entries from what ingest already
+validated. Every untrusted value goes through :func:`make_entry`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Final
+
+from sitemap_updater.protocol.errors import (
+    InvalidAlternateError,
+    InvalidChangefreqError,
+    InvalidHreflangError,
+    InvalidImageError,
+    InvalidPriorityError,
+    SitemapError,
+    TooManyImagesError,
+)
+from sitemap_updater.protocol.lastmod import normalize_lastmod
+from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.urls import Site, normalize_url
+
+#: A language tag as Google's hreflang accepts it (ISO 639 language, optional script/region,
+#: BCP 47 subtags of letters and digits), or ``x-default``.
+HREFLANG: Final = re.compile(r"x-default|[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*")
+_TENTH: Final = Decimal("0.1")
+
+
+@dataclass(frozen=True, slots=True)
+class Alternate:
+    """A language alternate, written as ``<xhtml:link rel="alternate" .../>``."""
+
+    hreflang: str
+    href: str
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image on the page, written as ``<image:image><image:loc>``."""
+
+    loc: str
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One ``<url>`` of a sitemap; every field is already normalized."""
+
+    loc: str
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: float | None = None
+    alternates: tuple[Alternate, ...] = ()
+    images: tuple[Image, ...] = ()
+
+
+def normalize_changefreq(value: object) -> str:
+    if not isinstance(value, str) or value not in CHANGEFREQS:
+        raise InvalidChangefreqError(
+            "changefreq", value, "must be one of " + ", ".join(sorted(CHANGEFREQS))
+        )
+    return value
+
+
+def normalize_priority(value: object) -> float:
+    """``value`` rounded to one decimal (half up); a bool or a string is not a number."""
+    rule = "must be a number from 0.0 to 1.0"
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise InvalidPriorityError("priority", value, rule + " (a JSON number, not a string)")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidPriorityError("priority", value, rule)
+    exact = Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+    if not exact.is_finite() or not Decimal(0) <= exact <= Decimal(1):
+        raise InvalidPriorityError("priority", value, rule)
+    return float(exact.quantize(_TENTH, rounding=ROUND_HALF_UP)) + 0.0
+
+
+def _items(field: str, value: object, error: type[SitemapError]) -> list[object]:
+    if isinstance(value, list | tuple):
+        return list(value)
+    raise error(field, value, "must be a list")
+
+
+def _member(field: str, item: object, key: str, error: type[SitemapError]) -> object:
+    if isinstance(item, Mapping):
+        if key not in item:
+            raise error(field, item, f"must have a {key!r} field")
+        return item[key]
+    if isinstance(item, Alternate | Image) and hasattr(item, key):
+        return getattr(item, key)
+    raise error(field, item, f"must be an object with a {key!r} field")
+
+
+def normalize_alternates(site: Site, value: object) -> tuple[Alternate, ...]:
+    result = []
+    for i, item in enumerate(_items("alternates", value, InvalidAlternateError)):
+        field = f"alternates[{i}]"
+        hreflang = _member(field, item, "hreflang", InvalidAlternateError)
+        if not isinstance(hreflang, str) or not HREFLANG.fullmatch(hreflang):
+            raise InvalidHreflangError(
+                field + ".hreflang",
+                hreflang,
+                "must be a language code such as 'de' or 'en-GB', or 'x-default'",
+            )
+        raw_href = _member(field, item, "href", InvalidAlternateError)
+        href = normalize_url(raw_href, field=field + ".href")
+        site.check(href, field=field + ".href", value=raw_href)
+        result.append(Alternate(hreflang=hreflang, href=href))
+    return tuple(result)
+
+
+def normalize_images(value: object) -> tuple[Image, ...]:
+    items = _items("images", value, InvalidImageError)
+    if len(items) > MAX_IMAGES_PER_URL:
+        raise TooManyImagesError(
+            "images", f"{len(items)} images", f"at most {MAX_IMAGES_PER_URL} images per URL"
+        )
+    return tuple(
+        Image(
+            loc=normalize_url(
+                _member(f"images[{i}]", item, "loc", InvalidImageError), field=f"images[{i}].loc"
+            )
+        )
+        for i, item in enumerate(items)
+    )
+
+
+def make_entry(
+    site: Site,
+    *,
+    loc: object,
+    lastmod: object = None,
+    changefreq: object = None,
+    priority: object = None,
+    alternates: object = (),
+    images: object = (),
+    now: datetime | None = None,
+) -> Entry:
+    """Validate and normalize raw (JSON-like) values into an :class:`Entry`.
+
+    Raises a :class:`SitemapError` subclass naming the first field that breaks a rule.
+    ``None`` means "absent" for the optional fields.
+    """
+    normalized = normalize_url(loc, field="loc")
+    site.check(normalized, field="loc", value=loc)
+    return Entry(
+        loc=normalized,
+        lastmod=None if lastmod is None else normalize_lastmod(lastmod, now=now),
+        changefreq=None if changefreq is None else normalize_changefreq(changefreq),
+        priority=None if priority is None else normalize_priority(priority),
+        alternates=() if alternates is None else normalize_alternates(site, alternates),
+        images=() if images is None else normalize_images(images),
+    )

@@ -1,0 +1,99 @@
+"""Every way an input can break a sitemap rule, one class per failure, under one base.
+
+An input error (:class:`SitemapError`) names the field, the offending value and the rule, so a
+rejected change event can be dead-lettered with a reason a producer can act on.
+"""
+
+from __future__ import annotations
+
+_MAX_SHOWN = 120
+
+
+def show_value(value: object) -> str:
+    """A one-line, bounded rendering of a rejected value (``repr`` escapes newlines)."""
+    text = repr(value)
+    if len(text) > _MAX_SHOWN:
+        text = text[: _MAX_SHOWN - 3] + "..."
+    return text
+
+
+class SitemapError(ValueError):
+    """Base of every input error: ``field`` holds ``value``, which breaks ``rule``."""
+
+    field: str
+    value: object
+    rule: str
+
+    def __init__(self, field: str, value: object, rule: str) -> None:
+        self.field = field
+        self.value = value
+        self.rule = rule
+        super().__init__(f"{field}: {show_value(value)} is invalid: {rule}")
+
+    def at(self, field: str) -> SitemapError:
+        """The same error, reported for another field name (e.g. ``alternates[2].href``)."""
+        return type(self)(field, self.value, self.rule)
+
+
+class InvalidUrlError(SitemapError):
+    """Not an absolute http(s) URL that can be normalized."""
+
+
+class UrlLengthError(InvalidUrlError):
+    """The normalized URL is shorter than 12 or longer than 2,048 characters."""
+
+
+class ForeignHostError(InvalidUrlError):
+    """The URL is not on the site's scheme, host and port."""
+
+
+class InvalidLastmodError(SitemapError):
+    """Not a W3C date, or datetime with a zone, in the accepted range."""
+
+
+class InvalidChangefreqError(SitemapError):
+    """Not one of the seven changefreq values."""
+
+
+class InvalidPriorityError(SitemapError):
+    """Not a number from 0.0 to 1.0."""
+
+
+class InvalidAlternateError(SitemapError):
+    """An alternate (or the list of them) is malformed."""
+
+
+class InvalidHreflangError(InvalidAlternateError):
+    """An alternate's hreflang is not a language code or ``x-default``."""
+
+
+class InvalidImageError(SitemapError):
+    """An image (or the list of them) is malformed."""
+
+
+class TooManyImagesError(InvalidImageError):
+    """More than 1,000 images for one URL."""
+
+
+class ForbiddenCharacterError(SitemapError):
+    """A character that XML 1.0 does not allow in a document."""
+
+
+class SitemapFullError(Exception):
+    """Not an input error: writing the entry would push the file over ``limit``.
+
+    The entry was not written; the file can still be closed and is valid. ``limit`` is
+    ``"urls"`` or ``"bytes"``.
+    """
+
+    def __init__(self, limit: str, message: str) -> None:
+        self.limit = limit
+        super().__init__(message)
+
+
+class EntryTooLargeError(SitemapFullError):
+    """The entry alone does not fit in an empty file under the byte cap: no file can hold it."""
+
+
+class EmptySitemapError(RuntimeError):
+    """Closing a writer with no entry: sitemap.xsd and siteindex.xsd require at least one."""

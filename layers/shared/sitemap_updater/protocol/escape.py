@@ -1,0 +1,48 @@
+"""XML escaping and the XML 1.0 character rule, shared by every writer."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from sitemap_updater.protocol.errors import ForbiddenCharacterError
+
+#: Characters outside XML 1.0's ``Char`` production (https://www.w3.org/TR/xml/#charsets).
+_FORBIDDEN: Final = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def escape(text: str) -> str:
+    """Escape all five XML special characters; valid in text and in double- or single-quoted
+    attribute values alike."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "'" in text:
+        text = text.replace("'", "&apos;")
+    return text
+
+
+def needs_escape(text: str) -> bool:
+    return "&" in text or "<" in text or ">" in text or '"' in text or "'" in text
+
+
+def forbidden_char_at(text: str) -> int:
+    """Index of the first character XML 1.0 forbids, or -1."""
+    if text.isascii() and text.isprintable():
+        return -1
+    found = _FORBIDDEN.search(text)
+    return -1 if found is None else found.start()
+
+
+def check_chars(field: str, text: str) -> None:
+    """Raise :class:`ForbiddenCharacterError` if ``text`` holds a character XML 1.0 forbids."""
+    at = forbidden_char_at(text)
+    if at >= 0:
+        raise ForbiddenCharacterError(
+            field, text, f"character U+{ord(text[at]):04X} at index {at} is not allowed in XML 1.0"
+        )

@@ -1,0 +1,99 @@
+"""``lastmod`` values: W3C Datetime as sitemap.xsd allows it (xsd:date or xsd:dateTime).
+
+Accepted: ``YYYY-MM-DD``, or a date and time with a zone (``Z`` or ``+hh:mm``/``-hh:mm``), with
+optional seconds and fraction of a second; also ``date`` and aware ``datetime`` objects.
+Normalized to ``YYYY-MM-DD`` or UTC ``YYYY-MM-DDThh:mm:ssZ`` (fractions dropped).
+Rejected: a time without a zone (Google ignores those), an offset beyond +/-14:00 (the XML Schema
+range), a year outside 0001..9999, an impossible date, and a moment more than one day after
+``now``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta, timezone
+from typing import Final
+
+from sitemap_updater.protocol.errors import InvalidLastmodError
+
+_DATE: Final = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_DATETIME: Final = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.[0-9]+)?)?"
+    r"(Z|[+-][0-9]{2}:[0-9]{2})?"
+)
+#: Shape of an already normalized value (what the writers accept from trusted entries).
+NORMALIZED_FORM: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
+MAX_OFFSET: Final = timedelta(hours=14)
+FUTURE_TOLERANCE: Final = timedelta(days=1)
+FIELD: Final = "lastmod"
+
+
+def _bad(value: object, rule: str) -> InvalidLastmodError:
+    return InvalidLastmodError(FIELD, value, rule)
+
+
+def _format_utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _zone(value: str, text: str) -> timezone:
+    if text == "Z":
+        return UTC
+    sign = -1 if text[0] == "-" else 1
+    hours, minutes = int(text[1:3]), int(text[4:6])
+    offset = timedelta(hours=hours, minutes=minutes)
+    if minutes > 59 or offset > MAX_OFFSET:
+        raise _bad(value, f"time zone offset {text} must be between -14:00 and +14:00")
+    return timezone(sign * offset)
+
+
+def _parse_text(value: str) -> tuple[str, datetime]:
+    """The normalized text and the latest moment it may denote."""
+    m = _DATE.fullmatch(value)
+    if m is not None:
+        try:
+            day = date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError as exc:
+            raise _bad(value, f"is not a real date ({exc})") from None
+        return day.isoformat(), datetime(day.year, day.month, day.day, tzinfo=UTC)
+    m = _DATETIME.fullmatch(value)
+    if m is None:
+        raise _bad(value, "must be YYYY-MM-DD or YYYY-MM-DDThh:mm[:ss[.fff]] with Z or +hh:mm")
+    if m[7] is None:
+        raise _bad(value, "a date with a time must have a time zone (Z or +hh:mm)")
+    zone = _zone(value, m[7])
+    try:
+        local = datetime(
+            int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6] or 0), tzinfo=zone
+        )
+        moment = local.astimezone(UTC)
+    except (ValueError, OverflowError) as exc:
+        raise _bad(value, f"is not a real date and time ({exc})") from None
+    if not 1 <= moment.year <= 9999:
+        raise _bad(value, "year must be from 0001 to 9999 in UTC")
+    return _format_utc(moment), moment
+
+
+def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
+    """The normalized ``lastmod``; raises :class:`InvalidLastmodError`."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise _bad(value, "a datetime must be timezone-aware")
+        try:
+            moment = value.astimezone(UTC)
+        except OverflowError:
+            raise _bad(value, "is out of range once converted to UTC") from None
+        text = _format_utc(moment)
+    elif isinstance(value, date):
+        text = value.isoformat()
+        moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
+    elif isinstance(value, str):
+        text, moment = _parse_text(value)
+    else:
+        raise _bad(value, "must be a string (W3C date or datetime)")
+    reference = datetime.now(UTC) if now is None else now
+    if reference.tzinfo is None:
+        reference = reference.replace(tzinfo=UTC)
+    if moment - reference > FUTURE_TOLERANCE:
+        raise _bad(value, "must not be more than one day in the future")
+    return text

@@ -1,0 +1,195 @@
+"""URL normalization (the identity of an entry) and the site a file belongs to.
+
+Normalization follows RFC 3986 section 6.2.2/6.2.3 and changes only what those sections make
+equivalent: scheme and host are lowercased, an IDN host becomes punycode (IDNA 2008 with UTS #46
+mapping), a default port and the fragment are dropped, an empty path becomes ``/``, and characters
+that RFC 3986 does not allow in a path or query are percent-encoded (UTF-8), leaving every
+existing valid ``%XX`` as it is. Nothing else changes: case of path and query, trailing slash,
+dot segments and query order are kept.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import quote
+
+import idna
+
+from sitemap_updater.protocol.errors import (
+    ForeignHostError,
+    InvalidUrlError,
+    UrlLengthError,
+)
+from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
+
+DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+# Whitespace (Unicode), C0/C1 controls, DEL, lone surrogates: never part of a URL.
+_BAD_CHAR: Final = re.compile(r"[\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+# RFC 3986 pchar minus pct-encoded, plus '/' (path) and '?' (query).
+_SUB_DELIMS: Final = "!$&'()*+,;="
+_PATH_SAFE: Final = _SUB_DELIMS + ":@/%"
+_QUERY_SAFE: Final = _PATH_SAFE + "?"
+_PATH_OK: Final = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*")
+_QUERY_OK: Final = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*")
+_LONE_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_HOST_LABEL: Final = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?")
+
+
+def _reject(value: object, rule: str, field: str = "loc") -> InvalidUrlError:
+    return InvalidUrlError(field, value, rule)
+
+
+def _encode(part: str, safe: str, ok: re.Pattern[str]) -> str:
+    if ok.fullmatch(part):
+        return part
+    return quote(_LONE_PERCENT.sub("%25", part), safe=safe, encoding="utf-8")
+
+
+def _host(raw: str, authority: str) -> str:
+    if not authority:
+        raise _reject(raw, "must have a host")
+    if authority.startswith("["):
+        end = authority.find("]")
+        literal = authority[1:end] if end > 0 else ""
+        try:
+            return "[" + ipaddress.IPv6Address(literal).compressed + "]"
+        except ValueError:
+            raise _reject(raw, f"host [{literal}] is not a valid IPv6 address") from None
+    if authority.isascii():
+        host = authority.lower()
+    else:
+        try:
+            host = idna.encode(authority, uts46=True).decode("ascii").lower()
+        except idna.IDNAError as exc:
+            raise _reject(raw, f"host {authority!r} is not a valid IDN host name: {exc}") from None
+    labels = host.split(".")
+    if not all(_HOST_LABEL.fullmatch(label) for label in labels):
+        raise _reject(
+            raw, f"host {host!r} must be dot-separated labels of letters, digits, '-' and '_'"
+        )
+    return host
+
+
+def _split_authority(raw: str, authority: str) -> tuple[str, str]:
+    """Host part and port text (empty if none) of an authority without userinfo."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        if end < 0:
+            raise _reject(raw, "IPv6 host must end with ']'")
+        rest = authority[end + 1 :]
+        if rest and not rest.startswith(":"):
+            raise _reject(raw, "only a port may follow an IPv6 host")
+        return authority[: end + 1], rest[1:]
+    host, _, port = authority.partition(":")
+    return host, port
+
+
+def normalize_url(raw: object, *, field: str = "loc") -> str:
+    """The normalized form of an absolute http(s) URL; raises :class:`InvalidUrlError`.
+
+    The length rule (12 to 2,048 characters, sitemap.xsd ``tLoc``) applies to the normalized,
+    percent-encoded result.
+    """
+    url = _normalize(raw, field)
+    if not MIN_LOC_LENGTH <= len(url) <= MAX_LOC_LENGTH:
+        raise UrlLengthError(
+            field,
+            raw,
+            f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once normalized "
+            f"(it has {len(url)})",
+        )
+    return url
+
+
+def _normalize(raw: object, field: str) -> str:
+    if not isinstance(raw, str):
+        raise _reject(raw, "must be a string", field)
+    if not raw:
+        raise _reject(raw, "must not be empty", field)
+    bad = _BAD_CHAR.search(raw)
+    if bad is not None:
+        raise _reject(
+            raw,
+            f"must not contain whitespace, control characters or lone surrogates "
+            f"(U+{ord(bad.group()):04X} at index {bad.start()})",
+            field,
+        )
+    scheme_match = _SCHEME.match(raw)
+    if scheme_match is None:
+        raise _reject(raw, "must be an absolute http or https URL (no scheme found)", field)
+    scheme = scheme_match.group(1).lower()
+    if scheme not in DEFAULT_PORTS:
+        raise _reject(raw, f"scheme {scheme!r} is not allowed: must be http or https", field)
+    rest = raw[scheme_match.end() :]
+    if not rest.startswith("//"):
+        raise _reject(raw, "must be an absolute URL of the form scheme://host/path", field)
+    rest = rest[2:]
+    rest = rest.partition("#")[0]
+    cut = len(rest)
+    for sep in "/?":
+        pos = rest.find(sep)
+        if 0 <= pos < cut:
+            cut = pos
+    authority, tail = rest[:cut], rest[cut:]
+    if "@" in authority:
+        raise _reject(raw, "must not contain user information (user:password@)", field)
+    host_text, port_text = _split_authority(raw, authority)
+    try:
+        host = _host(raw, host_text)
+    except InvalidUrlError as exc:
+        raise exc.at(field) from None
+    port = ""
+    if port_text:
+        if not port_text.isascii() or not port_text.isdigit() or int(port_text) > 65535:
+            raise _reject(raw, f"port {port_text!r} must be a number from 0 to 65535", field)
+        if int(port_text) != DEFAULT_PORTS[scheme]:
+            port = ":" + str(int(port_text))
+    path, question, query = tail.partition("?")
+    path = _encode(path, _PATH_SAFE, _PATH_OK) or "/"
+    url = f"{scheme}://{host}{port}{path}"
+    if question:
+        url += "?" + _encode(query, _QUERY_SAFE, _QUERY_OK)
+    return url
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """The one scheme, host and port that every ``loc`` of the site must have."""
+
+    origin: str
+
+    @classmethod
+    def parse(cls, raw: str) -> Site:
+        """``Site.parse("https://www.example.com")``; a path other than ``/``, a query or a
+        fragment is an error (the site is an origin)."""
+        if not isinstance(raw, str):
+            raise InvalidUrlError("site", raw, "must be a string")
+        if "#" in raw or "?" in raw:
+            raise InvalidUrlError("site", raw, "must be scheme://host[:port], without query")
+        url = _normalize(raw if raw.endswith("/") else raw + "/", "site")
+        origin = url[:-1]
+        if origin.count("/") != 2:
+            raise InvalidUrlError("site", raw, "must be scheme://host[:port], without a path")
+        return cls(origin=origin)
+
+    @property
+    def root_url(self) -> str:
+        return self.origin + "/"
+
+    def owns(self, url: str) -> bool:
+        """Whether the normalized ``url`` has this site's scheme, host and port."""
+        return url.startswith(self.origin) and url[len(self.origin) : len(self.origin) + 1] == "/"
+
+    def check(self, url: str, *, field: str = "loc", value: object = None) -> None:
+        """Raise :class:`ForeignHostError` unless the normalized ``url`` is on this site."""
+        if not self.owns(url):
+            raise ForeignHostError(
+                field,
+                url if value is None else value,
+                f"must be on {self.origin} (same scheme, host and port as the site)",
+            )

@@ -1,0 +1,120 @@
+"""Full rebuild input: stream a parallel Scan into one spool file per leaf, then read leaf by leaf.
+
+Memory stays bounded by the shard cap whatever the table size: items go to disk as they arrive,
+and a spool holding more than the cap is split on disk by the next hash bit (the same rule as
+``store.shards.split_counts``) before it is loaded. Each loaded part is sorted by hash, so the
+bytes equal those of the incremental path, which reads the same shard by Query in hash order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from sitemap_updater.store.items import Item
+from sitemap_updater.store.keys import HASH_BITS, hash_bits
+from sitemap_updater.store.shards import ShardIdError, bits_of, children
+
+#: How many items pass between two checks of the time budget while scanning.
+CHECK_EVERY = 1000
+
+
+class ScanStoppedError(RuntimeError):
+    """The time budget ran out before the Scan had read the whole table."""
+
+
+class LeafIndex:
+    """Finds the leaf of a hash in O(depth) without rebuilding a set per lookup."""
+
+    def __init__(self, leaves: Iterable[str]) -> None:
+        self._leaves = set(leaves)
+        for leaf in self._leaves:
+            bits_of(leaf)
+        self._depths = sorted({len(leaf) - 1 for leaf in self._leaves})
+        self._max = max(self._depths, default=0)
+
+    def leaf_for(self, uh: str) -> str:
+        bits = hash_bits(uh, self._max)
+        for depth in self._depths:
+            candidate = "r" + bits[:depth]
+            if candidate in self._leaves:
+                return candidate
+        raise ShardIdError(f"no leaf covers hash {uh}")
+
+
+def _line(item: Item) -> str:
+    return f"{item['sk']['S']}\t{json.dumps(item, separators=(',', ':'))}\n"
+
+
+class Spools:
+    """Per-leaf spool files of URL items inside ``directory`` (a temporary directory)."""
+
+    def __init__(self, directory: Path, leaves: Iterable[str]) -> None:
+        self._dir = directory
+        self._index = LeafIndex(leaves)
+        self._files: dict[str, IO[str]] = {}
+        self.counts: dict[str, int] = {}
+
+    def _path(self, shard_id: str) -> Path:
+        return self._dir / f"{shard_id}.spool"
+
+    def add(self, item: Item) -> None:
+        leaf = self._index.leaf_for(str(item["sk"]["S"]))
+        handle = self._files.get(leaf)
+        if handle is None:
+            handle = self._files[leaf] = self._path(leaf).open("a", encoding="utf-8")
+        handle.write(_line(item))
+        self.counts[leaf] = self.counts.get(leaf, 0) + 1
+
+    def fill(self, items: Iterable[Item], should_stop: Callable[[], bool]) -> int:
+        """Spool every item; raises ``ScanStoppedError`` when ``should_stop`` says so."""
+        n = 0
+        for n, item in enumerate(items, 1):
+            self.add(item)
+            if n % CHECK_EVERY == 0 and should_stop():
+                raise ScanStoppedError(f"time budget ran out after {n} items")
+        self.close()
+        return n
+
+    def close(self) -> None:
+        for handle in self._files.values():
+            handle.close()
+        self._files.clear()
+
+    def _split(self, shard_id: str) -> tuple[str, str]:
+        depth = len(shard_id) - 1
+        if depth >= HASH_BITS:
+            raise ShardIdError(f"shard {shard_id} cannot be split further")
+        zero, one = children(shard_id)
+        counts = {zero: 0, one: 0}
+        path = self._path(shard_id)
+        with (
+            path.open(encoding="utf-8") as src,
+            self._path(zero).open("w", encoding="utf-8") as out0,
+            self._path(one).open("w", encoding="utf-8") as out1,
+        ):
+            for line in src:
+                bit = hash_bits(line[: (depth + 4) // 4], depth + 1)[-1]
+                (out0 if bit == "0" else out1).write(line)
+                counts[zero if bit == "0" else one] += 1
+        path.unlink()
+        self.counts.pop(shard_id, None)
+        self.counts.update(counts)
+        return zero, one
+
+    def load(self, leaf: str, cap: int) -> Iterator[tuple[str, list[Item]]]:
+        """The parts of ``leaf`` (itself, or its split children) with their items in hash order."""
+        if self.counts.get(leaf, 0) > cap:
+            for child in self._split(leaf):
+                yield from self.load(child, cap)
+            return
+        path = self._path(leaf)
+        if not path.exists():
+            yield leaf, []
+            return
+        with path.open(encoding="utf-8") as src:
+            lines = sorted(src)
+        path.unlink()
+        yield leaf, [json.loads(line.split("\t", 1)[1]) for line in lines]

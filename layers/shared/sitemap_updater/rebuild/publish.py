@@ -1,0 +1,64 @@
+"""S3 writes of the published objects, with the headers from docs/architecture.md ("Objects").
+
+The ``.xml.gz`` files are gzip files, not gzip transfer encoding, so they carry no
+``Content-Encoding``: a client gets exactly the bytes whose hash the rebuild compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
+
+if TYPE_CHECKING:
+    from mypy_boto3_s3.client import S3Client
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectKind:
+    content_type: str
+    cache_control: str
+
+
+INDEX: Final = ObjectKind("application/xml; charset=utf-8", "public, max-age=300")
+SHARD_FILE: Final = ObjectKind("application/gzip", "public, max-age=3600")
+ROBOTS: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
+
+
+def kind_of(key: str) -> ObjectKind:
+    """Headers of the object stored under ``key``."""
+    if key == INDEX_KEY:
+        return INDEX
+    if key == ROBOTS_KEY:
+        return ROBOTS
+    if key.startswith("sitemap-") and key.endswith(".xml.gz"):
+        return SHARD_FILE
+    raise ValueError(f"object key {key!r} is not one the rebuild publishes")
+
+
+def robots_txt(index_url: str) -> bytes:
+    """A robots.txt that only points crawlers at the sitemap index (robots.txt ``Sitemap:``)."""
+    return f"Sitemap: {index_url}\n".encode()
+
+
+class Publisher:
+    """Puts and deletes the sitemap objects of one bucket."""
+
+    def __init__(self, s3: S3Client, bucket: str) -> None:
+        self._s3 = s3
+        self._bucket = bucket
+
+    def put(self, key: str, body: bytes) -> None:
+        kind = kind_of(key)
+        self._s3.put_object(
+            Bucket=self._bucket,
+            Key=key,
+            Body=body,
+            ContentType=kind.content_type,
+            CacheControl=kind.cache_control,
+        )
+
+    def delete(self, key: str) -> None:
+        kind_of(key)  # only ever deletes objects the rebuild owns
+        self._s3.delete_object(Bucket=self._bucket, Key=key)

@@ -1,0 +1,359 @@
+"""One rebuild run, in the order docs/architecture.md prescribes.
+
+lease -> plan -> rebuild dirty leaves while time remains (or, in a full rebuild, every leaf from a
+spooled parallel Scan) -> index -> invalidate -> record the publish -> save states and the shard
+map -> clear dirty markers -> retire old files -> release the lease.
+
+Files are put before the index that names them, markers are cleared last, and an object is
+deleted only after its grace period and only when the published index no longer lists it, so a
+crash at any point leaves a state that the next run repairs and crawlers never see a dangling
+index entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sitemap_updater.config import RebuildConfig
+from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.rebuild.full import ScanStoppedError, Spools
+from sitemap_updater.rebuild.invalidate import Invalidator
+from sitemap_updater.rebuild.lease import Lease
+from sitemap_updater.rebuild.publish import Publisher, robots_txt
+from sitemap_updater.rebuild.published import PublishedRecord, PublishedStore
+from sitemap_updater.rebuild.render import RenderedShard, render_home, render_shard
+from sitemap_updater.rebuild.report import RunReport
+from sitemap_updater.rebuild.retire import RetireLedger, sweep
+from sitemap_updater.rebuild.source import DynamoShardSource, ShardSource
+from sitemap_updater.rebuild.state import NodeState, Plan, ShardMap, StateStore, plan_dirty
+from sitemap_updater.store.items import Item
+from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROBOTS_KEY, shard_file_key
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudfront.client import CloudFrontClient
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_s3.client import S3Client
+
+
+def _sha(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _w3c(epoch_seconds: float) -> str:
+    return datetime.fromtimestamp(int(epoch_seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPlan:
+    """What the index will list: file keys with their lastmod, and the live URLs they hold."""
+
+    entries: tuple[tuple[str, str | None], ...]
+    urls: int
+    empty_site: bool
+
+
+@dataclass(slots=True)
+class _RunState:
+    shard_map: ShardMap
+    states: dict[str, NodeState]
+    plan: Plan
+    published: PublishedRecord
+    ledger: dict[str, int]
+    now: float
+    loaded_map: ShardMap
+    leaf_states: dict[str, NodeState] = field(default_factory=dict)
+    inner_states: dict[str, NodeState] = field(default_factory=dict)
+    written: dict[str, str] = field(default_factory=dict)
+    rebuilt: set[str] = field(default_factory=set)
+    remaining: list[str] = field(default_factory=list)
+
+    def state_of(self, shard_id: str) -> NodeState | None:
+        return self.leaf_states.get(shard_id) or self.states.get(shard_id)
+
+
+class RebuildService:
+    """Runs rebuilds against one table, bucket and distribution (clients are injected)."""
+
+    def __init__(
+        self,
+        config: RebuildConfig,
+        *,
+        dynamodb: DynamoDBClient,
+        s3: S3Client,
+        cloudfront: CloudFrontClient | None,
+        owner: str,
+        remaining_seconds: Callable[[], float],
+        clock: Callable[[], float] = time.time,
+        source: ShardSource | None = None,
+        spool_root: str | None = None,
+    ) -> None:
+        self.config = config
+        self.site = Site.parse(config.site_url)
+        self._dynamodb = dynamodb
+        self._table = config.table_name
+        self._owner = owner
+        self._remaining_seconds = remaining_seconds
+        self._clock = clock
+        self._spool_root = spool_root
+        self.source: ShardSource = source or DynamoShardSource(dynamodb, config.table_name)
+        self.store = StateStore(dynamodb, config.table_name)
+        self.published = PublishedStore(dynamodb, config.table_name)
+        self.ledger = RetireLedger(dynamodb, config.table_name)
+        self.publisher = Publisher(s3, config.bucket_name)
+        self.invalidator = Invalidator(
+            cloudfront, config.distribution_id, config.invalidation_max_paths
+        )
+
+    # -- run ---------------------------------------------------------------------------------
+
+    def run(self, *, full: bool = False) -> RunReport:
+        started = time.monotonic()
+        lease = Lease(self._dynamodb, self._table, self._owner, self.config.lease_seconds)
+        if not lease.acquire(self._clock()):
+            return RunReport(
+                status="locked", mode="full" if full else "incremental", complete=False
+            )
+        try:
+            report = self._run(full)
+        finally:
+            lease.release()
+        report.seconds = round(time.monotonic() - started, 3)
+        return report
+
+    def _out_of_time(self) -> bool:
+        return self._remaining_seconds() < self.config.time_budget_margin_seconds
+
+    def _run(self, full: bool) -> RunReport:
+        read_before = self.source.items_read
+        shard_map = self.store.load_map()
+        states = self.store.load_states(shard_map.nodes)
+        run = _RunState(
+            shard_map=shard_map,
+            states=states,
+            plan=plan_dirty(shard_map, states),
+            published=self.published.load() or PublishedRecord(),
+            ledger=self.ledger.load(),
+            now=self._clock(),
+            loaded_map=shard_map,
+        )
+        report = RunReport(status="nothing-to-do", mode="full" if full else "incremental")
+        if full:
+            self._rebuild_all(run, report)
+        else:
+            self._rebuild_dirty(run, report)
+        record = self._publish(run, report, force=full)
+        report.invalidated_paths = self.invalidator.invalidate(
+            {"/" + key: sha for key, sha in run.written.items()}
+        )
+        self.published.save(record)
+        for key in record.files:
+            if key in run.ledger:
+                self.ledger.forget(key)
+                del run.ledger[key]
+        self._save_states(run)
+        report.complete = self._clear(run) and not run.remaining
+        for leaf in run.remaining if full else ():
+            self.store.mark(leaf, int(run.now * 1000))
+        report.shards_remaining = len(run.remaining)
+        report.objects_deleted = list(
+            sweep(
+                self.ledger,
+                run.ledger,
+                set(record.files),
+                int(self._clock()),
+                self.config.retire_grace_seconds,
+                self.publisher.delete,
+            )
+        )
+        report.objects_written = sorted(run.written)
+        report.dynamodb_items_read = self.source.items_read - read_before
+        if run.written:
+            report.status = "published"
+        return report
+
+    # -- rebuilding shards ---------------------------------------------------------------------
+
+    def _render(self, shard_id: str, items: Sequence[Item]) -> list[RenderedShard]:
+        return render_shard(
+            shard_id,
+            items,
+            self.site,
+            max_urls=self.config.max_urls_per_sitemap,
+            max_bytes=self.config.max_bytes_per_sitemap,
+        )
+
+    def _rebuild_dirty(self, run: _RunState, report: RunReport) -> None:
+        for leaf in run.plan.dirty_leaves:
+            if self._out_of_time():
+                run.remaining.append(leaf)
+                continue
+            items = list(self.source.iter_shard(leaf))
+            self._apply(run, report, leaf, self._render(leaf, items), force=False)
+
+    def _rebuild_all(self, run: _RunState, report: RunReport) -> None:
+        leaves = sorted(run.shard_map.leaves)
+        with tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=self._spool_root) as tmp:
+            spools = Spools(Path(tmp), leaves)
+            try:
+                spools.fill(
+                    self.source.scan_all(self.config.full_rebuild_segments), self._out_of_time
+                )
+            except ScanStoppedError:
+                spools.close()
+                run.remaining.extend(leaves)
+                return
+            for leaf in leaves:
+                if self._out_of_time():
+                    run.remaining.append(leaf)
+                    continue
+                rendered: list[RenderedShard] = []
+                for part, items in spools.load(leaf, self.config.max_urls_per_sitemap):
+                    rendered.extend(self._render(part, items))
+                self._apply(run, report, leaf, rendered, force=True)
+
+    def _apply(
+        self,
+        run: _RunState,
+        report: RunReport,
+        leaf: str,
+        rendered: Sequence[RenderedShard],
+        *,
+        force: bool,
+    ) -> None:
+        """Put the changed files of a rebuilt leaf and record its new state(s)."""
+        now_iso = _w3c(run.now)
+        for part in rendered:
+            old = run.state_of(part.shard_id) or NodeState(part.shard_id)
+            sha = part.sha256
+            changed = sha != old.file_sha256
+            if part.body is not None and (changed or force):
+                self._put(run, shard_file_key(part.shard_id), part.body)
+            run.leaf_states[part.shard_id] = replace(
+                old,
+                leaf=True,
+                file_sha256=sha,
+                file_lastmod=part.newest_lastmod,
+                file_changed_at=(
+                    None
+                    if part.body is None
+                    else (now_iso if changed else old.file_changed_at or now_iso)
+                ),
+                url_count=part.url_count,
+                file_bytes=part.uncompressed_bytes,
+            )
+            report.urls_skipped.extend(part.skipped)
+        ids = [part.shard_id for part in rendered]
+        if ids != [leaf]:
+            run.shard_map = run.shard_map.split(leaf, ids)
+            run.leaf_states.pop(leaf, None)
+            run.inner_states[leaf] = replace(
+                run.states.get(leaf) or NodeState(leaf),
+                leaf=False,
+                file_sha256=None,
+                file_lastmod=None,
+                file_changed_at=None,
+                url_count=0,
+                file_bytes=0,
+            )
+            report.shards_split += 1
+        run.rebuilt.add(leaf)
+        report.shards_rebuilt += 1
+
+    def _put(self, run: _RunState, key: str, body: bytes) -> None:
+        """Put an object; a key the published index does not list yet is entered in the retire
+        ledger first, so that a crash before the index names it cannot leave it behind forever."""
+        if key not in run.published.files and key not in run.ledger:
+            stamp = int(run.now)
+            self.ledger.retire(key, stamp)
+            run.ledger[key] = stamp
+        self.publisher.put(key, body)
+        run.written[key] = _sha(body)
+
+    # -- index and publish record --------------------------------------------------------------
+
+    def index_plan(self, run: _RunState) -> IndexPlan:
+        entries: list[tuple[str, str | None]] = []
+        urls = 0
+        for leaf in sorted(run.shard_map.leaves):
+            state = run.state_of(leaf)
+            if state is None or state.url_count < 1 or state.file_sha256 is None:
+                continue
+            entries.append((shard_file_key(leaf), state.file_lastmod or state.file_changed_at))
+            urls += state.url_count
+        return IndexPlan(entries=tuple(entries), urls=urls, empty_site=not entries)
+
+    def _publish(self, run: _RunState, report: RunReport, *, force: bool) -> PublishedRecord:
+        """Write the empty-site file if needed, the index and robots.txt; returns the new record."""
+        old = run.published
+        plan = self.index_plan(run)
+        home_sha, home_changed_at = old.home_sha256, old.home_changed_at
+        entries = list(plan.entries)
+        if plan.empty_site:
+            home = render_home(
+                self.site,
+                max_urls=self.config.max_urls_per_sitemap,
+                max_bytes=self.config.max_bytes_per_sitemap,
+            )
+            sha = _sha(home)
+            if sha != home_sha or EMPTY_SITE_KEY not in old.files or force:
+                self._put(run, EMPTY_SITE_KEY, home)
+                if sha != home_sha or home_changed_at is None:
+                    home_changed_at = _w3c(run.now)
+                home_sha = sha
+            entries = [(EMPTY_SITE_KEY, home_changed_at)]
+        files = tuple(key for key, _ in entries)
+        for key in old.files:
+            if key not in files and key not in run.ledger:
+                self.ledger.retire(key, int(run.now))
+                run.ledger[key] = int(run.now)
+        base = self.config.public_base_url.rstrip("/")
+        index, _ = render_index([(f"{base}/{key}", lastmod) for key, lastmod in entries])
+        index_sha = _sha(index)
+        if index_sha != old.index_sha256 or force:
+            self.publisher.put(INDEX_KEY, index)
+            run.written[INDEX_KEY] = index_sha
+        robots_sha = None
+        if self.config.publish_robots_txt:
+            robots = robots_txt(f"{base}/{INDEX_KEY}")
+            robots_sha = _sha(robots)
+            if robots_sha != old.robots_sha256 or force:
+                self.publisher.put(ROBOTS_KEY, robots)
+                run.written[ROBOTS_KEY] = robots_sha
+        report.files = len(files)
+        report.urls_published = plan.urls
+        return PublishedRecord(
+            index_sha256=index_sha,
+            files=files,
+            robots_sha256=robots_sha,
+            home_sha256=home_sha,
+            home_changed_at=home_changed_at,
+        )
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def _save_states(self, run: _RunState) -> None:
+        """Leaf states first, then the shard map, then split parents (see module docstring)."""
+        for state in run.leaf_states.values():
+            self.store.save_state(state)
+        if run.shard_map != run.loaded_map:
+            run.shard_map = self.store.save_map(run.shard_map)
+        for state in run.inner_states.values():
+            self.store.save_state(state)
+
+    def _clear(self, run: _RunState) -> bool:
+        """Clear every dirty node whose leaves were all rebuilt; False if one stays dirty."""
+        all_clear = True
+        for node, seen in run.plan.dirty_nodes.items():
+            if not all(leaf in run.rebuilt for leaf in run.plan.covers[node]):
+                all_clear = False
+                continue
+            if not self.store.clear(node, seen):
+                all_clear = False
+        return all_clear

@@ -1,0 +1,145 @@
+"""Where a rebuild reads URL items from: one shard by Query, or the whole table by parallel Scan.
+
+Both yield live URL items in low-level attribute-value form. ``items_read`` counts the items
+DynamoDB read (``ScannedCount``, before the ``live`` filter), which is what a run is billed for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sitemap_updater.store.items import Item
+from sitemap_updater.store.keys import ATTR_STATE, STATE_LIVE, URL_PK_PREFIX
+from sitemap_updater.store.shards import query_ranges
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+
+_LIVE_FILTER = "#st = :live"
+_LIVE_NAMES = {"#st": ATTR_STATE}
+_LIVE_VALUES = {":live": {"S": STATE_LIVE}}
+
+
+class ShardSource(Protocol):
+    """Live URL items of one shard (in hash order) or of the whole table (in any order)."""
+
+    items_read: int
+
+    def iter_shard(self, shard_id: str) -> Iterator[Item]: ...
+
+    def scan_all(self, segments: int) -> Iterator[Item]: ...
+
+
+class DynamoShardSource:
+    """``ShardSource`` over the table: Query on the shard's key ranges, parallel Scan for all."""
+
+    def __init__(self, client: DynamoDBClient, table: str, page_size: int | None = None) -> None:
+        self._client = client
+        self._table = table
+        self._page_size = page_size
+        self._lock = threading.Lock()
+        self.items_read = 0
+
+    def _count(self, page: dict[str, Any]) -> None:
+        with self._lock:
+            self.items_read += int(page.get("ScannedCount", 0))
+
+    def iter_shard(self, shard_id: str) -> Iterator[Item]:
+        for rng in query_ranges(shard_id):
+            values: dict[str, Any] = {":pk": {"S": rng.pk}, **_LIVE_VALUES}
+            condition = "pk = :pk"
+            if rng.sk_lo is not None and rng.sk_hi is not None:
+                condition += " AND sk BETWEEN :lo AND :hi"
+                values[":lo"] = {"S": rng.sk_lo}
+                values[":hi"] = {"S": rng.sk_hi}
+            kwargs: dict[str, Any] = {
+                "TableName": self._table,
+                "KeyConditionExpression": condition,
+                "FilterExpression": _LIVE_FILTER,
+                "ExpressionAttributeNames": _LIVE_NAMES,
+                "ExpressionAttributeValues": values,
+                "ConsistentRead": True,
+            }
+            if self._page_size:
+                kwargs["Limit"] = self._page_size
+            while True:
+                page = self._client.query(**kwargs)
+                self._count(dict(page))
+                items: list[Item] = page.get("Items", [])  # type: ignore[assignment]
+                yield from items
+                last = page.get("LastEvaluatedKey")
+                if not last:
+                    break
+                kwargs["ExclusiveStartKey"] = last
+
+    def _scan_segment(
+        self, segment: int, total: int, out: queue.Queue[Any], stop: threading.Event
+    ) -> None:
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "Segment": segment,
+            "TotalSegments": total,
+            "FilterExpression": f"{_LIVE_FILTER} AND begins_with(pk, :u)",
+            "ExpressionAttributeNames": _LIVE_NAMES,
+            "ExpressionAttributeValues": {**_LIVE_VALUES, ":u": {"S": URL_PK_PREFIX}},
+            "ConsistentRead": True,
+        }
+        if self._page_size:
+            kwargs["Limit"] = self._page_size
+        try:
+            while not stop.is_set():
+                page = self._client.scan(**kwargs)
+                self._count(dict(page))
+                out.put(page.get("Items", []))
+                last = page.get("LastEvaluatedKey")
+                if not last:
+                    break
+                kwargs["ExclusiveStartKey"] = last
+        except BaseException as error:  # handed to the consumer, which re-raises it
+            out.put(error)
+        finally:
+            out.put(None)
+
+    def scan_all(self, segments: int) -> Iterator[Item]:
+        """Every live URL item, read by ``segments`` parallel Scan threads.
+
+        Pages pass through a queue of at most two pages per segment, so memory stays bounded
+        however large the table is.
+        """
+        if segments < 1:
+            raise ValueError(f"segments={segments} must be >= 1")
+        out: queue.Queue[Any] = queue.Queue(maxsize=2 * segments)
+        stop = threading.Event()
+        threads = [
+            threading.Thread(
+                target=self._scan_segment,
+                args=(s, segments, out, stop),
+                daemon=True,
+                name=f"scan-{s}",
+            )
+            for s in range(segments)
+        ]
+        for thread in threads:
+            thread.start()
+        running = segments
+        try:
+            while running:
+                got = out.get()
+                if got is None:
+                    running -= 1
+                elif isinstance(got, BaseException):
+                    raise got
+                else:
+                    yield from got
+        finally:
+            stop.set()
+            # Drain so producers blocked on a full queue can finish, then wait for them.
+            while any(t.is_alive() for t in threads):
+                with contextlib.suppress(queue.Empty):
+                    out.get(timeout=0.05)
+            for thread in threads:
+                thread.join()

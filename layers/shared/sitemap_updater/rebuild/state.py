@@ -1,0 +1,247 @@
+"""Shard map and shard node states in the table: load, plan the dirty leaves, save, clear.
+
+A node is dirty when ``dirty_seq > built_seq`` (ingest adds 1 to ``dirty_seq`` per marked batch).
+Clearing sets ``built_seq`` to the ``dirty_seq`` seen when the run planned, on the condition that
+``dirty_seq`` still has that value: a change that arrived meanwhile keeps the node dirty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from sitemap_updater.store.keys import (
+    ROOT_SHARD,
+    SHARD_PK_PREFIX,
+    SHARDMAP_SK,
+    meta_key,
+    shard_key,
+)
+from sitemap_updater.store.shards import leaves_under
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
+
+#: BatchGetItem reads at most this many keys per call.
+BATCH_GET_LIMIT = 100
+
+
+class ShardMapConflictError(RuntimeError):
+    """The shard map changed under a run that held the lease (the lease had expired)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShardMap:
+    """The leaves of the shard tree and every node ever created; ``version`` counts saves."""
+
+    leaves: tuple[str, ...] = (ROOT_SHARD,)
+    nodes: tuple[str, ...] = (ROOT_SHARD,)
+    version: int = 0
+
+    def split(self, leaf: str, replacement: Sequence[str]) -> ShardMap:
+        """The map with ``leaf`` replaced by ``replacement``; new inner nodes are recorded."""
+        if list(replacement) == [leaf]:
+            return self
+        if leaf not in self.leaves:
+            raise ValueError(f"shard {leaf!r} is not a leaf of the shard map")
+        for child in replacement:
+            if not child.startswith(leaf) or child == leaf:
+                raise ValueError(f"shard {child!r} does not lie under the split leaf {leaf!r}")
+        new_nodes = list(self.nodes)
+        seen = set(new_nodes)
+        for child in replacement:
+            for depth in range(len(leaf) + 1, len(child) + 1):
+                node = child[:depth]
+                if node not in seen:
+                    seen.add(node)
+                    new_nodes.append(node)
+        leaves = sorted((set(self.leaves) - {leaf}) | set(replacement))
+        return ShardMap(leaves=tuple(leaves), nodes=tuple(new_nodes), version=self.version)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeState:
+    """The ``shard#<id>/state`` item of one node (attribute names from docs/architecture.md)."""
+
+    shard_id: str
+    dirty_seq: int = 0
+    built_seq: int = 0
+    leaf: bool = True
+    file_sha256: str | None = None
+    file_lastmod: str | None = None
+    file_changed_at: str | None = None
+    url_count: int = 0
+    file_bytes: int = 0
+
+    @property
+    def dirty(self) -> bool:
+        return self.dirty_seq > self.built_seq
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a run has to do: dirty leaves (in id order) and the dirty nodes with their seen seq."""
+
+    dirty_leaves: tuple[str, ...]
+    dirty_nodes: dict[str, int] = field(default_factory=dict)
+    #: For each dirty node, the leaves that must all be rebuilt before it may be cleared.
+    covers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def plan_dirty(shard_map: ShardMap, states: dict[str, NodeState]) -> Plan:
+    """Dirty leaves: dirty leaf nodes plus every leaf under a dirty inner node."""
+    dirty_nodes: dict[str, int] = {}
+    covers: dict[str, tuple[str, ...]] = {}
+    leaves: set[str] = set()
+    for node_id in shard_map.nodes:
+        state = states.get(node_id)
+        if state is None or not state.dirty:
+            continue
+        under = tuple(leaves_under(node_id, shard_map.leaves))
+        dirty_nodes[node_id] = state.dirty_seq
+        covers[node_id] = under
+        leaves.update(under)
+    return Plan(dirty_leaves=tuple(sorted(leaves)), dirty_nodes=dirty_nodes, covers=covers)
+
+
+def _num(item: dict[str, Any], name: str) -> int:
+    value = item.get(name)
+    return int(value["N"]) if value else 0
+
+
+def _str(item: dict[str, Any], name: str) -> str | None:
+    value = item.get(name)
+    return str(value["S"]) if value else None
+
+
+def state_from_item(item: dict[str, Any]) -> NodeState:
+    pk = str(item["pk"]["S"])
+    return NodeState(
+        shard_id=pk[len(SHARD_PK_PREFIX) :],
+        dirty_seq=_num(item, "dirty_seq"),
+        built_seq=_num(item, "built_seq"),
+        leaf=bool(item.get("leaf", {}).get("BOOL", True)),
+        file_sha256=_str(item, "file_sha256"),
+        file_lastmod=_str(item, "file_lastmod"),
+        file_changed_at=_str(item, "file_changed_at"),
+        url_count=_num(item, "url_count"),
+        file_bytes=_num(item, "file_bytes"),
+    )
+
+
+class StateStore:
+    """Reads and writes the shard map and node states of one table."""
+
+    def __init__(self, client: DynamoDBClient, table: str) -> None:
+        self._client = client
+        self._table = table
+
+    def _key(self, key: dict[str, str]) -> dict[str, Any]:
+        return {k: {"S": v} for k, v in key.items()}
+
+    def load_map(self) -> ShardMap:
+        """The shard map; a table without one has the single root leaf ``r``."""
+        item = self._client.get_item(
+            TableName=self._table, Key=self._key(meta_key(SHARDMAP_SK)), ConsistentRead=True
+        ).get("Item")
+        if not item:
+            return ShardMap()
+        return ShardMap(
+            leaves=tuple(v["S"] for v in item["leaves"]["L"]),
+            nodes=tuple(v["S"] for v in item["nodes"]["L"]),
+            version=int(item["version"]["N"]),
+        )
+
+    def save_map(self, shard_map: ShardMap) -> ShardMap:
+        """Store ``shard_map`` if nobody changed it since it was loaded; returns the saved map."""
+        key = meta_key(SHARDMAP_SK)
+        saved = replace(shard_map, version=shard_map.version + 1)
+        try:
+            self._client.put_item(
+                TableName=self._table,
+                Item={
+                    "pk": {"S": key["pk"]},
+                    "sk": {"S": key["sk"]},
+                    "leaves": {"L": [{"S": s} for s in saved.leaves]},
+                    "nodes": {"L": [{"S": s} for s in saved.nodes]},
+                    "version": {"N": str(saved.version)},
+                },
+                ConditionExpression="attribute_not_exists(pk) OR version = :v",
+                ExpressionAttributeValues={":v": {"N": str(shard_map.version)}},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                raise ShardMapConflictError(
+                    f"shard map version {shard_map.version} was replaced by another run"
+                ) from error
+            raise
+        return saved
+
+    def load_states(self, node_ids: Iterable[str]) -> dict[str, NodeState]:
+        """Node states by id (BatchGetItem, consistent); a node without an item is absent."""
+        ids = list(dict.fromkeys(node_ids))
+        states: dict[str, NodeState] = {}
+        for start in range(0, len(ids), BATCH_GET_LIMIT):
+            keys = [self._key(shard_key(s)) for s in ids[start : start + BATCH_GET_LIMIT]]
+            request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": True}}
+            while request:
+                response = self._client.batch_get_item(RequestItems=request)
+                for item in response.get("Responses", {}).get(self._table, []):
+                    state = state_from_item(item)
+                    states[state.shard_id] = state
+                request = dict(response.get("UnprocessedKeys") or {})
+        return states
+
+    def save_state(self, state: NodeState) -> None:
+        """Write the file attributes of a node; never touches ``dirty_seq`` or ``built_seq``."""
+        sets = ["leaf = :leaf", "url_count = :count", "file_bytes = :bytes"]
+        removes = []
+        values: dict[str, Any] = {
+            ":leaf": {"BOOL": state.leaf},
+            ":count": {"N": str(state.url_count)},
+            ":bytes": {"N": str(state.file_bytes)},
+        }
+        for name in ("file_sha256", "file_lastmod", "file_changed_at"):
+            value = getattr(state, name)
+            if value is None:
+                removes.append(name)
+            else:
+                sets.append(f"{name} = :{name}")
+                values[f":{name}"] = {"S": value}
+        expression = "SET " + ", ".join(sets)
+        if removes:
+            expression += " REMOVE " + ", ".join(removes)
+        self._client.update_item(
+            TableName=self._table,
+            Key=self._key(shard_key(state.shard_id)),
+            UpdateExpression=expression,
+            ExpressionAttributeValues=values,
+        )
+
+    def clear(self, node_id: str, seen: int) -> bool:
+        """Mark ``node_id`` built up to ``seen``; False if a newer change arrived (stays dirty)."""
+        try:
+            self._client.update_item(
+                TableName=self._table,
+                Key=self._key(shard_key(node_id)),
+                UpdateExpression="SET built_seq = :seen",
+                ConditionExpression="dirty_seq = :seen",
+                ExpressionAttributeValues={":seen": {"N": str(seen)}},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def mark(self, node_id: str, now_ms: int) -> None:
+        """Mark a node dirty the way ingest does (``ADD dirty_seq 1 SET marked_at``)."""
+        self._client.update_item(
+            TableName=self._table,
+            Key=self._key(shard_key(node_id)),
+            UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
+            ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": str(now_ms)}},
+        )

@@ -1,0 +1,190 @@
+"""``sitemap-updater build``: static builds from JSONL events and from CSV, no AWS."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from sitemap_updater_local.cli import main
+from tests.integration.cli.support import (
+    SITE,
+    assert_valid,
+    hash_bits_of,
+    locs,
+    page_urls,
+    read_xml,
+    write_gz,
+)
+
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+
+def _at(seconds: int) -> str:
+    return (T0 + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
+
+
+def _build(
+    capsys: pytest.CaptureFixture[str], source: Path, out: Path, *extra: str
+) -> tuple[int, str, str]:
+    code = main(["build", "--from", str(source), "--site", SITE, "--out", str(out), *extra])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _published(
+    out: Path, urlset_schema: etree.XMLSchema, index_schema: etree.XMLSchema
+) -> dict[str, list[str]]:
+    """Validate every file; the URLs of each shard file listed by the index, by file name."""
+    index = assert_valid(out / "sitemap.xml", index_schema)
+    listed = [loc.removeprefix(f"{SITE}/") for loc in locs(index)]
+    on_disk = sorted(p.name for p in out.iterdir() if p.name != "sitemap.xml")
+    assert sorted(listed) == on_disk
+    return {name: locs(assert_valid(out / name, urlset_schema)) for name in listed}
+
+
+def test_jsonl_events_resolve_last_writer_wins_and_bad_lines_are_reported(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    urlset_schema: etree.XMLSchema,
+    index_schema: etree.XMLSchema,
+) -> None:
+    rng = random.Random(11)
+    urls = list(page_urls(120))
+    events: list[dict[str, object]] = []
+    expected: dict[str, str | None] = {}  # url -> lastmod of the final upsert, or None if deleted
+    for i, url in enumerate(urls):
+        # three changes per URL at distinct times; the latest decides
+        history = [
+            {"action": "upsert", "url": url, "lastmod": "2024-01-01", "occurred_at": _at(i)},
+            {"action": "upsert", "url": url, "lastmod": "2024-02-02", "occurred_at": _at(i + 500)},
+        ]
+        if i % 4 == 0:
+            history.append({"action": "delete", "url": url, "occurred_at": _at(i + 1000)})
+            expected[url] = None
+        else:
+            expected[url] = "2024-02-02"
+        events.extend(history)
+    # same instant: the delete wins whatever the order (the ingest tie-break)
+    tie = f"{SITE}/tie"
+    events.append({"action": "delete", "url": tie, "occurred_at": _at(5)})
+    events.append({"action": "upsert", "url": tie, "occurred_at": _at(5)})
+    rng.shuffle(events)
+    lines = [json.dumps(e) for e in events]
+    lines.insert(10, "{not json")
+    lines.insert(20, json.dumps({"action": "upsert", "url": "https://elsewhere.org/x"}))
+    lines.insert(30, "")
+    source = tmp_path / "events.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    code, out, err = _build(capsys, source, tmp_path / "out")
+
+    assert code == 1
+    problems = [line for line in err.splitlines() if line.startswith(str(source))]
+    assert [p.split(":")[1] for p in problems] == ["11", "21"]
+    assert "body" in problems[0] and "must be JSON" in problems[0]
+    assert "url" in problems[1] and "https://elsewhere.org/x" in problems[1]
+    files = _published(tmp_path / "out", urlset_schema, index_schema)
+    published = [url for urls_in in files.values() for url in urls_in]
+    assert sorted(published) == sorted(u for u, lastmod in expected.items() if lastmod)
+    assert tie not in published
+    root = read_xml(tmp_path / "out" / next(iter(files)))
+    lastmods = root.xpath("//sm:lastmod/text()", namespaces={"sm": root.nsmap[None]})
+    assert set(lastmods) == {"2024-02-02"}
+    assert f"{len(published)} URLs" in out
+
+
+def test_csv_export_with_header_duplicates_and_gzip(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    urlset_schema: etree.XMLSchema,
+    index_schema: etree.XMLSchema,
+) -> None:
+    urls = list(page_urls(300, "csv"))
+    rows = ["lastmod,url"]  # columns named by the header, in any order
+    rows += [f"2024-03-{1 + i % 28:02d},{url}" for i, url in enumerate(urls)]
+    rows += [f"2024-04-01,{urls[0]}"]  # a later row for the same URL wins
+    rows += [",https://www.example.com/no-date", "2024-13-45,https://www.example.com/bad-date"]
+    source = write_gz(tmp_path / "export.csv.gz", "\n".join(rows) + "\n")
+
+    code, _, err = _build(capsys, source, tmp_path / "out")
+
+    assert code == 1
+    assert f"{source}:304: lastmod: '2024-13-45' is invalid" in err
+    files = _published(tmp_path / "out", urlset_schema, index_schema)
+    assert list(files) == ["sitemap-r.xml.gz"]
+    published = files["sitemap-r.xml.gz"]
+    assert sorted(published) == sorted([*urls, f"{SITE}/no-date"])
+    root = read_xml(tmp_path / "out" / "sitemap-r.xml.gz")
+    ns = {"sm": root.nsmap[None]}
+    first = root.xpath("//sm:url[sm:loc/text()=$u]/sm:lastmod/text()", namespaces=ns, u=urls[0])
+    assert first == ["2024-04-01"]
+    # entries are in identity-hash order, as the rebuild's Query returns them
+    assert published == sorted(published, key=lambda u: hash_bits_of(u, 128))
+
+
+def test_small_cap_splits_into_hash_prefix_shards_listed_by_the_index(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    urlset_schema: etree.XMLSchema,
+    index_schema: etree.XMLSchema,
+) -> None:
+    urls = list(page_urls(500, "split"))
+    source = tmp_path / "urls.csv"
+    source.write_text("\n".join(urls) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    (out).mkdir()
+    (out / "sitemap-r.xml.gz").write_bytes(b"left over from an earlier build")
+    (out / "notes.txt").write_text("not ours")
+
+    code, stdout, _ = _build(capsys, source, out, "--max-urls-per-sitemap", "60")
+
+    assert code == 0
+    assert not (out / "sitemap-r.xml.gz").exists()
+    assert (out / "notes.txt").exists()
+    (out / "notes.txt").unlink()
+    files = _published(out, urlset_schema, index_schema)
+    assert len(files) >= 500 // 60
+    for name, urls_in in files.items():
+        bits = name.removeprefix("sitemap-r").removesuffix(".xml.gz")
+        assert 0 < len(urls_in) <= 60
+        assert all(hash_bits_of(u, len(bits)) == bits for u in urls_in)
+        # split only as far as needed: the parent prefix holds more than the cap
+        assert sum(hash_bits_of(u, len(bits) - 1) == bits[:-1] for u in urls) > 60
+    assert sorted(u for urls_in in files.values() for u in urls_in) == sorted(urls)
+    assert "removed 1 file(s)" in stdout
+
+
+def test_everything_deleted_publishes_the_home_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    urlset_schema: etree.XMLSchema,
+    index_schema: etree.XMLSchema,
+) -> None:
+    source = tmp_path / "events.jsonl"
+    source.write_text(
+        json.dumps({"action": "upsert", "url": f"{SITE}/gone", "occurred_at": _at(1)})
+        + "\n"
+        + json.dumps({"action": "delete", "url": f"{SITE}/gone", "occurred_at": _at(2)})
+        + "\n"
+    )
+
+    code, _, _ = _build(capsys, source, tmp_path / "out")
+
+    assert code == 0
+    files = _published(tmp_path / "out", urlset_schema, index_schema)
+    assert files == {"sitemap-home.xml.gz": [f"{SITE}/"]}
+
+
+def test_unreadable_source_and_bad_options_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _build(capsys, tmp_path / "missing.jsonl", tmp_path / "out")
+    assert code == 2
+    assert "missing.jsonl" in err and "cannot open" in err
+    assert main(["build", "--from", "x", "--site", "ftp://nope", "--out", str(tmp_path)]) == 2
+    assert "--site" in capsys.readouterr().err

@@ -1,0 +1,225 @@
+"""Shared test harness for the ingest function: moto table + DLQ, SQS-shaped events, handler.
+
+Used by the integration tests here and by tests/property/test_ingest_ordering.py. Everything
+runs against moto (the caller holds ``mock_aws``); the handler is the real
+``functions/ingest/app.py``, loaded by file path as the local deployment does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from unittest import mock
+
+import boto3
+
+ROOT = Path(__file__).resolve().parents[3]
+APP_PATH = ROOT / "functions" / "ingest" / "app.py"
+SITE = "https://www.example.com"
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+SENT_MS = 1_795_176_000_000  # 2026-11-20T12:00:00Z, a fixed SQS SentTimestamp
+
+BASE_ENV = {
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "SITE_URL": SITE,
+    "TOMBSTONE_TTL_DAYS": "7",
+    "POWERTOOLS_SERVICE_NAME": "sitemap-ingest",
+    "POWERTOOLS_METRICS_NAMESPACE": "SitemapUpdaterTest",
+    "POWERTOOLS_TRACE_DISABLED": "1",
+    "POWERTOOLS_LOG_LEVEL": "INFO",
+}
+
+_handler_module: ModuleType | None = None
+
+
+def load_handler() -> ModuleType:
+    """``functions/ingest/app.py`` as a module (loaded once, by path)."""
+    global _handler_module
+    if _handler_module is None:
+        spec = importlib.util.spec_from_file_location("ingest_function_app", APP_PATH)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _handler_module = module
+    return _handler_module
+
+
+@dataclass
+class LambdaContext:
+    """The attributes of the Lambda context object that Powertools reads."""
+
+    function_name: str = "sitemap-ingest"
+    function_version: str = "$LATEST"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:sitemap-ingest"
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 60_000
+
+
+def sqs_record(
+    body: str,
+    *,
+    message_id: str | None = None,
+    sent_ms: int = SENT_MS,
+    receive_count: int = 1,
+) -> dict[str, Any]:
+    """One record as Lambda's SQS event source delivers it."""
+    return {
+        "messageId": message_id or str(uuid.uuid4()),
+        "receiptHandle": "AQEB" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest(),
+        "body": body,
+        "attributes": {
+            "ApproximateReceiveCount": str(receive_count),
+            "SentTimestamp": str(sent_ms),
+            "SenderId": "AIDAEXAMPLE",
+            "ApproximateFirstReceiveTimestamp": str(sent_ms + 5),
+        },
+        "messageAttributes": {},
+        "md5OfBody": hashlib.md5(body.encode("utf-8", "surrogatepass")).hexdigest(),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": f"arn:aws:sqs:{REGION}:{ACCOUNT}:sitemap-changes",
+        "awsRegion": REGION,
+    }
+
+
+def sqs_event(*records: dict[str, Any]) -> dict[str, Any]:
+    return {"Records": list(records)}
+
+
+def upsert(path: str, occurred_at: str = "2026-11-20T10:00:00Z", **extra: Any) -> dict[str, Any]:
+    return {"action": "upsert", "url": SITE + path, "occurred_at": occurred_at, **extra}
+
+
+def delete(path: str, occurred_at: str = "2026-11-20T10:00:00Z") -> dict[str, Any]:
+    return {"action": "delete", "url": SITE + path, "occurred_at": occurred_at}
+
+
+def create_table(client: Any, name: str) -> None:
+    """The table of docs/architecture.md: pk + sk strings, on-demand, TTL on ``ttl``."""
+    client.create_table(
+        TableName=name,
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.update_time_to_live(
+        TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"}
+    )
+
+
+@dataclass
+class IngestStack:
+    """A table and a DLQ on moto, and the environment the handler reads."""
+
+    table_name: str
+    dlq_url: str
+    dynamodb: Any
+    sqs: Any
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {**BASE_ENV, "TABLE_NAME": self.table_name, "DLQ_URL": self.dlq_url}
+
+    def invoke(self, *records: dict[str, Any]) -> dict[str, Any]:
+        """Call the real handler with one SQS batch; returns its response."""
+        with mock.patch.dict(os.environ, self.env):
+            response: dict[str, Any] = load_handler().lambda_handler(
+                sqs_event(*records), LambdaContext()
+            )
+        return response
+
+    def failed_ids(self, response: dict[str, Any]) -> list[str]:
+        return [f["itemIdentifier"] for f in response["batchItemFailures"]]
+
+    def dlq_messages(self) -> list[dict[str, Any]]:
+        """Every message in the DLQ (received once, then deleted)."""
+        out: list[dict[str, Any]] = []
+        while True:
+            got = self.sqs.receive_message(
+                QueueUrl=self.dlq_url,
+                MaxNumberOfMessages=10,
+                MessageAttributeNames=["All"],
+                VisibilityTimeout=0,
+            ).get("Messages", [])
+            if not got:
+                return out
+            for message in got:
+                self.sqs.delete_message(
+                    QueueUrl=self.dlq_url, ReceiptHandle=message["ReceiptHandle"]
+                )
+            out.extend(got)
+
+    def items(self) -> list[dict[str, Any]]:
+        pages = self.dynamodb.get_paginator("scan").paginate(TableName=self.table_name)
+        return [item for page in pages for item in page["Items"]]
+
+    def url_items(self) -> dict[str, dict[str, Any]]:
+        """URL items by their ``loc``."""
+        return {i["loc"]["S"]: i for i in self.items() if i["pk"]["S"].startswith("u#")}
+
+    def shard_items(self) -> dict[str, dict[str, Any]]:
+        """Shard node items by shard id."""
+        return {
+            i["pk"]["S"].removeprefix("shard#"): i
+            for i in self.items()
+            if i["pk"]["S"].startswith("shard#")
+        }
+
+    def dirty_seqs(self) -> dict[str, int]:
+        return {k: int(v["dirty_seq"]["N"]) for k, v in self.shard_items().items()}
+
+
+def make_stack(table_name: str = "sitemap-urls", queue_name: str = "sitemap-dlq") -> IngestStack:
+    """Create the table and DLQ (a ``mock_aws`` context must be active)."""
+    with mock.patch.dict(os.environ, BASE_ENV):
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        sqs = boto3.client("sqs", region_name=REGION)
+    create_table(dynamodb, table_name)
+    dlq_url = sqs.create_queue(QueueName=queue_name)["QueueUrl"]
+    stack = IngestStack(table_name, dlq_url, dynamodb, sqs)
+    # The handler builds its clients on first use and keeps them; hand it these two, so that
+    # a test can watch or disturb the calls it makes (botocore event hooks on the client).
+    cache = load_handler()._clients
+    cache.clear()
+    cache.update(dynamodb=dynamodb, sqs=sqs)
+    return stack
+
+
+@contextmanager
+def dynamodb_calls(client: Any) -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    """Record every DynamoDB API call made by ``client`` (operation name, parameters)."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    def record(params: dict[str, Any], model: Any, **_: Any) -> None:
+        calls.append((model.name, params))
+
+    client.meta.events.register("before-call.dynamodb.*", record)
+    try:
+        yield calls
+    finally:
+        client.meta.events.unregister("before-call.dynamodb.*", record)
+
+
+def body(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)

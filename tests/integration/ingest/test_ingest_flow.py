@@ -1,0 +1,338 @@
+"""The ingest handler on moto: ordering, idempotency, failures and marks."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from tests.integration.ingest.harness import (
+    ROOT,
+    SENT_MS,
+    SITE,
+    IngestStack,
+    body,
+    delete,
+    dynamodb_calls,
+    sqs_record,
+    upsert,
+)
+
+
+def throttle(operation: str, status: int = 400) -> ClientError:
+    return ClientError(
+        {
+            "Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"},
+            "ResponseMetadata": {"HTTPStatusCode": status},
+        },
+        operation,
+    )
+
+
+def state(stack: IngestStack, path: str) -> str:
+    return str(stack.url_items()[SITE + path]["st"]["S"])
+
+
+def seed_shard_map(stack: IngestStack, leaves: list[str]) -> None:
+    stack.dynamodb.put_item(
+        TableName=stack.table_name,
+        Item={
+            "pk": {"S": "meta"},
+            "sk": {"S": "shardmap"},
+            "leaves": {"L": [{"S": leaf} for leaf in leaves]},
+            "nodes": {"L": [{"S": leaf} for leaf in leaves]},
+            "version": {"N": "1"},
+        },
+    )
+
+
+# -- accepted changes -----------------------------------------------------------------------
+
+
+def test_upsert_is_stored_and_marks_its_shard(stack: IngestStack) -> None:
+    change = upsert("/shoes/42", lastmod="2026-11-19", changefreq="weekly", priority=0.8)
+
+    response = stack.invoke(sqs_record(body(change)))
+
+    assert response == {"batchItemFailures": []}
+    item = stack.url_items()[SITE + "/shoes/42"]
+    assert item["st"]["S"] == "live"
+    assert item["changefreq"]["S"] == "weekly"
+    assert item["ev"]["S"].startswith("20261120T100000.000000Z#0#")
+    assert stack.dirty_seqs() == {"r": 1}
+    assert int(stack.shard_items()["r"]["marked_at"]["N"]) >= int(item["wt"]["N"])
+
+
+def test_delete_leaves_a_tombstone_that_expires(stack: IngestStack) -> None:
+    stack.invoke(sqs_record(body(upsert("/gone", occurred_at="2026-11-20T09:00:00Z"))))
+    before = int(time.time())
+
+    stack.invoke(sqs_record(body(delete("/gone", occurred_at="2026-11-20T10:00:00Z"))))
+
+    item = stack.url_items()[SITE + "/gone"]
+    assert item["st"]["S"] == "gone"
+    assert item["ev"]["S"].split("#")[1] == "1"
+    week = 7 * 86_400
+    assert before + week <= int(item["ttl"]["N"]) <= int(time.time()) + week
+    assert stack.dirty_seqs() == {"r": 2}
+
+
+def test_eventbridge_body_uses_detail_and_its_time(stack: IngestStack) -> None:
+    event = {
+        "version": "0",
+        "id": "e-1",
+        "source": "cms",
+        "detail-type": "PageChanged",
+        "account": "123456789012",
+        "time": "2026-11-20T08:30:00Z",
+        "region": "us-east-1",
+        "resources": [],
+        "detail": {"action": "upsert", "url": SITE + "/news"},
+    }
+    stack.invoke(sqs_record(body(event)))
+
+    assert stack.url_items()[SITE + "/news"]["ev"]["S"].startswith("20261120T083000.000000Z#0#")
+
+
+def test_missing_occurred_at_defaults_to_sent_timestamp(stack: IngestStack) -> None:
+    newer = sqs_record(body({"action": "delete", "url": SITE + "/d"}), sent_ms=SENT_MS + 1000)
+    older = sqs_record(body({"action": "upsert", "url": SITE + "/d"}), sent_ms=SENT_MS)
+
+    stack.invoke(newer)
+    stack.invoke(older)
+
+    item = stack.url_items()[SITE + "/d"]
+    assert item["st"]["S"] == "gone"
+    assert item["ev"]["S"].startswith("20261120T120001.000000Z#1#")
+
+
+def test_sample_events_run_through_the_handler(stack: IngestStack) -> None:
+    outcomes: dict[str, Any] = {}
+    for name in ["upsert", "delete", "array", "eventbridge", "poison", "mixed-batch"]:
+        event = json.loads((ROOT / "events" / f"ingest-{name}.json").read_text())
+        outcomes[name] = stack.invoke(*event["Records"])
+    assert all(r == {"batchItemFailures": []} for r in outcomes.values())
+    items = stack.url_items()
+    assert items[SITE + "/shoes/42"]["st"]["S"] == "live"
+    assert items[SITE + "/shoes/41"]["st"]["S"] == "gone"
+    assert items[SITE + "/news/launch"]["st"]["S"] == "live"
+    assert {f"{SITE}/catalogue/item-{i}" for i in range(1, 4)} <= set(items)
+    assert len([loc for loc in items if "/mixed/" in loc]) == 9
+    reasons = [m["MessageAttributes"]["reason"]["StringValue"] for m in stack.dlq_messages()]
+    assert len(reasons) == 2
+    assert any("https://evil.example.org/phish" in r for r in reasons)
+    assert any('field priority value "high"' in r for r in reasons)
+
+
+# -- poison, throttling, failures -------------------------------------------------------------
+
+
+def test_poison_record_in_batch_of_ten(stack: IngestStack) -> None:
+    records = [sqs_record(body(upsert(f"/batch/{i}")), message_id=f"m{i}") for i in range(10)]
+    records[4] = sqs_record(body(upsert("/batch/4", priority="high")), message_id="m4")
+
+    response = stack.invoke(*records)
+
+    assert response == {"batchItemFailures": []}
+    assert set(stack.url_items()) == {f"{SITE}/batch/{i}" for i in range(10) if i != 4}
+    (message,) = stack.dlq_messages()
+    assert message["MessageAttributes"]["source_message_id"]["StringValue"] == "m4"
+    assert 'field priority value "high"' in message["MessageAttributes"]["reason"]["StringValue"]
+    assert stack.dirty_seqs() == {"r": 1}
+
+
+def test_throttling_on_one_record_fails_exactly_that_record(stack: IngestStack) -> None:
+    target = SITE + "/batch/3"
+
+    def throttle_one(params: dict[str, Any], **_: Any) -> None:
+        if params["Item"]["loc"]["S"] == target:
+            raise throttle("PutItem")
+
+    stack.dynamodb.meta.events.register("before-parameter-build.dynamodb.PutItem", throttle_one)
+    records = [sqs_record(body(upsert(f"/batch/{i}")), message_id=f"m{i}") for i in range(6)]
+
+    response = stack.invoke(*records)
+
+    assert stack.failed_ids(response) == ["m3"]
+    assert set(stack.url_items()) == {f"{SITE}/batch/{i}" for i in range(6) if i != 3}
+    assert stack.dlq_messages() == []
+
+    stack.dynamodb.meta.events.unregister("before-parameter-build.dynamodb.PutItem", throttle_one)
+    assert stack.invoke(records[3]) == {"batchItemFailures": []}
+    assert target in stack.url_items()
+
+
+def test_failed_dlq_send_makes_the_record_a_batch_item_failure(stack: IngestStack) -> None:
+    def sqs_down(**_: Any) -> None:
+        raise ClientError(
+            {"Error": {"Code": "ServiceUnavailable"}, "ResponseMetadata": {"HTTPStatusCode": 503}},
+            "SendMessage",
+        )
+
+    stack.sqs.meta.events.register("before-call.sqs.SendMessage", sqs_down)
+    good = sqs_record(body(upsert("/fine")), message_id="good")
+    bad = sqs_record("not json", message_id="bad")
+
+    response = stack.invoke(good, bad)
+
+    assert stack.failed_ids(response) == ["bad"]
+    assert SITE + "/fine" in stack.url_items()
+    stack.sqs.meta.events.unregister("before-call.sqs.SendMessage", sqs_down)
+    assert stack.invoke(bad) == {"batchItemFailures": []}
+    assert len(stack.dlq_messages()) == 1
+
+
+def test_unexpected_error_is_a_batch_item_failure_not_a_loss(stack: IngestStack) -> None:
+    def explode(params: dict[str, Any], **_: Any) -> None:
+        if params["Item"]["loc"]["S"].endswith("/boom"):
+            raise RuntimeError("unexpected")
+
+    stack.dynamodb.meta.events.register("before-parameter-build.dynamodb.PutItem", explode)
+
+    response = stack.invoke(
+        sqs_record(body(upsert("/boom")), message_id="boom"),
+        sqs_record(body(upsert("/calm")), message_id="calm"),
+    )
+
+    assert stack.failed_ids(response) == ["boom"]
+    assert stack.dlq_messages() == []
+
+
+# -- exactly once in effect -------------------------------------------------------------------
+
+
+def test_duplicate_delivery_changes_nothing_and_marks_nothing(stack: IngestStack) -> None:
+    record = sqs_record(body(upsert("/dup", lastmod="2026-11-19")), message_id="dup")
+    stack.invoke(record)
+    items_before = stack.url_items()
+    shards_before = stack.shard_items()
+
+    with dynamodb_calls(stack.dynamodb) as calls:
+        response = stack.invoke(record)
+
+    assert response == {"batchItemFailures": []}
+    assert stack.url_items() == items_before
+    assert stack.shard_items() == shards_before
+    writes = [name for name, _ in calls if name in {"PutItem", "UpdateItem"}]
+    assert writes.count("PutItem") == 1
+    assert writes.count("UpdateItem") <= 1  # the conditional lost-mark check, refused here
+
+
+def test_same_content_newer_time_writes_but_marks_nothing(stack: IngestStack) -> None:
+    stack.invoke(sqs_record(body(upsert("/same", occurred_at="2026-11-20T10:00:00Z"))))
+    stack.invoke(sqs_record(body(upsert("/same", occurred_at="2026-11-20T11:00:00Z"))))
+
+    assert stack.url_items()[SITE + "/same"]["ev"]["S"].startswith("20261120T110000")
+    assert stack.dirty_seqs() == {"r": 1}
+
+
+@pytest.mark.parametrize("deliver_delete_first", [True, False])
+def test_late_older_upsert_cannot_resurrect_a_delete(
+    stack: IngestStack, deliver_delete_first: bool
+) -> None:
+    up = sqs_record(body(upsert("/p", occurred_at="2026-11-20T10:00:00Z")))
+    rm = sqs_record(body(delete("/p", occurred_at="2026-11-20T10:00:05Z")))
+
+    for record in [rm, up] if deliver_delete_first else [up, rm]:
+        stack.invoke(record)
+
+    assert state(stack, "/p") == "gone"
+
+
+@pytest.mark.parametrize("deliver_delete_first", [True, False])
+def test_equal_times_delete_beats_upsert(stack: IngestStack, deliver_delete_first: bool) -> None:
+    up = sqs_record(body(upsert("/tie")))
+    rm = sqs_record(body(delete("/tie")))
+
+    for record in [rm, up] if deliver_delete_first else [up, rm]:
+        stack.invoke(record)
+
+    assert state(stack, "/tie") == "gone"
+
+
+def test_equal_times_two_upserts_resolve_the_same_in_any_order(stack: IngestStack) -> None:
+    a = sqs_record(body(upsert("/two", changefreq="daily")))
+    b = sqs_record(body(upsert("/two", changefreq="monthly")))
+
+    def run(*batches: list[dict[str, Any]]) -> dict[str, Any]:
+        for batch in batches:
+            stack.invoke(*batch)
+        item = stack.url_items()[SITE + "/two"]
+        stack.dynamodb.delete_item(
+            TableName=stack.table_name, Key={"pk": item["pk"], "sk": item["sk"]}
+        )
+        return item
+
+    digest = {"daily": run([a])["digest"]["S"], "monthly": run([b])["digest"]["S"]}
+    larger = max(digest, key=lambda k: digest[k])
+    outcomes = [run([a, b]), run([b, a]), run([a], [b]), run([b], [a])]
+
+    assert {o["changefreq"]["S"] for o in outcomes} == {larger}
+    assert {o["digest"]["S"] for o in outcomes} == {digest[larger]}
+    assert len({o["ev"]["S"] for o in outcomes}) == 1
+
+
+def test_stale_event_marks_nothing(stack: IngestStack) -> None:
+    stack.invoke(sqs_record(body(upsert("/s", occurred_at="2026-11-20T10:00:00Z", priority=0.5))))
+    stack.invoke(sqs_record(body(upsert("/s", occurred_at="2026-11-20T09:00:00Z", priority=0.9))))
+
+    assert stack.url_items()[SITE + "/s"]["priority"]["N"] == "0.5"
+    assert stack.dirty_seqs() == {"r": 1}
+
+
+# -- marks ------------------------------------------------------------------------------------
+
+
+def test_lost_mark_is_repaired_by_redelivery(stack: IngestStack) -> None:
+    seed_shard_map(stack, ["r0", "r1"])
+    fail_next = [True]
+
+    def lose_mark(**_: Any) -> None:
+        if fail_next[0]:
+            fail_next[0] = False
+            raise throttle("UpdateItem", status=400)
+
+    stack.dynamodb.meta.events.register("before-call.dynamodb.UpdateItem", lose_mark)
+    records = [sqs_record(body(upsert(f"/lm/{i}")), message_id=f"lm{i}") for i in range(8)]
+
+    response = stack.invoke(*records)
+
+    # every record landed in the table, but the records of the shard whose mark failed are
+    # reported, so SQS delivers them again
+    assert len(stack.url_items()) == 8
+    failed = stack.failed_ids(response)
+    assert failed
+    assert len(stack.dirty_seqs()) == 1
+    (lost_shard,) = {"r0", "r1"} - set(stack.dirty_seqs())
+
+    redelivered = [r for r in records if r["messageId"] in failed]
+    assert stack.invoke(*redelivered) == {"batchItemFailures": []}
+    assert stack.dirty_seqs()[lost_shard] == 1
+
+    # a further redelivery finds the mark newer than the write: nothing is marked again
+    assert stack.invoke(*redelivered) == {"batchItemFailures": []}
+    assert stack.dirty_seqs() == {"r0": 1, "r1": 1}
+
+
+def test_requests_per_batch_at_most_one_write_per_event_plus_one_per_shard(
+    stack: IngestStack,
+) -> None:
+    leaves = ["r00", "r01", "r10", "r11"]
+    seed_shard_map(stack, leaves)
+    changes: list[dict[str, Any]] = [upsert(f"/many/{i}") for i in range(40)]
+    changes += [delete(f"/many/{i}", occurred_at="2026-11-20T11:00:00Z") for i in range(5)]
+    records = [sqs_record(body(changes[i : i + 9])) for i in range(0, len(changes), 9)]
+
+    with dynamodb_calls(stack.dynamodb) as calls:
+        response = stack.invoke(*records)
+
+    assert response == {"batchItemFailures": []}
+    names = [name for name, _ in calls]
+    assert names.count("PutItem") == len(changes)
+    assert names.count("UpdateItem") == len(stack.dirty_seqs()) <= len(leaves)
+    assert names.count("GetItem") == 1
+    assert len(names) <= len(changes) + len(leaves) + 1
+    assert set(stack.dirty_seqs().values()) == {1}

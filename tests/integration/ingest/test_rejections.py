@@ -1,0 +1,239 @@
+"""Every rejection reason: the record goes to the DLQ at once, with a reason naming the field,
+the value and the rule; it is not a batch item failure and it writes nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from sitemap_updater.protocol import Site, SitemapError, make_entry
+from tests.integration.ingest.harness import SITE, IngestStack, body, sqs_record, upsert
+
+
+def core_rule(**fields: Any) -> str:
+    """The rule the protocol core gives for an entry (what the reason must carry)."""
+    try:
+        make_entry(Site.parse(SITE), **fields)
+    except SitemapError as exc:
+        return exc.rule
+    raise AssertionError(f"the core accepted {fields}")
+
+
+@dataclass(frozen=True)
+class Bad:
+    id: str
+    body: str
+    field: str
+    value: str  # how the value appears in the reason
+    rule: str  # a piece of the rule's wording
+
+
+LONG_URL = SITE + "/" + "a" * (2049 - len(SITE) - 1)
+
+
+def cases() -> list[Bad]:
+    eb: dict[str, Any] = {
+        "version": "0",
+        "id": "e1",
+        "source": "cms",
+        "detail-type": "PageChanged",
+        "account": "123456789012",
+        "time": "2026-11-20T10:00:00Z",
+        "region": "us-east-1",
+        "resources": [],
+    }
+    return [
+        Bad("not-json", "this is not json", "body", '"this is not json"', "must be JSON"),
+        Bad("truncated-json", body(upsert("/t"))[:-4], "body", '"{', "must be JSON"),
+        Bad("bom", "\ufeff" + body(upsert("/bom")), "body", '"\ufeff{', "must be JSON"),
+        Bad("null", "null", "body", "null", "must be a JSON object"),
+        Bad("number", "42", "body", "42", "must be a JSON object"),
+        Bad("empty-array", "[]", "body", '"[]"', "at least 1"),
+        Bad(
+            "array-over-500",
+            body([upsert(f"/big/{i}") for i in range(501)]),
+            "body",
+            '"array of 501 entries"',
+            "at most 500",
+        ),
+        Bad("deep-nesting", "[" * 50_000 + "]" * 50_000, "body", '"[[[[', "nested"),
+        Bad("missing-action", body({"url": SITE + "/m"}), "action", "(missing)", "required"),
+        Bad(
+            "unknown-action",
+            body({"action": "purge", "url": SITE + "/p"}),
+            "action",
+            '"purge"',
+            "'upsert' or 'delete'",
+        ),
+        Bad("missing-url", body({"action": "upsert"}), "url", "(missing)", "required"),
+        Bad("delete-missing-url", body({"action": "delete"}), "url", "(missing)", "required"),
+        Bad(
+            "url-not-a-string",
+            body({"action": "upsert", "url": 42}),
+            "url",
+            "42",
+            "valid string",
+        ),
+        Bad(
+            "foreign-host",
+            body({**upsert("/x"), "url": "https://evil.example.org/x"}),
+            "url",
+            '"https://evil.example.org/x"',
+            core_rule(loc="https://evil.example.org/x"),
+        ),
+        Bad(
+            "foreign-host-delete",
+            body({"action": "delete", "url": "https://evil.example.org/x"}),
+            "url",
+            '"https://evil.example.org/x"',
+            core_rule(loc="https://evil.example.org/x"),
+        ),
+        Bad(
+            "loc-over-2048",
+            body({"action": "upsert", "url": LONG_URL}),
+            "url",
+            '"https://www.example.com/aaaa',
+            core_rule(loc=LONG_URL),
+        ),
+        Bad(
+            "priority-as-string",
+            body(upsert("/ps", priority="0.8")),
+            "priority",
+            '"0.8"',
+            "valid number",
+        ),
+        Bad("priority-bool", body(upsert("/pb", priority=True)), "priority", "true", "number"),
+        Bad("priority-above-1", body(upsert("/p15", priority=1.5)), "priority", "1.5", "1"),
+        Bad(
+            "priority-nan",
+            '{"action":"upsert","url":"' + SITE + '/nan","priority":NaN}',
+            "priority",
+            "NaN",
+            "finite",
+        ),
+        Bad(
+            "changefreq-unknown",
+            body(upsert("/cf", changefreq="sometimes")),
+            "changefreq",
+            '"sometimes"',
+            "'always'",
+        ),
+        Bad(
+            "alternates-not-a-list",
+            body(upsert("/al", alternates={"hreflang": "de"})),
+            "alternates",
+            '{"hreflang": "de"}',
+            "valid list",
+        ),
+        Bad(
+            "lastmod-invalid",
+            body(upsert("/lm", lastmod="yesterday")),
+            "lastmod",
+            '"yesterday"',
+            core_rule(loc=SITE + "/lm", lastmod="yesterday"),
+        ),
+        Bad(
+            "occurred-at-naive",
+            body(upsert("/oz", occurred_at="2026-11-20T10:00:00")),
+            "occurred_at",
+            '"2026-11-20T10:00:00"',
+            "time zone",
+        ),
+        Bad(
+            "occurred-at-not-a-date",
+            body(upsert("/od", occurred_at="soon")),
+            "occurred_at",
+            '"soon"',
+            "ISO 8601",
+        ),
+        Bad(
+            "occurred-at-far-future",
+            body(upsert("/of", occurred_at="2999-01-01T00:00:00Z")),
+            "occurred_at",
+            '"2999-01-01T00:00:00Z"',
+            "future",
+        ),
+        Bad(
+            "eventbridge-without-detail",
+            body(eb),
+            "detail",
+            "(missing)",
+            "required",
+        ),
+        Bad(
+            "eventbridge-foreign-host",
+            body({**eb, "detail": {"action": "upsert", "url": "https://evil.example.org/y"}}),
+            "detail.url",
+            '"https://evil.example.org/y"',
+            core_rule(loc="https://evil.example.org/y"),
+        ),
+        Bad(
+            "eventbridge-bad-action",
+            body({**eb, "detail": {"action": "drop", "url": SITE + "/z"}}),
+            "detail.action",
+            '"drop"',
+            "'upsert' or 'delete'",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda c: c.id)
+def test_rejected_record_goes_to_dlq_with_its_reason(stack: IngestStack, case: Bad) -> None:
+    record = sqs_record(case.body, message_id=f"msg-{case.id}")
+
+    response = stack.invoke(record)
+
+    assert response == {"batchItemFailures": []}
+    (message,) = stack.dlq_messages()
+    assert message["Body"] == case.body
+    attrs = message["MessageAttributes"]
+    assert attrs["source_message_id"]["StringValue"] == f"msg-{case.id}"
+    reason = attrs["reason"]["StringValue"]
+    assert "\n" not in reason
+    assert f"field {case.field} " in reason
+    assert f"value {case.value}" in reason
+    assert case.rule in reason.split(" rejected: ", 1)[1]
+    assert stack.url_items() == {}
+    assert stack.shard_items() == {}
+
+
+def test_array_body_applies_good_entries_and_dead_letters_bad_ones(stack: IngestStack) -> None:
+    entries: list[Any] = [
+        upsert("/arr/ok-0"),
+        {"action": "explode", "url": SITE + "/arr/x"},
+        upsert("/arr/ok-2"),
+        {**upsert("/f"), "url": "ftp://www.example.com/f"},
+        7,
+    ]
+    response = stack.invoke(sqs_record(body(entries), message_id="arr-1"))
+
+    assert response == {"batchItemFailures": []}
+    assert set(stack.url_items()) == {SITE + "/arr/ok-0", SITE + "/arr/ok-2"}
+    (message,) = stack.dlq_messages()
+    bad = json.loads(message["Body"])
+    assert [b["index"] for b in bad] == [1, 3, 4]
+    assert [b["entry"] for b in bad] == [entries[1], entries[3], entries[4]]
+    assert 'field action value "explode"' in bad[0]["reason"]
+    assert 'field url value "ftp://www.example.com/f"' in bad[1]["reason"]
+    assert "field entry value 7 rejected: must be a JSON object" in bad[2]["reason"]
+    reason = message["MessageAttributes"]["reason"]["StringValue"]
+    assert re.findall(r"entry (\d+): field", reason) == ["1", "3", "4"]
+    for b in bad:
+        assert b["reason"] in reason
+    assert message["MessageAttributes"]["source_message_id"]["StringValue"] == "arr-1"
+
+
+def test_lone_surrogate_is_rejected_and_the_reason_stays_sendable(stack: IngestStack) -> None:
+    raw = '{"action":"upsert","url":"' + SITE + '/x\\ud800y"}'
+
+    response = stack.invoke(sqs_record(raw))
+
+    assert response == {"batchItemFailures": []}
+    (message,) = stack.dlq_messages()
+    reason = message["MessageAttributes"]["reason"]["StringValue"]
+    assert "field url value" in reason
+    assert "\\ud800" in reason

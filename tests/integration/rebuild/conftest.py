@@ -1,0 +1,289 @@
+"""moto fixtures for the rebuild: table, bucket, CloudFront distribution, environment, handler.
+
+Tests drive the real handler (loaded by file path, as the local deployment loads it) with a
+fake Lambda context whose remaining time a test can script.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.util
+import io
+import itertools
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import boto3
+import pytest
+from lxml import etree
+from moto import mock_aws
+
+from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.store.items import live_item, tombstone_item
+from sitemap_updater.store.keys import (
+    SHARDMAP_SK,
+    hash_bits,
+    meta_key,
+    shard_key,
+    url_hash,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+HANDLER_PATH = ROOT / "functions" / "rebuild" / "app.py"
+SCHEMAS = Path("/work/shared/schemas")
+SITE = "https://www.example.com"
+TABLE = "sitemap-test"
+BUCKET = "sitemap-test-bucket"
+NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+_counter = itertools.count()
+
+
+def _schema(name: str) -> etree.XMLSchema:
+    return etree.XMLSchema(etree.parse(str(SCHEMAS / name)))
+
+
+def assert_valid_urlset(xml: bytes) -> None:
+    try:
+        from tests.helpers.xsd import assert_valid_urlset as shared
+    except ImportError:
+        schema = _schema("sitemap.xsd")
+        doc = etree.parse(io.BytesIO(xml))
+        assert schema.validate(doc), schema.error_log
+    else:
+        shared(xml)
+
+
+def assert_valid_index(xml: bytes) -> None:
+    try:
+        from tests.helpers.xsd import assert_valid_index as shared
+    except ImportError:
+        schema = _schema("siteindex.xsd")
+        doc = etree.parse(io.BytesIO(xml))
+        assert schema.validate(doc), schema.error_log
+    else:
+        shared(xml)
+
+
+class FakeContext:
+    """The parts of a Lambda context the handler and Powertools use."""
+
+    function_name = "sitemap-rebuild"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 1024
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:sitemap-rebuild"
+    log_group_name = "/aws/lambda/sitemap-rebuild"
+    log_stream_name = "test"
+
+    def __init__(self, remaining_ms: Callable[[], int] | None = None) -> None:
+        self.aws_request_id = str(uuid.uuid4())
+        self._remaining = remaining_ms or (lambda: 900_000)
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self._remaining()
+
+
+@dataclass
+class Aws:
+    dynamodb: Any
+    s3: Any
+    cloudfront: Any
+    distribution_id: str
+    handler_module: ModuleType
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    # -- driving the handler ---------------------------------------------------------------
+    def invoke(
+        self, event: dict[str, Any] | None = None, context: FakeContext | None = None
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = self.handler_module.lambda_handler(
+            event if event is not None else {"detail-type": "Scheduled Event"},
+            context or FakeContext(),
+        )
+        return result
+
+    # -- what ingest would do ----------------------------------------------------------------
+    def leaves(self) -> list[str]:
+        item = self.dynamodb.get_item(
+            TableName=TABLE, Key={k: {"S": v} for k, v in meta_key(SHARDMAP_SK).items()}
+        ).get("Item")
+        return [v["S"] for v in item["leaves"]["L"]] if item else ["r"]
+
+    def leaf_of(self, loc: str) -> str:
+        uh = url_hash(loc)
+        for leaf in self.leaves():
+            if hash_bits(uh, len(leaf) - 1) == leaf[1:]:
+                return leaf
+        raise AssertionError(f"no leaf for {loc}")
+
+    def mark(self, shard_id: str) -> None:
+        self.dynamodb.update_item(
+            TableName=TABLE,
+            Key={k: {"S": v} for k, v in shard_key(shard_id).items()},
+            UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
+            ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": "1"}},
+        )
+
+    def upsert(self, *entries: Entry) -> None:
+        touched = set()
+        for entry in entries:
+            digest = hashlib.sha256(repr(entry).encode()).hexdigest()
+            ev = f"20240501T120000.{next(_counter):06d}Z#0#{digest}"
+            self.dynamodb.put_item(TableName=TABLE, Item=live_item(entry, ev, digest))
+            touched.add(self.leaf_of(entry.loc))
+        for leaf in touched:
+            self.mark(leaf)
+
+    def delete(self, *locs: str) -> None:
+        touched = set()
+        for loc in locs:
+            digest = hashlib.sha256(loc.encode()).hexdigest()
+            ev = f"20240501T120000.{next(_counter):06d}Z#1#{digest}"
+            self.dynamodb.put_item(
+                TableName=TABLE, Item=tombstone_item(loc, ev, digest, 2_000_000_000)
+            )
+            touched.add(self.leaf_of(loc))
+        for leaf in touched:
+            self.mark(leaf)
+
+    def shard_state(self, shard_id: str) -> dict[str, Any]:
+        item: dict[str, Any] = self.dynamodb.get_item(
+            TableName=TABLE, Key={k: {"S": v} for k, v in shard_key(shard_id).items()}
+        ).get("Item", {})
+        return item
+
+    # -- what a crawler sees ---------------------------------------------------------------
+    def object(self, key: str) -> dict[str, Any]:
+        response: dict[str, Any] = self.s3.get_object(Bucket=BUCKET, Key=key)
+        return response
+
+    def keys(self) -> set[str]:
+        listing = self.s3.list_objects_v2(Bucket=BUCKET)
+        return {o["Key"] for o in listing.get("Contents", [])}
+
+    def crawl(self) -> dict[str, list[str]]:
+        """Every file the index lists -> its locs; validates every file against the XSDs."""
+        index = self.object("sitemap.xml")["Body"].read()
+        assert_valid_index(index)
+        files: dict[str, list[str]] = {}
+        for loc in etree.fromstring(index).findall("sm:sitemap/sm:loc", NS):
+            assert loc.text is not None and loc.text.startswith(SITE + "/sitemap-")
+            key = loc.text[len(SITE) + 1 :]
+            xml = gzip.decompress(self.object(key)["Body"].read())
+            assert_valid_urlset(xml)
+            files[key] = [e.text or "" for e in etree.fromstring(xml).findall("sm:url/sm:loc", NS)]
+        return files
+
+    def index_lastmods(self) -> dict[str, str | None]:
+        index = etree.fromstring(self.object("sitemap.xml")["Body"].read())
+        result = {}
+        for node in index.findall("sm:sitemap", NS):
+            loc = node.findtext("sm:loc", namespaces=NS) or ""
+            result[loc[len(SITE) + 1 :]] = node.findtext("sm:lastmod", namespaces=NS)
+        return result
+
+    def invalidations(self) -> list[list[str]]:
+        listing = self.cloudfront.list_invalidations(DistributionId=self.distribution_id)
+        batches = []
+        for summary in listing["InvalidationList"].get("Items", []):
+            got = self.cloudfront.get_invalidation(
+                DistributionId=self.distribution_id, Id=summary["Id"]
+            )
+            batches.append(sorted(got["Invalidation"]["InvalidationBatch"]["Paths"]["Items"]))
+        return batches
+
+
+def load_handler() -> ModuleType:
+    """A fresh copy of functions/rebuild/app.py (so no client is cached between tests)."""
+    name = f"rebuild_app_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(name, HANDLER_PATH)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _distribution(cloudfront: Any) -> str:
+    config = {
+        "CallerReference": "sitemap-test",
+        "Comment": "sitemaps",
+        "Enabled": True,
+        "Origins": {
+            "Quantity": 1,
+            "Items": [
+                {
+                    "Id": "sitemaps",
+                    "DomainName": f"{BUCKET}.s3.amazonaws.com",
+                    "S3OriginConfig": {"OriginAccessIdentity": ""},
+                }
+            ],
+        },
+        "DefaultCacheBehavior": {
+            "TargetOriginId": "sitemaps",
+            "ViewerProtocolPolicy": "redirect-to-https",
+            "MinTTL": 0,
+            "ForwardedValues": {"QueryString": False, "Cookies": {"Forward": "none"}},
+        },
+    }
+    response = cloudfront.create_distribution(DistributionConfig=config)
+    return str(response["Distribution"]["Id"])
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name, value in {
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "TABLE_NAME": TABLE,
+        "SITE_URL": SITE,
+        "BUCKET_NAME": BUCKET,
+        "MAX_URLS_PER_SITEMAP": "8",
+        "RETIRE_GRACE_SECONDS": "0",
+        "TIME_BUDGET_MARGIN_SECONDS": "60",
+        "POWERTOOLS_SERVICE_NAME": "sitemap-rebuild",
+        "POWERTOOLS_METRICS_NAMESPACE": "SitemapUpdaterTest",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_LOG_LEVEL": "WARNING",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("PUBLIC_BASE_URL", raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def aws(env: pytest.MonkeyPatch) -> Iterator[Aws]:
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+        dynamodb.create_table(
+            TableName=TABLE,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        dynamodb.update_time_to_live(
+            TableName=TABLE,
+            TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"},
+        )
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        cloudfront = boto3.client("cloudfront", region_name="us-east-1")
+        distribution_id = _distribution(cloudfront)
+        env.setenv("DISTRIBUTION_ID", distribution_id)
+        yield Aws(dynamodb, s3, cloudfront, distribution_id, load_handler())
+
+
+def page(n: int, lastmod: str | None = None) -> Entry:
+    return Entry(loc=f"{SITE}/page/{n}", lastmod=lastmod)

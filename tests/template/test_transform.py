@@ -1,0 +1,496 @@
+"""The deployed shape of template.yaml, read from SAM's own offline transform."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from sitemap_updater.config import IngestConfig, RebuildConfig
+from tests.template.cfn import (
+    ROOT,
+    Resolver,
+    Template,
+    load_template,
+    referenced_ids,
+    resources_of_type,
+    sam_transform,
+)
+
+SITE = "https://www.example.com"
+POWERTOOLS = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"}
+# What SAM attaches to a generated role: logs, X-Ray (no resource-level permissions exist for
+# PutTraceSegments), and for an SQS event the poller's receive/delete permissions.
+SAM_MANAGED = {
+    "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+    "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
+    "arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole",
+}
+
+
+@pytest.fixture(scope="module")
+def source() -> Template:
+    return load_template()
+
+
+@pytest.fixture(scope="module")
+def cfn(source: Template, monkeypatch_module: pytest.MonkeyPatch) -> Template:
+    return sam_transform(source, {"SiteUrl": SITE})
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Any:
+    # The translator reads the region from the default boto3 session for pseudo parameters.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AWS_DEFAULT_REGION", "us-east-1")
+        yield mp
+
+
+def function_named(cfn: Template, prefix: str) -> dict[str, Any]:
+    return cfn["Resources"][f"{prefix}Function"]
+
+
+def documented_env(function: str) -> set[str]:
+    """Variable names docs/architecture.md assigns to `function` (or to both)."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    names: set[str] = set()
+    for line in text.splitlines():
+        m = re.match(r"\|\s*`([A-Z_]+)`\s*\|\s*(both|ingest|rebuild)\s*\|", line)
+        if m and m.group(2) in {"both", function}:
+            names.add(m.group(1))
+    return names
+
+
+# ---------------------------------------------------------------- parameters
+
+
+def test_only_site_url_lacks_a_default(source: Template) -> None:
+    without = [n for n, spec in source["Parameters"].items() if "Default" not in spec]
+    assert without == ["SiteUrl"]
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("https://www.example.com", True),
+        ("http://localhost:8080", True),
+        ("https://www.example.com/", False),
+        ("https://www.example.com/shop", False),
+        ("www.example.com", False),
+    ],
+)
+def test_site_url_pattern_accepts_only_an_origin(source: Template, value: str, ok: bool) -> None:
+    pattern = source["Parameters"]["SiteUrl"]["AllowedPattern"]
+    assert (re.fullmatch(pattern, value) is not None) is ok
+
+
+# ---------------------------------------------------------------- functions
+
+
+@pytest.mark.parametrize("name", ["Ingest", "Rebuild"])
+def test_function_runtime_tracing_logging_and_layers(cfn: Template, name: str) -> None:
+    props = function_named(cfn, name)["Properties"]
+    assert props["Runtime"] == "python3.12"
+    assert props["Architectures"] == ["arm64"]
+    assert props["TracingConfig"] == {"Mode": "Active"}
+    assert props["LoggingConfig"]["LogFormat"] == "JSON"
+    assert props["Handler"] == "app.lambda_handler"
+    layers = props["Layers"]
+    shared = resources_of_type(cfn, "AWS::Lambda::LayerVersion")
+    assert len(shared) == 1 and {"Ref": next(iter(shared))} in layers
+    powertools = [v for v in layers if "Fn::Sub" in v]
+    assert len(powertools) == 1
+    assert ":017000801446:layer:AWSLambdaPowertoolsPythonV3-python312-arm64:" in (
+        powertools[0]["Fn::Sub"]
+    )
+
+
+@pytest.mark.parametrize("name", ["Ingest", "Rebuild"])
+def test_environment_is_the_documented_set_and_names_existing_things(
+    cfn: Template, name: str
+) -> None:
+    env = function_named(cfn, name)["Properties"]["Environment"]["Variables"]
+    assert set(env) == documented_env(name.lower()) | POWERTOOLS
+    known = set(cfn["Resources"]) | set(cfn["Parameters"]) | set(Resolver.PSEUDO)
+    for var, value in env.items():
+        missing = set(referenced_ids(value)) - known
+        assert not missing, f"{var} refers to {missing}"
+
+
+def test_environment_with_defaults_is_accepted_by_the_config(source: Template) -> None:
+    resolver = Resolver(source, {"SiteUrl": SITE})
+    globals_env = source["Globals"]["Function"]["Environment"]["Variables"]
+
+    def env_of(name: str) -> dict[str, str]:
+        own = source["Resources"][f"{name}Function"]["Properties"]["Environment"]["Variables"]
+        return {k: str(v) for k, v in resolver.value({**globals_env, **own}).items()}
+
+    ingest = IngestConfig.from_env(env_of("Ingest"))
+    assert ingest.table_name == "<Table>" and ingest.dlq_url == "<DeadLetterQueue>"
+    assert ingest.site_url == SITE
+
+    rebuild_env = env_of("Rebuild")
+    rebuild = RebuildConfig.from_env(rebuild_env)
+    assert rebuild.bucket_name == "<Bucket>"
+    assert rebuild.distribution_id == "<Distribution>"
+    assert rebuild.public_base_url == "https://<Distribution.DomainName>"
+    timeout = source["Resources"]["RebuildFunction"]["Properties"]["Timeout"]
+    assert rebuild.lease_seconds > timeout
+    assert rebuild.time_budget_margin_seconds < timeout
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({}, "https://<Distribution.DomainName>"),
+        (
+            {
+                "DomainName": "sitemaps.example.com",
+                "AcmCertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/abc-1",
+            },
+            "https://sitemaps.example.com",
+        ),
+        ({"PublicBaseUrl": SITE}, SITE),
+    ],
+)
+def test_public_base_url_follows_where_the_files_are_served(
+    source: Template, overrides: dict[str, str], expected: str
+) -> None:
+    resolver = Resolver(source, {"SiteUrl": SITE, **overrides})
+    env = source["Resources"]["RebuildFunction"]["Properties"]["Environment"]["Variables"]
+    assert resolver.value(env["PUBLIC_BASE_URL"]) == expected
+    index = resolver.value(source["Outputs"]["SitemapIndexUrl"]["Value"])
+    assert index == expected + "/sitemap.xml"
+
+
+def test_rebuild_runs_alone_and_is_sized_for_a_full_rebuild(cfn: Template) -> None:
+    props = function_named(cfn, "Rebuild")["Properties"]
+    assert props["ReservedConcurrentExecutions"] == 1
+    assert props["Timeout"] == 900
+    params = cfn["Parameters"]
+    assert params["RebuildMemorySize"]["Default"] >= 3008
+    # 10M URLs spooled at about 250 bytes each: 2.5 GB must fit in /tmp.
+    assert params["RebuildEphemeralStorageSize"]["Default"] * 1024 * 1024 >= 10_000_000 * 250
+    invoke = resources_of_type(cfn, "AWS::Lambda::EventInvokeConfig")
+    (config,) = invoke.values()
+    assert config["Properties"]["FunctionName"] == {"Ref": "RebuildFunction"}
+    assert config["Properties"]["MaximumRetryAttempts"] == 0
+
+
+def test_rebuild_schedule_uses_the_rate_parameter(cfn: Template) -> None:
+    rules = resources_of_type(cfn, "AWS::Events::Rule")
+    schedules = [r for r in rules.values() if "ScheduleExpression" in r["Properties"]]
+    assert [r["Properties"]["ScheduleExpression"] for r in schedules] == [
+        {"Ref": "RebuildSchedule"}
+    ]
+    assert cfn["Parameters"]["RebuildSchedule"]["Default"] == "rate(5 minutes)"
+    (target,) = schedules[0]["Properties"]["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": ["RebuildFunction", "Arn"]}
+
+
+# ---------------------------------------------------------------- ingest queue
+
+
+def test_ingest_event_source_reports_batch_item_failures(cfn: Template) -> None:
+    (mapping,) = resources_of_type(cfn, "AWS::Lambda::EventSourceMapping").values()
+    props = mapping["Properties"]
+    assert props["FunctionName"] == {"Ref": "IngestFunction"}
+    assert props["EventSourceArn"] == {"Fn::GetAtt": ["Queue", "Arn"]}
+    assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert props["BatchSize"] == {"Ref": "IngestBatchSize"}
+    assert props["MaximumBatchingWindowInSeconds"] == {"Ref": "IngestBatchingWindowSeconds"}
+    assert props["ScalingConfig"] == {"MaximumConcurrency": {"Ref": "IngestMaximumConcurrency"}}
+    # Above 10 messages per batch, SQS event sources need a batching window of at least 1 s.
+    assert cfn["Parameters"]["IngestBatchingWindowSeconds"]["MinValue"] >= 1
+
+
+def test_visibility_timeout_covers_six_ingest_timeouts_plus_the_batching_window(
+    cfn: Template,
+) -> None:
+    timeout = function_named(cfn, "Ingest")["Properties"]["Timeout"]
+    visibility = cfn["Resources"]["Queue"]["Properties"]["VisibilityTimeout"]
+    window_max = cfn["Parameters"]["IngestBatchingWindowSeconds"]["MaxValue"]
+    assert visibility >= 6 * timeout
+    assert visibility >= 6 * timeout + window_max
+
+
+def test_queues_encrypted_redrive_to_dlq_kept_fourteen_days(cfn: Template) -> None:
+    queue = cfn["Resources"]["Queue"]["Properties"]
+    dlq = cfn["Resources"]["DeadLetterQueue"]["Properties"]
+    assert queue["SqsManagedSseEnabled"] is True and dlq["SqsManagedSseEnabled"] is True
+    assert queue["RedrivePolicy"] == {
+        "deadLetterTargetArn": {"Fn::GetAtt": ["DeadLetterQueue", "Arn"]},
+        "maxReceiveCount": {"Ref": "MaxReceiveCount"},
+    }
+    assert dlq["MessageRetentionPeriod"] == 14 * 24 * 3600
+    # A moved message keeps its first enqueue time: the DLQ must keep messages longer.
+    assert queue["MessageRetentionPeriod"] < dlq["MessageRetentionPeriod"]
+
+
+def test_queue_policy_denies_plain_http_and_admits_only_the_change_rule(
+    cfn: Template, source: Template
+) -> None:
+    statements = cfn["Resources"]["QueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    without_rule = Resolver(source, {"SiteUrl": SITE}).value(statements)
+    assert [s["Effect"] for s in without_rule] == ["Deny"]
+    assert without_rule[0]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+
+    with_rule = Resolver(source, {"SiteUrl": SITE, "EventSource": "com.example.cms"})
+    allow = [s for s in with_rule.value(statements) if s["Effect"] == "Allow"]
+    assert allow == [
+        {
+            "Sid": "AllowOnlyTheChangeEventRule",
+            "Effect": "Allow",
+            "Principal": {"Service": "events.amazonaws.com"},
+            "Action": "sqs:SendMessage",
+            "Resource": "<Queue.Arn>",
+            "Condition": {"ArnEquals": {"aws:SourceArn": "<ChangeEventRule.Arn>"}},
+        }
+    ]
+    rule = cfn["Resources"]["ChangeEventRule"]
+    assert rule["Condition"] == "UseEventBridgeRule"
+    assert rule["Properties"]["EventBusName"] == {"Ref": "EventBusName"}
+    assert cfn["Parameters"]["EventBusName"]["Default"] == "default"
+    assert rule["Properties"]["EventPattern"] == {
+        "source": [{"Ref": "EventSource"}],
+        "detail-type": [{"Ref": "EventDetailType"}],
+    }
+    assert rule["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": ["Queue", "Arn"]}
+    assert not Resolver(source, {"SiteUrl": SITE}).condition("UseEventBridgeRule")
+
+
+# ---------------------------------------------------------------- IAM
+
+
+def role_statements(cfn: Template, role: str) -> list[dict[str, Any]]:
+    props = cfn["Resources"][role]["Properties"]
+    return [s for p in props.get("Policies", []) for s in p["PolicyDocument"]["Statement"]]
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+@pytest.mark.parametrize("role", ["IngestFunctionRole", "RebuildFunctionRole"])
+def test_iam_statements_name_actions_and_resources(cfn: Template, role: str) -> None:
+    statements = role_statements(cfn, role)
+    assert statements
+    for s in statements:
+        assert s["Effect"] == "Allow"
+        for action in as_list(s["Action"]):
+            assert action != "*" and not action.endswith(":*"), action
+        for resource in as_list(s["Resource"]):
+            assert resource != "*", s
+            assert set(referenced_ids(resource)) & set(cfn["Resources"]), s
+    managed = set(cfn["Resources"][role]["Properties"]["ManagedPolicyArns"])
+    assert managed <= SAM_MANAGED
+
+
+def actions_on(cfn: Template, role: str, resource: Any) -> set[str]:
+    return {
+        a
+        for s in role_statements(cfn, role)
+        if resource in as_list(s["Resource"])
+        for a in as_list(s["Action"])
+    }
+
+
+def test_each_function_gets_exactly_the_table_actions_it_uses(cfn: Template) -> None:
+    table = {"Fn::GetAtt": ["Table", "Arn"]}
+    assert actions_on(cfn, "IngestFunctionRole", table) == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:BatchGetItem",
+    }
+    assert actions_on(cfn, "RebuildFunctionRole", table) == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:Scan",
+    }
+
+
+def test_ingest_may_send_only_to_the_dlq(cfn: Template) -> None:
+    sends = [s for s in role_statements(cfn, "IngestFunctionRole") if "sqs:" in str(s["Action"])]
+    assert len(sends) == 1
+    assert set(referenced_ids(sends[0]["Resource"])) == {"DeadLetterQueue"}
+
+
+def test_rebuild_writes_the_bucket_and_invalidates_only_its_distribution(
+    cfn: Template, source: Template
+) -> None:
+    resolver = Resolver(source, {"SiteUrl": SITE})
+    statements = resolver.value(role_statements(cfn, "RebuildFunctionRole"))
+    by_resource: dict[str, set[str]] = {}
+    for s in statements:
+        for r in as_list(s["Resource"]):
+            by_resource.setdefault(r, set()).update(as_list(s["Action"]))
+    assert by_resource["<Bucket.Arn>/*"] == {"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}
+    assert by_resource["<Bucket.Arn>"] == {"s3:ListBucket"}
+    assert by_resource["arn:aws:cloudfront::123456789012:distribution/<Distribution>"] == {
+        "cloudfront:CreateInvalidation"
+    }
+
+
+# ---------------------------------------------------------------- table
+
+
+def test_table_keys_billing_recovery_encryption_ttl_and_retention(cfn: Template) -> None:
+    table = cfn["Resources"]["Table"]
+    assert table["DeletionPolicy"] == "Retain" and table["UpdateReplacePolicy"] == "Retain"
+    props = table["Properties"]
+    assert props["KeySchema"] == [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "sk", "KeyType": "RANGE"},
+    ]
+    assert {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]} == {
+        "pk": "S",
+        "sk": "S",
+    }
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert props["SSESpecification"] == {"SSEEnabled": True}
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
+
+
+# ---------------------------------------------------------------- bucket and CloudFront
+
+
+def test_bucket_is_private_encrypted_and_versioned(cfn: Template) -> None:
+    props = cfn["Resources"]["Bucket"]["Properties"]
+    assert props["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    assert props["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
+    (rule,) = props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert rule["ServerSideEncryptionByDefault"]["SSEAlgorithm"] in {"AES256", "aws:kms"}
+    assert props["VersioningConfiguration"] == {"Status": "Enabled"}
+    expiring = [r for r in props["LifecycleConfiguration"]["Rules"] if r["Status"] == "Enabled"]
+    assert any("NoncurrentVersionExpiration" in r for r in expiring)
+
+
+def test_bucket_policy_admits_only_this_distribution_and_denies_plain_http(
+    cfn: Template, source: Template
+) -> None:
+    policy = Resolver(source, {"SiteUrl": SITE}).value(
+        cfn["Resources"]["BucketPolicy"]["Properties"]
+    )
+    assert policy["Bucket"] == "<Bucket>"
+    distribution_arn = "arn:aws:cloudfront::123456789012:distribution/<Distribution>"
+    allows = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+    assert {a for s in allows for a in as_list(s["Action"])} == {"s3:GetObject", "s3:ListBucket"}
+    for s in allows:
+        assert s["Principal"] == {"Service": "cloudfront.amazonaws.com"}
+        assert s["Condition"] == {"StringEquals": {"AWS:SourceArn": distribution_arn}}
+    denies = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+    assert denies == [
+        {
+            "Sid": "DenyRequestsWithoutTls",
+            "Effect": "Deny",
+            "Principal": "*",
+            "Action": "s3:*",
+            "Resource": ["<Bucket.Arn>", "<Bucket.Arn>/*"],
+            "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+        }
+    ]
+
+
+def test_distribution_uses_oac_https_compression_and_a_cache_control_policy(
+    cfn: Template,
+) -> None:
+    config = cfn["Resources"]["Distribution"]["Properties"]["DistributionConfig"]
+    (origin,) = config["Origins"]
+    assert origin["DomainName"] == {"Fn::GetAtt": ["Bucket", "RegionalDomainName"]}
+    assert origin["OriginAccessControlId"] == {"Fn::GetAtt": ["OriginAccessControl", "Id"]}
+    assert origin["S3OriginConfig"] == {"OriginAccessIdentity": ""}
+    oac = cfn["Resources"]["OriginAccessControl"]["Properties"]["OriginAccessControlConfig"]
+    assert (oac["SigningBehavior"], oac["OriginAccessControlOriginType"]) == ("always", "s3")
+    behavior = config["DefaultCacheBehavior"]
+    assert behavior["ViewerProtocolPolicy"] == "redirect-to-https"
+    assert behavior["Compress"] is True
+    assert behavior["AllowedMethods"] == ["GET", "HEAD"]
+    assert behavior["CachePolicyId"] == {"Ref": "CachePolicy"}
+    cache = cfn["Resources"]["CachePolicy"]["Properties"]["CachePolicyConfig"]
+    # MinTTL 0 lets the objects' own max-age (300 s for the index) decide.
+    assert cache["MinTTL"] == 0
+    assert cache["DefaultTTL"] <= 300 <= cache["MaxTTL"]
+    assert cache["MaxTTL"] >= 3600
+
+
+def test_custom_domain_sets_alias_and_certificate_only_when_both_are_given(
+    cfn: Template, source: Template
+) -> None:
+    config = cfn["Resources"]["Distribution"]["Properties"]["DistributionConfig"]
+    plain = Resolver(source, {"SiteUrl": SITE}).value(config)
+    assert "Aliases" not in plain
+    assert plain["ViewerCertificate"] == {"CloudFrontDefaultCertificate": True}
+
+    arn = "arn:aws:acm:us-east-1:123456789012:certificate/abc-1"
+    custom = Resolver(
+        source, {"SiteUrl": SITE, "DomainName": "sitemaps.example.com", "AcmCertificateArn": arn}
+    ).value(config)
+    assert custom["Aliases"] == ["sitemaps.example.com"]
+    assert custom["ViewerCertificate"]["AcmCertificateArn"] == arn
+    assert custom["ViewerCertificate"]["SslSupportMethod"] == "sni-only"
+    assert custom["ViewerCertificate"]["MinimumProtocolVersion"].startswith("TLSv1.2")
+
+    half = Resolver(source, {"SiteUrl": SITE, "DomainName": "sitemaps.example.com"})
+    assert not half.condition("HasCustomDomain")
+    rule = source["Rules"]["CustomDomainNeedsBoth"]
+    assert half._truth(rule["RuleCondition"])
+    assert not half._truth(rule["Assertions"][0]["Assert"])
+
+
+# ---------------------------------------------------------------- operations and outputs
+
+
+def alarm_on(cfn: Template, metric: str, dimension_value: Any) -> dict[str, Any]:
+    for alarm in resources_of_type(cfn, "AWS::CloudWatch::Alarm").values():
+        props = alarm["Properties"]
+        if props["MetricName"] == metric and props["Dimensions"][0]["Value"] == dimension_value:
+            return dict(props)
+    raise AssertionError(f"no alarm on {metric} of {dimension_value}")
+
+
+def test_alarms_watch_dlq_depth_message_age_and_rebuild_errors(
+    cfn: Template, source: Template
+) -> None:
+    dlq = alarm_on(
+        cfn,
+        "ApproximateNumberOfMessagesVisible",
+        {"Fn::GetAtt": ["DeadLetterQueue", "QueueName"]},
+    )
+    assert (dlq["Threshold"], dlq["ComparisonOperator"]) == (0, "GreaterThanThreshold")
+    age = alarm_on(cfn, "ApproximateAgeOfOldestMessage", {"Fn::GetAtt": ["Queue", "QueueName"]})
+    assert age["Threshold"] == {"Ref": "OldestMessageAgeAlarmSeconds"}
+    errors = alarm_on(cfn, "Errors", {"Ref": "RebuildFunction"})
+    assert (errors["Namespace"], errors["Threshold"]) == ("AWS/Lambda", 0)
+
+    topic = "arn:aws:sns:us-east-1:123456789012:ops"
+    for props in (dlq, age, errors):
+        assert Resolver(source, {"SiteUrl": SITE}).value(props).get("AlarmActions") is None
+        with_topic = Resolver(source, {"SiteUrl": SITE, "AlarmTopicArn": topic}).value(props)
+        assert with_topic["AlarmActions"] == [topic]
+
+
+def test_outputs_name_the_operational_endpoints(cfn: Template) -> None:
+    outputs = cfn["Outputs"]
+    expected = {
+        "QueueUrl": {"Ref": "Queue"},
+        "QueueArn": {"Fn::GetAtt": ["Queue", "Arn"]},
+        "DeadLetterQueueUrl": {"Ref": "DeadLetterQueue"},
+        "BucketName": {"Ref": "Bucket"},
+        "DistributionId": {"Ref": "Distribution"},
+        "DistributionDomainName": {"Fn::GetAtt": ["Distribution", "DomainName"]},
+    }
+    for name, value in expected.items():
+        assert outputs[name]["Value"] == value, name
+    assert "SitemapIndexUrl" in outputs

@@ -1,0 +1,73 @@
+"""Spooling a Scan per leaf: splits agree with split_counts, parts come back in hash order."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemap_updater.rebuild.full import LeafIndex, ScanStoppedError, Spools
+from sitemap_updater.store.items import Item
+from sitemap_updater.store.keys import HASH_HEX_LEN, hash_bits
+from sitemap_updater.store.shards import ShardIdError, leaf_for, split_counts
+
+hashes = st.lists(
+    st.text(alphabet="0123456789abcdef", min_size=HASH_HEX_LEN, max_size=HASH_HEX_LEN),
+    unique=True,
+    max_size=60,
+)
+
+
+def _item(uh: str) -> Item:
+    return {"pk": {"S": "u#" + uh[0]}, "sk": {"S": uh}, "loc": {"S": f"https://e.com/{uh}"}}
+
+
+@given(st.text(alphabet="0123456789abcdef", min_size=HASH_HEX_LEN, max_size=HASH_HEX_LEN))
+def test_leaf_index_agrees_with_leaf_for(uh: str) -> None:
+    leaves = ["r00", "r010", "r011", "r1"]
+    assert LeafIndex(leaves).leaf_for(uh) == leaf_for(uh, leaves)
+
+
+def test_leaf_index_rejects_a_hash_no_leaf_covers() -> None:
+    with pytest.raises(ShardIdError, match="no leaf covers hash"):
+        LeafIndex(["r0"]).leaf_for("f" * HASH_HEX_LEN)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hashes, st.integers(min_value=1, max_value=9))
+def test_loaded_parts_equal_split_counts_and_are_in_hash_order(
+    tmp_path_factory: pytest.TempPathFactory, uhs: list[str], cap: int
+) -> None:
+    leaves = ["r0", "r1"]
+    spools = Spools(tmp_path_factory.mktemp("spool"), leaves)
+    shuffled = list(uhs)
+    random.Random(7).shuffle(shuffled)
+    spools.fill((_item(u) for u in shuffled), should_stop=lambda: False)
+    for leaf in leaves:
+        mine = sorted(u for u in uhs if hash_bits(u, 1) == leaf[1:])
+        parts = list(spools.load(leaf, cap))
+        assert [p for p, _ in parts] == split_counts(mine, leaf, cap)
+        flattened = [item["sk"]["S"] for _, items in parts for item in items]
+        assert flattened == mine
+        for part, items in parts:
+            assert len(items) <= cap
+            assert all(hash_bits(i["sk"]["S"], len(part) - 1) == part[1:] for i in items)
+
+
+def test_spooled_items_come_back_unchanged(tmp_path: Path) -> None:
+    item = _item("a" * HASH_HEX_LEN)
+    item["priority"] = {"N": "0.5"}
+    item["alternates"] = {"L": [{"M": {"hreflang": {"S": "de"}, "href": {"S": "https://e.com/"}}}]}
+    spools = Spools(tmp_path, ["r"])
+    spools.fill([item], should_stop=lambda: False)
+    assert list(spools.load("r", 10)) == [("r", [item])]
+
+
+def test_the_time_budget_stops_the_fill(tmp_path: Path) -> None:
+    spools = Spools(tmp_path, ["r"])
+    items = (_item(format(i, f"0{HASH_HEX_LEN}x")) for i in range(5000))
+    with pytest.raises(ScanStoppedError, match="after 1000 items"):
+        spools.fill(items, should_stop=lambda: True)

@@ -1,0 +1,97 @@
+"""Records of a source turned into validated changes, with the ingest's rules.
+
+A JSONL line is judged exactly as ingest judges an SQS message body
+(``sitemap_updater.ingest.events.decode_body``); a sitemap or CSV entry becomes an upsert
+checked by the protocol core's ``make_entry``. Each valid change carries the ordering key
+``ev`` that ingest would store, so last-writer-wins gives the table's final state.
+
+An event without ``occurred_at`` takes the time a queue would have stamped on it: the start of
+the run plus one microsecond per change before it, so later lines of a file win over earlier
+ones, as they would if the file were sent in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+from sitemap_updater.ingest.events import MISSING, ChangeEvent, Rejection, decode_body
+from sitemap_updater.ingest.ordering import content_digest, event_key
+from sitemap_updater.protocol import Site, SitemapError, make_entry
+from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.store.items import live_item
+from sitemap_updater.store.keys import url_hash
+from sitemap_updater_local.finalstate import Change
+from sitemap_updater_local.sources import BodyLine, Problem, RawEntry, quote
+
+
+def describe(field: str, value: object, rule: str) -> str:
+    """One readable line naming the field, the value and the rule."""
+    if value is MISSING:
+        return f"{field}: missing: {rule}"
+    return f"{field}: {quote(value)} is invalid: {rule}"
+
+
+def _priority(raw: str | None) -> object:
+    """A sitemap's priority text as a number; text that is not a number is passed on as is,
+    so that ``make_entry`` rejects it with its own message."""
+    if raw is None:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        return raw
+
+
+def entry_from_raw(site: Site, raw: RawEntry, now: datetime) -> Entry:
+    """The normalized entry of a sitemap or CSV record; raises ``SitemapError``."""
+    return make_entry(
+        site,
+        loc=raw.loc,
+        lastmod=raw.lastmod,
+        changefreq=raw.changefreq,
+        priority=_priority(raw.priority),
+        alternates=tuple(Alternate(hreflang=h, href=href) for h, href in raw.alternates),
+        images=tuple(Image(loc=loc) for loc in raw.images),
+        now=now,
+    )
+
+
+class ChangeReader:
+    """Judges records against one site; ``now`` is the run's start (UTC)."""
+
+    def __init__(self, site: Site, now: datetime | None = None) -> None:
+        self.site = site
+        self.now = now or datetime.now(UTC)
+        self._seq = 0
+
+    def _stamp(self) -> datetime:
+        self._seq += 1
+        return self.now + timedelta(microseconds=self._seq)
+
+    def from_raw(self, raw: RawEntry) -> Change | Problem:
+        """An upsert of a sitemap or CSV entry."""
+        try:
+            entry = entry_from_raw(self.site, raw, self.now)
+        except SitemapError as exc:
+            return Problem(raw.where, describe(exc.field, exc.value, exc.rule))
+        digest = content_digest(entry)
+        ev = event_key(self._stamp(), "upsert", digest)
+        return Change(url_hash(entry.loc), ev, live_item(entry, ev, digest))
+
+    def from_body(self, line: BodyLine) -> Iterator[Change | Problem]:
+        """Every change of one message body (a change object, EventBridge event or array)."""
+        decoded = decode_body(line.text, sent_at=self._stamp(), site=self.site, now=self.now)
+        for judged in decoded.items:
+            if isinstance(judged, Rejection):
+                where = line.where if judged.index is None else f"{line.where}[{judged.index}]"
+                yield Problem(where, describe(judged.field, judged.value, judged.rule))
+            else:
+                yield self._change(judged)
+
+    @staticmethod
+    def _change(event: ChangeEvent) -> Change:
+        uh = url_hash(event.loc)
+        if event.entry is None:
+            return Change(uh, event.event_key, None)
+        return Change(uh, event.event_key, live_item(event.entry, event.event_key, event.digest))

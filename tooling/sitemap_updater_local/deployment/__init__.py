@@ -1,0 +1,28 @@
+"""The system on an embedded AWS (moto), provisioned from template.yaml, run in-process.
+
+```python
+with LocalDeployment(template="template.yaml", site_url="https://www.example.com",
+                     parameters={"MaxUrlsPerSitemap": "40000"}, faults=None) as dep:
+    dep.send(bodies)                  # raw SQS bodies, as is, in batches of 10
+    dep.drain()                       # the SQS event source mapping, until the queue is empty
+    dep.rebuild()                     # one scheduled rebuild invocation -> its report
+    dep.rebuild_until_clean()         # until a run reports complete
+    dep.download("sitemap-out")       # the bucket's objects under their keys
+```
+
+Not shipped to Lambda: this is development and demonstration tooling.
+"""
+
+from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
+from sitemap_updater_local.deployment.local import DeadLetter, LocalDeployment, SendFailure
+from sitemap_updater_local.deployment.runtime import LambdaContext, emf_metrics
+
+__all__ = [
+    "DeadLetter",
+    "DrainReport",
+    "EventSourceMapping",
+    "LambdaContext",
+    "LocalDeployment",
+    "SendFailure",
+    "emf_metrics",
+]

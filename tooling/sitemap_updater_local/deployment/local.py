@@ -1,0 +1,405 @@
+"""The whole system on moto, in-process: :class:`LocalDeployment`."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import boto3
+from moto import mock_aws
+
+from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
+from sitemap_updater_local.deployment.provision import Stack, provision
+from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
+from sitemap_updater_local.faults import FaultPlan
+from sitemap_updater_local.template import (
+    ACCOUNT_ID,
+    REGION,
+    FunctionSpec,
+    Template,
+    read_body,
+)
+
+#: SQS limits for SendMessageBatch (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html)
+SEND_BATCH_MAX_ENTRIES = 10
+SEND_BATCH_MAX_BYTES = 262_144
+
+_FAKE_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_SECURITY_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_REGION": REGION,
+}
+#: Removed while the deployment runs, so no real profile or endpoint can be used by accident.
+_CLEARED = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE")
+
+
+@dataclass(frozen=True, slots=True)
+class SendFailure:
+    """A body SQS refused (it never entered the queue)."""
+
+    body: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    message_id: str
+    body: str
+    attributes: dict[str, str]
+    message_attributes: dict[str, str]
+
+    @property
+    def reason(self) -> str | None:
+        """The reason the ingest function attached; None for a message SQS redrove."""
+        return self.message_attributes.get("reason")
+
+
+class LocalDeployment:
+    """The template's resources on moto, its two functions loaded from their files.
+
+    Use as a context manager; see the module docstring of :mod:`sitemap_updater_local.deployment`.
+    """
+
+    def __init__(
+        self,
+        template: str | Path = "template.yaml",
+        site_url: str = "https://www.example.com",
+        parameters: Mapping[str, str] | None = None,
+        faults: FaultPlan | None = None,
+    ) -> None:
+        self.template_path = Path(template)
+        self.site_url = site_url
+        self.parameters = dict(parameters or {})
+        self.faults = faults
+        self.output = FunctionOutput()
+        self._mock: Any = None
+        self._saved_env: dict[str, str | None] = {}
+        self._saved_default_session: boto3.Session | None = None
+        self._started = False
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def __enter__(self) -> LocalDeployment:
+        self._saved_env = {n: os.environ.get(n) for n in (*_FAKE_CREDENTIALS, *_CLEARED)}
+        for name in _CLEARED:
+            os.environ.pop(name, None)
+        os.environ.update(_FAKE_CREDENTIALS)
+        self._saved_default_session = boto3.DEFAULT_SESSION
+        boto3.DEFAULT_SESSION = None
+        self._mock = mock_aws()
+        self._mock.start()
+        self._started = True
+        try:
+            self._provision()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if not self._started:
+            return
+        self._started = False
+        if self.faults is not None:
+            self.faults.uninstall()
+        self._mock.stop()
+        boto3.DEFAULT_SESSION = self._saved_default_session
+        for name, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    def _provision(self) -> None:
+        # The emulator's own clients come from a session of their own: injected faults are
+        # meant for the functions, not for the harness that inspects the results.
+        session = boto3.Session(region_name=REGION)
+        self.dynamodb = session.client("dynamodb")
+        self.s3 = session.client("s3")
+        self.sqs = session.client("sqs")
+        self.cloudfront = session.client("cloudfront")
+        site_param = _site_parameter(read_body(self.template_path))
+        if site_param is not None and site_param not in self.parameters:
+            self.parameters[site_param] = self.site_url
+        self.template = Template.load(self.template_path, self.parameters)
+        self.stack: Stack = provision(
+            self.template,
+            {
+                "dynamodb": self.dynamodb,
+                "s3": self.s3,
+                "sqs": self.sqs,
+                "cloudfront": self.cloudfront,
+            },
+        )
+        specs = self.template.functions()
+        ingest_id, source = _sqs_source(specs)
+        rebuild_id = _scheduled(specs)
+        self.ingest = self._function(specs[ingest_id], site_param)
+        self.rebuild_function = self._function(specs[rebuild_id], site_param)
+        queue_arn = str(self.template.resolve(source["Queue"]))
+        if queue_arn not in self.stack.queue_arns:
+            raise ValueError(f"function {ingest_id}: SQS event Queue {queue_arn} is not a queue")
+        self.queue_url = self.stack.queue_arns[queue_arn]
+        self.queue_arn = queue_arn
+        self.batch_size = int(self.template.resolve(source.get("BatchSize", 10)))
+        self.dlq_url, self.max_receive_count = self._dead_letter_queue()
+        self.table_name = self.ingest.environment.get("TABLE_NAME", "")
+        self.bucket_name = self.rebuild_function.environment.get("BUCKET_NAME", "")
+        self.distribution_id = self.rebuild_function.environment.get("DISTRIBUTION_ID", "")
+        self.mapping = EventSourceMapping(
+            sqs=self.sqs,
+            queue_url=self.queue_url,
+            queue_arn=queue_arn,
+            batch_size=self.batch_size,
+            invoke=self._invoke_ingest,
+        )
+        if self.faults is not None:
+            self.faults.install()
+
+    def _function(self, spec: FunctionSpec, site_param: str | None) -> LocalFunction:
+        env = dict(spec.environment)
+        if site_param is None and "SITE_URL" in env:
+            env["SITE_URL"] = self.site_url
+        name = str(self.template.resolve({"Ref": spec.logical_id}))
+        return LocalFunction(spec=spec, environment=env, output=self.output, physical_name=name)
+
+    def _dead_letter_queue(self) -> tuple[str, int | None]:
+        attrs = self.sqs.get_queue_attributes(
+            QueueUrl=self.queue_url, AttributeNames=["RedrivePolicy"]
+        )["Attributes"]
+        if "RedrivePolicy" in attrs:
+            policy = json.loads(attrs["RedrivePolicy"])
+            return self.stack.queue_arns[policy["deadLetterTargetArn"]], int(
+                policy["maxReceiveCount"]
+            )
+        return self.ingest.environment.get("DLQ_URL", ""), None
+
+    # --- the event path ---------------------------------------------------------------------
+
+    def send(self, bodies: Iterable[str]) -> list[SendFailure]:
+        """Send raw bodies as is, in batches of up to 10 (and 256 KiB); returns what SQS refused."""
+        failures: list[SendFailure] = []
+        batch: list[str] = []
+        size = 0
+        for body in bodies:
+            n = len(body.encode("utf-8", "surrogatepass"))
+            if batch and (len(batch) == SEND_BATCH_MAX_ENTRIES or size + n > SEND_BATCH_MAX_BYTES):
+                failures += self._send_batch(batch)
+                batch, size = [], 0
+            batch.append(body)
+            size += n
+        if batch:
+            failures += self._send_batch(batch)
+        return failures
+
+    def _send_batch(self, bodies: list[str]) -> list[SendFailure]:
+        if (
+            len(bodies) == 1
+            and len(bodies[0].encode("utf-8", "surrogatepass")) > SEND_BATCH_MAX_BYTES
+        ):
+            return [
+                SendFailure(bodies[0], "InvalidParameterValue", "message is larger than 256 KiB")
+            ]
+        try:
+            response = self.sqs.send_message_batch(
+                QueueUrl=self.queue_url,
+                Entries=[{"Id": str(i), "MessageBody": b} for i, b in enumerate(bodies)],
+            )
+        except Exception as exc:  # a body the SDK cannot even encode, or a batch-level refusal
+            if len(bodies) > 1:
+                return [f for b in bodies for f in self._send_batch([b])]
+            return [SendFailure(bodies[0], type(exc).__name__, str(exc))]
+        return [
+            SendFailure(bodies[int(f["Id"])], str(f.get("Code", "")), str(f.get("Message", "")))
+            for f in response.get("Failed", [])
+        ]
+
+    def _invoke_ingest(
+        self, event: dict[str, Any]
+    ) -> tuple[Any, BaseException | None, dict[str, float]]:
+        inv = self.ingest.invoke(event)
+        return inv.result, inv.error, inv.metrics
+
+    def drain(self, progress: Callable[[int], None] | None = None) -> DrainReport:
+        """Run the emulated event source mapping until no message is visible."""
+        return self.mapping.drain(progress)
+
+    def rebuild(self, full: bool = False, remaining_ms: int = 900_000) -> dict[str, Any]:
+        """One rebuild invocation (scheduled event, or a full rebuild); the handler's report.
+
+        An exception from the handler propagates, as a failed invocation.
+        """
+        event = {"full_rebuild": True} if full else scheduled_event()
+        inv = self.rebuild_function.invoke(event, remaining_ms)
+        if inv.error is not None:
+            raise inv.error
+        if not isinstance(inv.result, dict):
+            raise TypeError(f"rebuild handler returned {type(inv.result).__name__}, not a dict")
+        return inv.result
+
+    def rebuild_until_clean(
+        self, max_runs: int = 20, remaining_ms: int = 900_000
+    ) -> list[dict[str, Any]]:
+        """Scheduled rebuilds until one reports ``complete``; failed invocations are retried.
+
+        Raises RuntimeError if ``max_runs`` runs do not get there.
+        """
+        runs: list[dict[str, Any]] = []
+        last_error: BaseException | None = None
+        for _ in range(max_runs):
+            try:
+                report = self.rebuild(remaining_ms=remaining_ms)
+            except Exception as exc:  # a failed scheduled invocation; the next one retries
+                last_error = exc
+                continue
+            runs.append(report)
+            if report.get("complete"):
+                return runs
+        raise RuntimeError(
+            f"rebuild not complete after {max_runs} runs "
+            f"(last error: {last_error!r}, last report: {runs[-1] if runs else None})"
+        )
+
+    # --- inspection -------------------------------------------------------------------------
+
+    def objects(self) -> dict[str, str]:
+        """Every object key in the bucket with its ETag."""
+        found: dict[str, str] = {}
+        for page in self.s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket_name):
+            for obj in page.get("Contents", []):
+                found[obj["Key"]] = obj["ETag"]
+        return found
+
+    def download(self, out_dir: str | Path) -> list[Path]:
+        """Write every bucket object into ``out_dir`` under its key; returns the paths."""
+        root = Path(out_dir).resolve()
+        written = []
+        for key in sorted(self.objects()):
+            target = (root / key).resolve()
+            if not target.is_relative_to(root):
+                raise ValueError(f"object key {key!r} would be written outside {root}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            body = self.s3.get_object(Bucket=self.bucket_name, Key=key)["Body"].read()
+            target.write_bytes(body)
+            written.append(target)
+        return written
+
+    def dead_letters(self) -> list[DeadLetter]:
+        """Every message in the DLQ, read without consuming it (made visible again after)."""
+        if not self.dlq_url:
+            return []
+        seen: dict[str, DeadLetter] = {}
+        handles: list[str] = []
+        while True:
+            got = self.sqs.receive_message(
+                QueueUrl=self.dlq_url,
+                MaxNumberOfMessages=10,
+                AttributeNames=["All"],
+                MessageAttributeNames=["All"],
+                VisibilityTimeout=600,
+                WaitTimeSeconds=0,
+            ).get("Messages", [])
+            if not got:
+                break
+            for m in got:
+                handles.append(m["ReceiptHandle"])
+                seen[m["MessageId"]] = DeadLetter(
+                    message_id=m["MessageId"],
+                    body=m["Body"],
+                    attributes={str(k): v for k, v in m.get("Attributes", {}).items()},
+                    message_attributes={
+                        k: str(v.get("StringValue", ""))
+                        for k, v in m.get("MessageAttributes", {}).items()
+                    },
+                )
+        for start in range(0, len(handles), 10):
+            self.sqs.change_message_visibility_batch(
+                QueueUrl=self.dlq_url,
+                Entries=[
+                    {"Id": str(i), "ReceiptHandle": h, "VisibilityTimeout": 0}
+                    for i, h in enumerate(handles[start : start + 10])
+                ],
+            )
+        return sorted(seen.values(), key=lambda d: int(d.attributes.get("SentTimestamp", "0")))
+
+    def invalidations(self) -> list[tuple[str, list[str]]]:
+        """Every CloudFront invalidation of the distribution: (id, paths), oldest first."""
+        if not self.distribution_id:
+            return []
+        items = []
+        paginator = self.cloudfront.get_paginator("list_invalidations")
+        for page in paginator.paginate(DistributionId=self.distribution_id):
+            items += page.get("InvalidationList", {}).get("Items", [])
+        items.sort(key=lambda i: i["CreateTime"])
+        out = []
+        for item in items:
+            batch = self.cloudfront.get_invalidation(
+                DistributionId=self.distribution_id, Id=item["Id"]
+            )["Invalidation"]["InvalidationBatch"]
+            out.append((item["Id"], list(batch["Paths"].get("Items", []))))
+        return out
+
+    def invalidated_paths(self) -> list[str]:
+        """Every path of every invalidation, oldest first."""
+        return [p for _, paths in self.invalidations() for p in paths]
+
+
+def scheduled_event(now: datetime | None = None) -> dict[str, Any]:
+    """The event an EventBridge schedule delivers to a Lambda target."""
+    moment = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "version": "0",
+        "id": "00000000-0000-0000-0000-000000000000",
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": ACCOUNT_ID,
+        "time": moment,
+        "region": REGION,
+        "resources": [f"arn:aws:events:{REGION}:{ACCOUNT_ID}:rule/sitemap-updater-local"],
+        "detail": {},
+    }
+
+
+def _site_parameter(body: dict[str, Any]) -> str | None:
+    """The parameter that SITE_URL is taken from, if it is a plain ``!Ref`` of one."""
+    glob = body.get("Globals", {}).get("Function", {}).get("Environment", {})
+    candidates = [glob.get("Variables", {}).get("SITE_URL")]
+    for res in body.get("Resources", {}).values():
+        if res.get("Type") == "AWS::Serverless::Function":
+            env = res.get("Properties", {}).get("Environment", {}).get("Variables", {})
+            candidates.append(env.get("SITE_URL"))
+    params = body.get("Parameters", {})
+    for value in candidates:
+        if isinstance(value, dict) and set(value) == {"Ref"} and value["Ref"] in params:
+            return str(value["Ref"])
+    return None
+
+
+def _sqs_source(specs: dict[str, FunctionSpec]) -> tuple[str, dict[str, Any]]:
+    for lid, spec in specs.items():
+        for event in spec.events.values():
+            if event.get("Type") == "SQS":
+                return lid, dict(event.get("Properties", {}))
+    raise ValueError("template has no function with an SQS event (the ingest function)")
+
+
+def _scheduled(specs: dict[str, FunctionSpec]) -> str:
+    for lid, spec in specs.items():
+        if any(e.get("Type") in {"Schedule", "ScheduleV2"} for e in spec.events.values()):
+            return lid
+    raise ValueError("template has no function with a Schedule event (the rebuild function)")

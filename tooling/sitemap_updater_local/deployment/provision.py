@@ -1,0 +1,207 @@
+"""Create the template's stateful resources on moto with boto3, and bind their physical values.
+
+moto cannot apply the SAM transform, so the resources are created here from the template's own
+properties: the table (keys, indexes, billing mode, TTL, stream), the queues (visibility timeout,
+retention, redrive policy with its ``maxReceiveCount``), the buckets and the CloudFront
+distributions. Every other resource (roles, policies, alarms, the origin access control, ...) has
+no local counterpart; it is bound to a placeholder so that references to it still resolve.
+Resources are created in dependency order: a resource waits until everything it refers to exists.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sitemap_updater_local.template import ACCOUNT_ID, REGION, Template, TemplateError
+
+Clients = dict[str, Any]
+
+
+@dataclass
+class Stack:
+    """Physical names of what was created, by logical id."""
+
+    tables: dict[str, str] = field(default_factory=dict)
+    queues: dict[str, str] = field(default_factory=dict)  # logical id -> queue URL
+    queue_arns: dict[str, str] = field(default_factory=dict)  # ARN -> queue URL
+    buckets: dict[str, str] = field(default_factory=dict)
+    distributions: dict[str, str] = field(default_factory=dict)
+
+
+def _name(tpl: Template, logical_id: str, explicit: Any, lower: bool = False) -> str:
+    name = str(explicit) if explicit else f"{tpl.stack_name}-{logical_id}"
+    return name.lower() if lower else name
+
+
+def _create_table(tpl: Template, lid: str, props: dict[str, Any], c: Clients, st: Stack) -> None:
+    name = _name(tpl, lid, props.get("TableName"))
+    args: dict[str, Any] = {
+        "TableName": name,
+        "KeySchema": props["KeySchema"],
+        "AttributeDefinitions": props["AttributeDefinitions"],
+        "BillingMode": props.get("BillingMode", "PROVISIONED"),
+    }
+    if args["BillingMode"] == "PROVISIONED":
+        args["ProvisionedThroughput"] = {
+            k: int(v) for k, v in props.get("ProvisionedThroughput", {}).items()
+        }
+    for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        if props.get(key):
+            args[key] = props[key]
+    stream = props.get("StreamSpecification")
+    if stream:
+        args["StreamSpecification"] = {"StreamEnabled": True, **stream}
+    desc = c["dynamodb"].create_table(**args)["TableDescription"]
+    ttl = props.get("TimeToLiveSpecification")
+    if ttl and str(ttl.get("Enabled")).lower() == "true":
+        c["dynamodb"].update_time_to_live(
+            TableName=name,
+            TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl["AttributeName"]},
+        )
+    st.tables[lid] = name
+    attrs = {"Arn": desc["TableArn"]}
+    if "LatestStreamArn" in desc:
+        attrs["StreamArn"] = desc["LatestStreamArn"]
+    tpl.bind(lid, name, **attrs)
+
+
+_QUEUE_ATTRIBUTES = (
+    "VisibilityTimeout",
+    "MessageRetentionPeriod",
+    "DelaySeconds",
+    "MaximumMessageSize",
+    "ReceiveMessageWaitTimeSeconds",
+    "FifoQueue",
+    "ContentBasedDeduplication",
+)
+
+
+def _create_queue(tpl: Template, lid: str, props: dict[str, Any], c: Clients, st: Stack) -> None:
+    fifo = str(props.get("FifoQueue", "false")).lower() == "true"
+    name = _name(tpl, lid, props.get("QueueName"))
+    if fifo and not name.endswith(".fifo"):
+        name += ".fifo"
+    attributes = {k: _text(props[k]) for k in _QUEUE_ATTRIBUTES if k in props}
+    redrive = props.get("RedrivePolicy")
+    if redrive:
+        attributes["RedrivePolicy"] = json.dumps(
+            {
+                "deadLetterTargetArn": redrive["deadLetterTargetArn"],
+                "maxReceiveCount": int(redrive["maxReceiveCount"]),
+            }
+        )
+    url = c["sqs"].create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+    arn = f"arn:aws:sqs:{REGION}:{ACCOUNT_ID}:{name}"
+    st.queues[lid] = url
+    st.queue_arns[arn] = url
+    tpl.bind(lid, url, Arn=arn, QueueName=name, QueueUrl=url)
+
+
+def _create_bucket(tpl: Template, lid: str, props: dict[str, Any], c: Clients, st: Stack) -> None:
+    name = _name(tpl, lid, props.get("BucketName"), lower=True)
+    c["s3"].create_bucket(Bucket=name)
+    versioning = props.get("VersioningConfiguration", {}).get("Status")
+    if versioning:
+        c["s3"].put_bucket_versioning(
+            Bucket=name, VersioningConfiguration={"Status": str(versioning)}
+        )
+    st.buckets[lid] = name
+    tpl.bind(
+        lid,
+        name,
+        Arn=f"arn:aws:s3:::{name}",
+        DomainName=f"{name}.s3.amazonaws.com",
+        RegionalDomainName=f"{name}.s3.{REGION}.amazonaws.com",
+        DualStackDomainName=f"{name}.s3.dualstack.{REGION}.amazonaws.com",
+        WebsiteURL=f"http://{name}.s3-website-{REGION}.amazonaws.com",
+    )
+
+
+def _create_distribution(
+    tpl: Template, lid: str, props: dict[str, Any], c: Clients, st: Stack
+) -> None:
+    config = props.get("DistributionConfig", {})
+    origins = [
+        {
+            "Id": str(o.get("Id", f"origin{i}")),
+            "DomainName": str(o["DomainName"]),
+            "S3OriginConfig": {"OriginAccessIdentity": ""},
+        }
+        for i, o in enumerate(config.get("Origins", []))
+    ]
+    if not origins:
+        raise TemplateError(f"distribution {lid}: DistributionConfig.Origins is empty")
+    behavior = config.get("DefaultCacheBehavior", {})
+    cache_behavior: dict[str, Any] = {
+        "TargetOriginId": str(behavior.get("TargetOriginId", origins[0]["Id"])),
+        "ViewerProtocolPolicy": str(behavior.get("ViewerProtocolPolicy", "redirect-to-https")),
+    }
+    if behavior.get("CachePolicyId"):
+        cache_behavior["CachePolicyId"] = str(behavior["CachePolicyId"])
+    else:
+        cache_behavior["ForwardedValues"] = {"QueryString": False, "Cookies": {"Forward": "none"}}
+        cache_behavior["MinTTL"] = 0
+    dist = c["cloudfront"].create_distribution(
+        DistributionConfig={
+            "CallerReference": f"{tpl.stack_name}-{lid}",
+            "Comment": str(config.get("Comment", "")),
+            "Enabled": True,
+            "DefaultRootObject": str(config.get("DefaultRootObject", "")),
+            "Origins": {"Quantity": len(origins), "Items": origins},
+            "DefaultCacheBehavior": cache_behavior,
+        }
+    )["Distribution"]
+    st.distributions[lid] = dist["Id"]
+    tpl.bind(lid, dist["Id"], Id=dist["Id"], DomainName=dist["DomainName"])
+
+
+Creator = Callable[[Template, str, dict[str, Any], Clients, Stack], None]
+CREATORS: dict[str, Creator] = {
+    "AWS::DynamoDB::Table": _create_table,
+    "AWS::SQS::Queue": _create_queue,
+    "AWS::S3::Bucket": _create_bucket,
+    "AWS::CloudFront::Distribution": _create_distribution,
+}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def provision(tpl: Template, clients: Clients) -> Stack:
+    """Create every supported resource of ``tpl`` in dependency order; bind the rest."""
+    stack = Stack()
+    pending: dict[str, str] = {}
+    for lid, res in tpl.body.get("Resources", {}).items():
+        rtype = str(res.get("Type", ""))
+        cond = res.get("Condition")
+        if cond is not None and not tpl.condition(cond):
+            continue
+        if rtype in CREATORS:
+            pending[lid] = rtype
+        elif rtype == "AWS::Serverless::Function":
+            name = str(res.get("Properties", {}).get("FunctionName") or f"{tpl.stack_name}-{lid}")
+            tpl.bind(lid, name, Arn=f"arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:{name}")
+        else:
+            tpl.bind_placeholder(lid)
+    while pending:
+        progressed = False
+        errors = {}
+        for lid, rtype in list(pending.items()):
+            try:
+                props = tpl.properties(lid)
+            except TemplateError as exc:  # refers to something not created yet
+                errors[lid] = str(exc)
+                continue
+            CREATORS[rtype](tpl, lid, props, clients, stack)
+            del pending[lid]
+            progressed = True
+        if not progressed:
+            first = sorted(errors)[0]
+            raise TemplateError(f"resource {first} cannot be created locally: {errors[first]}")
+    return stack

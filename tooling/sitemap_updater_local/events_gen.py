@@ -1,0 +1,133 @@
+"""Realistic, reproducible page events for the demo: a shop-and-magazine site of N pages.
+
+Every event follows the ingest contract: ``{"action": "upsert", "url", "occurred_at", ...}`` with
+the optional ``lastmod``, ``changefreq``, ``priority``, ``alternates`` (hreflang links on the same
+site) and ``images``; or ``{"action": "delete", "url", "occurred_at"}``. The same seed always gives
+the same events.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+_SECTIONS: tuple[tuple[str, str, float, float], ...] = (
+    # path, changefreq, priority, share of pages
+    ("products", "daily", 0.8, 0.55),
+    ("blog", "weekly", 0.6, 0.25),
+    ("category", "daily", 0.7, 0.12),
+    ("help", "monthly", 0.4, 0.08),
+)
+_WORDS = (
+    "oak", "linen", "walnut", "ceramic", "copper", "wool", "slate", "amber", "cotton", "maple",
+    "lamp", "chair", "table", "mug", "rug", "shelf", "vase", "desk", "sofa", "bowl",
+    "guide", "tips", "care", "review", "ideas", "autumn", "small", "studio", "garden", "kitchen",
+)  # fmt: skip
+_LANGUAGES = ("de", "fr", "es")
+BASE_TIME = datetime(2026, 11, 20, 8, 0, tzinfo=UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    url: str
+    section: str
+    changefreq: str
+    priority: float
+    translated: bool
+    images: int
+
+
+def _section(pick: float) -> tuple[str, str, float]:
+    for path, freq, prio, share in _SECTIONS:
+        if pick < share:
+            return path, freq, prio
+        pick -= share
+    path, freq, prio, _ = _SECTIONS[-1]
+    return path, freq, prio
+
+
+def make_pages(n: int, site: str, seed: int = 2026) -> list[Page]:
+    """``n`` distinct pages across the site's sections."""
+    rng = random.Random(seed)
+    pages: list[Page] = []
+    for i in range(n):
+        path, freq, prio = _section(rng.random())
+        slug = "-".join(rng.sample(_WORDS, 2))
+        url = f"{site}/{path}/{slug}-{i}"
+        images = rng.choice((0, 0, 1, 2, 3)) if path in {"products", "blog"} else 0
+        pages.append(Page(url, path, freq, prio, rng.random() < 0.2, images))
+    return pages
+
+
+def upsert_event(page: Page, site: str, moment: datetime, revision: int = 0) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "action": "upsert",
+        "url": page.url,
+        "occurred_at": _stamp(moment),
+        "lastmod": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "changefreq": page.changefreq,
+        "priority": page.priority,
+    }
+    if page.translated:
+        path = page.url[len(site) :]
+        event["alternates"] = [
+            {"hreflang": lang, "href": f"{site}/{lang}{path}"} for lang in _LANGUAGES
+        ]
+    if page.images:
+        name = page.url.rsplit("/", 1)[-1]
+        event["images"] = [
+            {"loc": f"{site}/media/{name}-{k}-v{revision}.jpg"} for k in range(page.images)
+        ]
+    return event
+
+
+def delete_event(page: Page, moment: datetime) -> dict[str, Any]:
+    return {"action": "delete", "url": page.url, "occurred_at": _stamp(moment)}
+
+
+def initial_events(pages: Sequence[Page], site: str) -> list[str]:
+    """One message body per page, published over the first hours of the base day."""
+    return [
+        json.dumps(upsert_event(p, site, BASE_TIME + timedelta(seconds=7 * i)))
+        for i, p in enumerate(pages)
+    ]
+
+
+def follow_up(
+    pages: Sequence[Page], site: str, changes: int, deletes: int, seed: int = 2026
+) -> tuple[list[str], list[Page], list[Page]]:
+    """Bodies that edit ``changes`` pages and delete ``deletes`` others, a day later."""
+    rng = random.Random(seed + 1)
+    chosen = rng.sample(list(pages), min(len(pages), changes + deletes))
+    changed, deleted = chosen[:changes], chosen[changes:]
+    later = BASE_TIME + timedelta(days=1)
+    bodies = [
+        json.dumps(upsert_event(p, site, later + timedelta(seconds=i), revision=1))
+        for i, p in enumerate(changed)
+    ]
+    bodies += [json.dumps(delete_event(p, later + timedelta(minutes=5))) for p in deleted]
+    return bodies, changed, deleted
+
+
+def poison_messages(site: str) -> list[tuple[str, str]]:
+    """Broken messages a real producer might send, each with what is wrong with it."""
+    return [
+        ('{"action": "upsert", "url": ', "not JSON (truncated body)"),
+        (
+            json.dumps({"action": "upsert", "url": "https://elsewhere.example.org/x"}),
+            "URL on another host",
+        ),
+        (
+            json.dumps({"action": "upsert", "url": f"{site}/products/x", "priority": "high"}),
+            "priority is not a number",
+        ),
+        (json.dumps({"url": f"{site}/help/no-action"}), "no action"),
+    ]

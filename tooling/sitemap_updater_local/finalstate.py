@@ -1,0 +1,180 @@
+"""The final state of a stream of changes, resolved on disk with bounded memory.
+
+Changes are spooled into one temporary file per hash prefix (:data:`PREFIX_BITS` bits, so
+2**PREFIX_BITS buckets). Resolving reads one bucket at a time, keeps per URL the change with
+the largest ordering key ``ev`` (the same last-writer-wins rule as ingest's conditional
+write), drops deleted URLs and writes the live items back sorted by hash. Memory therefore
+holds one bucket, never the whole input.
+
+Items are the low-level DynamoDB URL items of ``sitemap_updater.store.items``, so the rebuild's
+own shard renderer can turn them into the very bytes the deployed system would publish.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import IO, Any, Final, Self, cast
+
+from sitemap_updater.store.items import Item
+from sitemap_updater.store.keys import ROOT_SHARD, hash_bits
+from sitemap_updater.store.shards import bits_of, children, split_counts
+
+#: Hash bits that choose a spool bucket.
+PREFIX_BITS: Final = 8
+BUCKETS: Final = 2**PREFIX_BITS
+_BUFFER: Final = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One valid change: the URL's identity hash, its ordering key, and its item (None: delete)."""
+
+    uh: str
+    ev: str
+    item: Item | None
+
+
+def _bucket(uh: str) -> int:
+    return int(uh[: PREFIX_BITS // 4], 16)
+
+
+def _dump_all(path: str, records: list[Any]) -> None:
+    with open(path, "wb", buffering=_BUFFER) as fh:
+        for record in records:
+            marshal.dump(record, fh)
+
+
+def _load_all(path: str) -> Iterator[Any]:
+    if not os.path.exists(path):
+        return
+    with open(path, "rb", buffering=_BUFFER) as fh:
+        while True:
+            try:
+                yield marshal.load(fh)
+            except EOFError:
+                return
+
+
+class ChangeSpool:
+    """Collects changes in per-prefix temporary files; :meth:`resolve` gives the final state.
+
+    Use as a context manager: the temporary directory is removed on exit.
+    """
+
+    def __init__(self, directory: str | None = None) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=directory)
+        self._dir = self._tmp.name
+        self._files: dict[int, IO[bytes]] = {}
+        self.changes = 0
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._close_files()
+        self._tmp.cleanup()
+
+    def _close_files(self) -> None:
+        for fh in self._files.values():
+            fh.close()
+        self._files.clear()
+
+    def _path(self, kind: str, bucket: int) -> str:
+        return os.path.join(self._dir, f"{kind}-{bucket:03d}")
+
+    def add(self, change: Change) -> None:
+        bucket = _bucket(change.uh)
+        fh = self._files.get(bucket)
+        if fh is None:
+            fh = open(self._path("in", bucket), "ab", buffering=_BUFFER)  # noqa: SIM115
+            self._files[bucket] = fh
+        marshal.dump((change.uh, change.ev, change.item), fh)
+        self.changes += 1
+
+    def resolve(self) -> FinalState:
+        """Apply last-writer-wins per URL, bucket by bucket; the live items, sorted by hash."""
+        self._close_files()
+        counts = [0] * BUCKETS
+        for bucket in range(BUCKETS):
+            path = self._path("in", bucket)
+            winners: dict[str, tuple[str, Item | None]] = {}
+            for uh, ev, item in _load_all(path):
+                held = winners.get(uh)
+                if held is None or held[0] < ev:
+                    winners[uh] = (ev, item)
+            live = sorted((uh, item) for uh, (_, item) in winners.items() if item is not None)
+            counts[bucket] = len(live)
+            if live:
+                _dump_all(self._path("live", bucket), [item for _, item in live])
+            if os.path.exists(path):
+                os.remove(path)
+        return FinalState(self._dir, counts)
+
+
+class FinalState:
+    """The live items of a resolved spool, readable by shard in hash order."""
+
+    def __init__(self, directory: str, counts: list[int]) -> None:
+        self._dir = directory
+        self.counts = counts
+        self._cached: tuple[int, list[Item]] | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def _bucket_items(self, bucket: int) -> list[Item]:
+        if self._cached is None or self._cached[0] != bucket:
+            path = os.path.join(self._dir, f"live-{bucket:03d}")
+            self._cached = (bucket, [cast(Item, item) for item in _load_all(path)])
+        return self._cached[1]
+
+    def _bucket_range(self, bits: str) -> range:
+        free = PREFIX_BITS - len(bits)
+        start = int(bits, 2) << free if bits else 0
+        return range(start, start + (1 << free))
+
+    def items(self, shard_id: str) -> Iterator[Item]:
+        """The live items of a shard, in hash order."""
+        bits = bits_of(shard_id)
+        if len(bits) <= PREFIX_BITS:
+            for bucket in self._bucket_range(bits):
+                if self.counts[bucket]:
+                    yield from self._bucket_items(bucket)
+            return
+        bucket = int(bits[:PREFIX_BITS], 2)
+        for item in self._bucket_items(bucket):
+            if hash_bits(str(item["sk"]["S"]), len(bits)) == bits:
+                yield item
+
+    def iter_all(self) -> Iterator[Item]:
+        """Every live item, in hash order."""
+        return self.items(ROOT_SHARD)
+
+    def leaves(self, max_urls: int) -> list[str]:
+        """The shard leaves a fresh tree gets for this state: ``split_counts`` from the root."""
+        return self._split(ROOT_SHARD, max_urls)
+
+    def _split(self, shard_id: str, cap: int) -> list[str]:
+        bits = bits_of(shard_id)
+        if len(bits) >= PREFIX_BITS:
+            hashes = [str(item["sk"]["S"]) for item in self.items(shard_id)]
+            return split_counts(hashes, shard_id, cap)
+        count = sum(self.counts[b] for b in self._bucket_range(bits))
+        if count <= cap:
+            return [shard_id]
+        left, right = children(shard_id)
+        return self._split(left, cap) + self._split(right, cap)

@@ -1,0 +1,217 @@
+"""``sitemap-updater build``: the sitemap files of a data export, without AWS.
+
+Reads a JSONL file of change events (the ingest contract) or a CSV of ``url,lastmod`` (a
+sitemap works too), applies last-writer-wins per URL as ingest does, and writes into DIR what
+a rebuild from an empty table would publish for that final state: the same shard tree
+(``split_counts`` from the root), the same item order (by hash) and the same renderer, so the
+shard files are byte for byte the deployed system's.
+
+Memory stays bounded: changes are spooled to temporary files by hash prefix and each shard is
+rendered on its own (see ``finalstate``). Invalid records are reported on stderr, one line
+each with file and line number, and skipped; the command then exits 1.
+
+Differences from the deployed index: a file whose entries have no ``lastmod`` is listed
+without one (a static build has no history of when the file's bytes changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.rebuild.render import render_home, render_shard
+from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
+from sitemap_updater_local.changes import ChangeReader
+from sitemap_updater_local.finalstate import ChangeSpool
+from sitemap_updater_local.sources import (
+    BodyLine,
+    Problem,
+    SourceError,
+    iter_source,
+)
+
+DEFAULT_MAX_URLS: Final = 40_000
+DEFAULT_MAX_BYTES: Final = 45 * 1024 * 1024
+#: Files this command writes; others in DIR are never touched.
+_OWN_FILE: Final = re.compile(r"^sitemap-(r[01]*|home)\.xml\.gz$")
+
+
+@dataclass(slots=True)
+class BuildResult:
+    """What a build wrote: file names (index last), URL count, and the problems met."""
+
+    files: list[str] = field(default_factory=list)
+    urls: int = 0
+    changes: int = 0
+    removed: list[str] = field(default_factory=list)
+    problems: int = 0
+
+
+def _write(out_dir: str, name: str, body: bytes) -> None:
+    tmp = os.path.join(out_dir, f".{name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(body)
+    os.replace(tmp, os.path.join(out_dir, name))
+
+
+def build_static(
+    source: str,
+    site: Site,
+    out_dir: str,
+    *,
+    max_urls: int = DEFAULT_MAX_URLS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    public_base_url: str | None = None,
+    on_problem: Callable[[Problem], None] = lambda p: None,
+) -> BuildResult:
+    """Build the sitemap files of ``source`` into ``out_dir``; raises ``SourceError``."""
+    base = (public_base_url or site.origin).rstrip("/")
+    result = BuildResult()
+
+    def problem(p: Problem) -> None:
+        result.problems += 1
+        on_problem(p)
+
+    os.makedirs(out_dir, exist_ok=True)
+    reader = ChangeReader(site)
+    with ChangeSpool() as spool:
+        for record in iter_source(source):
+            if isinstance(record, Problem):
+                problem(record)
+                continue
+            judged = (
+                reader.from_body(record)
+                if isinstance(record, BodyLine)
+                else [reader.from_raw(record)]
+            )
+            for change in judged:
+                if isinstance(change, Problem):
+                    problem(change)
+                else:
+                    spool.add(change)
+        result.changes = spool.changes
+        state = spool.resolve()
+        pairs: list[tuple[str, str | None]] = []
+        for leaf in state.leaves(max_urls):
+            rendered = render_shard(
+                leaf, list(state.items(leaf)), site, max_urls=max_urls, max_bytes=max_bytes
+            )
+            for part in rendered:
+                for loc in part.skipped:
+                    problem(Problem(loc, f"entry alone is larger than {max_bytes} bytes, left out"))
+                if part.body is None:
+                    continue
+                name = shard_file_key(part.shard_id)
+                _write(out_dir, name, part.body)
+                result.files.append(name)
+                result.urls += part.url_count
+                pairs.append((f"{base}/{name}", part.newest_lastmod))
+    if not pairs:
+        _write(out_dir, EMPTY_SITE_KEY, render_home(site, max_urls=max_urls, max_bytes=max_bytes))
+        result.files.append(EMPTY_SITE_KEY)
+        pairs.append((f"{base}/{EMPTY_SITE_KEY}", None))
+    index, _ = render_index(pairs)
+    _write(out_dir, INDEX_KEY, index)
+    result.files.append(INDEX_KEY)
+    listed = set(result.files)
+    for name in sorted(os.listdir(out_dir)):
+        if _OWN_FILE.match(name) and name not in listed:
+            os.remove(os.path.join(out_dir, name))
+            result.removed.append(name)
+    return result
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="FILE",
+        help="JSONL file of change events, or CSV of url,lastmod (plain or .gz)",
+    )
+    parser.add_argument(
+        "--site", required=True, metavar="URL", help="site origin, e.g. https://www.example.com"
+    )
+    parser.add_argument(
+        "--out", required=True, metavar="DIR", help="directory to write the files into"
+    )
+    parser.add_argument(
+        "--max-urls-per-sitemap",
+        type=int,
+        default=DEFAULT_MAX_URLS,
+        metavar="N",
+        help=f"shard cap: a shard above it is split (default {DEFAULT_MAX_URLS}, "
+        f"at most {MAX_URLS})",
+    )
+    parser.add_argument(
+        "--max-bytes-per-sitemap",
+        type=int,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help=f"uncompressed bytes per file (default {DEFAULT_MAX_BYTES}, at most {MAX_BYTES})",
+    )
+    parser.add_argument(
+        "--public-base-url",
+        metavar="URL",
+        help="base URL the files are served from, for the index (default: the site)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 1 <= args.max_urls_per_sitemap <= MAX_URLS:
+        print(
+            f"--max-urls-per-sitemap: {args.max_urls_per_sitemap} must be 1..{MAX_URLS}",
+            file=sys.stderr,
+        )
+        return 2
+    if not 1024 <= args.max_bytes_per_sitemap <= MAX_BYTES:
+        print(
+            f"--max-bytes-per-sitemap: {args.max_bytes_per_sitemap} must be 1024..{MAX_BYTES}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        site = Site.parse(args.site)
+    except ValueError as exc:
+        print(f"--site: {exc}", file=sys.stderr)
+        return 2
+
+    def report(problem: Problem) -> None:
+        print(problem, file=sys.stderr)
+
+    started = time.perf_counter()
+    try:
+        result = build_static(
+            args.source,
+            site,
+            args.out,
+            max_urls=args.max_urls_per_sitemap,
+            max_bytes=args.max_bytes_per_sitemap,
+            public_base_url=args.public_base_url,
+            on_problem=report,
+        )
+    except SourceError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    seconds = time.perf_counter() - started
+    shards = len(result.files) - 1
+    print(
+        f"{result.urls} URLs from {result.changes} changes in {shards} sitemap file(s) "
+        f"+ {INDEX_KEY} in {args.out} ({seconds:.2f} s)"
+    )
+    if result.removed:
+        print(
+            f"removed {len(result.removed)} file(s) no longer listed: {', '.join(result.removed)}"
+        )
+    if result.problems:
+        print(f"{result.problems} invalid record(s) skipped (see above)", file=sys.stderr)
+        return 1
+    return 0
