@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import gzip
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, cast
 
 from lxml import etree
 
@@ -48,10 +50,11 @@ def _assert_valid(data: bytes, schema: etree.XMLSchema, root_name: str) -> list[
     root = etree.fromstring(xml, parser)
     assert root.tag == f"{{{SITEMAP_NS}}}{root_name}", f"root is {root.tag}, not {root_name}"
     if not schema.validate(root):
-        messages = "\n".join(f"line {e.line}: {e.message}" for e in schema.error_log)  # type: ignore[attr-defined]
+        log = cast(Iterable[Any], schema.error_log)
+        messages = "\n".join(f"line {e.line}: {e.message}" for e in log)
         raise AssertionError(f"{root_name} is not valid against the XSD:\n{messages}")
     child = "url" if root_name == "urlset" else "sitemap"
-    return [str(loc) for loc in root.xpath(f"s:{child}/s:loc/text()", namespaces={"s": SITEMAP_NS})]
+    return [loc.text or "" for loc in root.iterfind(f"s:{child}/s:loc", {"s": SITEMAP_NS})]
 
 
 def assert_valid_urlset(data: bytes) -> list[str]:

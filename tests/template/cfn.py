@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from cfnlint.decode import cfn_yaml
 from samtranslator.translator.managed_policy_translator import ManagedPolicyLoader
@@ -85,7 +85,7 @@ def referenced_ids(value: Any) -> Iterator[str]:
 class Resolver:
     """Evaluates intrinsic functions against parameter values (defaults + overrides)."""
 
-    PSEUDO = {
+    PSEUDO: ClassVar[Mapping[str, str]] = {
         "AWS::Region": "us-east-1",
         "AWS::AccountId": "123456789012",
         "AWS::Partition": "aws",
@@ -102,19 +102,20 @@ class Resolver:
         self.params.update(overrides or {})
 
     def condition(self, name: str) -> bool:
-        return self._truth(self.template["Conditions"][name])
+        return self.truth(self.template["Conditions"][name])
 
-    def _truth(self, expr: Any) -> bool:
+    def truth(self, expr: Any) -> bool:
+        """A condition expression (Equals/Not/And/Or/Condition) evaluated."""
         if isinstance(expr, dict) and len(expr) == 1:
-            (fn, arg), = expr.items()
+            ((fn, arg),) = expr.items()
             if fn == "Fn::Equals":
                 return bool(self.value(arg[0]) == self.value(arg[1]))
             if fn == "Fn::Not":
-                return not self._truth(arg[0])
+                return not self.truth(arg[0])
             if fn == "Fn::And":
-                return all(self._truth(a) for a in arg)
+                return all(self.truth(a) for a in arg)
             if fn == "Fn::Or":
-                return any(self._truth(a) for a in arg)
+                return any(self.truth(a) for a in arg)
             if fn == "Condition":
                 return self.condition(arg)
         raise ValueError(f"unsupported condition expression {expr!r}")
@@ -126,7 +127,7 @@ class Resolver:
         if not isinstance(expr, dict):
             return expr
         if len(expr) == 1:
-            (fn, arg), = expr.items()
+            ((fn, arg),) = expr.items()
             if fn == "Ref":
                 return self._ref(arg)
             if fn == "Fn::GetAtt":

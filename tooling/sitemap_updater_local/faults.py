@@ -3,11 +3,13 @@
 A :class:`FaultPlan` registers a botocore ``before-send`` handler on the default boto3 session's
 event system (the one the Lambda handlers create their clients from). ``before-send`` is the hook
 where the SDK asks "does anyone already have a response for this request?"; moto answers it too,
-and its handler is a built-in registered with every session. The plan registers itself *first*,
-so for a chosen call it answers with an :class:`botocore.awsrequest.AWSResponse` carrying a real
-error (DynamoDB: HTTP 400 ``ThrottlingException`` / ``ProvisionedThroughputExceededException`` or
-500 ``InternalServerError``; S3: HTTP 503 ``SlowDown`` or 500 ``InternalError``); every other call
-falls through to moto. The SDK then parses, retries and raises exactly as it would against AWS.
+and its handler is a built-in registered with every session. botocore calls every handler and
+takes the first response, so the plan registers itself *first*. For a chosen call it answers with
+an :class:`botocore.awsrequest.AWSResponse` carrying a real error (DynamoDB: HTTP 400
+``ThrottlingException`` / ``ProvisionedThroughputExceededException`` or 500
+``InternalServerError``; S3: HTTP 503 ``SlowDown`` or 500 ``InternalError``) and keeps the attempt
+from reaching moto, as a throttled request never reaches the service; every other call falls
+through to moto. The SDK then parses, retries and raises exactly as it would against AWS.
 
 Whether a call fails is a pure function of ``(seed, service, operation, n)`` where ``n`` counts
 the calls of that operation, so a plan with the same seed fails the same calls every run, even
@@ -31,6 +33,7 @@ from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.compat import HTTPHeaders
 
 _HANDLER_ID = "sitemap-updater-local-faults"
+_NOT_SERVED = "https://fault-injected.invalid/"
 
 #: (HTTP status, error code, message) per service; one is chosen per injected fault.
 _DYNAMODB_ERRORS = (
@@ -121,7 +124,13 @@ class FaultPlan:
         status, code, message = error
         with self._lock:
             self.injected.append(InjectedFault(service, operation, n, status, code))
-        return _error_response(service, request.url, status, code, message)
+        url = request.url
+        # botocore calls every before-send handler and uses the first response, so moto would
+        # still execute this attempt (a throttled write must not be applied). Pointing the
+        # attempt's request (botocore builds a new one for each retry) at a host moto does not
+        # serve makes moto pass on it.
+        request.url = _NOT_SERVED
+        return _error_response(service, url, status, code, message)
 
     def install(self, session: boto3.Session | None = None) -> None:
         """Register on ``session`` (default: boto3's default session), ahead of moto."""

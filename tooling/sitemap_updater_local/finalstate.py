@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import struct
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,7 +28,11 @@ from sitemap_updater.store.shards import bits_of, children, split_counts
 #: Hash bits that choose a spool bucket.
 PREFIX_BITS: Final = 8
 BUCKETS: Final = 2**PREFIX_BITS
-_BUFFER: Final = 64 * 1024
+#: Bytes a bucket buffers in memory before they are appended to its file (so at most
+#: BUCKETS * FLUSH_BYTES bytes are held).
+FLUSH_BYTES: Final = 32 * 1024
+#: Each spooled record is its marshal bytes behind a 4-byte little-endian length.
+_LENGTH: Final = struct.Struct("<I")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,21 +48,28 @@ def _bucket(uh: str) -> int:
     return int(uh[: PREFIX_BITS // 4], 16)
 
 
+def _frame(record: Any) -> bytes:
+    data = marshal.dumps(record)
+    return _LENGTH.pack(len(data)) + data
+
+
 def _dump_all(path: str, records: list[Any]) -> None:
-    with open(path, "wb", buffering=_BUFFER) as fh:
-        for record in records:
-            marshal.dump(record, fh)
+    with open(path, "wb") as fh:
+        fh.write(b"".join(_frame(r) for r in records))
 
 
 def _load_all(path: str) -> Iterator[Any]:
+    """Every record of a spool file (read whole: a file holds one bucket)."""
     if not os.path.exists(path):
         return
-    with open(path, "rb", buffering=_BUFFER) as fh:
-        while True:
-            try:
-                yield marshal.load(fh)
-            except EOFError:
-                return
+    with open(path, "rb") as fh:
+        data = memoryview(fh.read())
+    pos, end, size = 0, len(data), _LENGTH.size
+    while pos < end:
+        (length,) = _LENGTH.unpack_from(data, pos)
+        pos += size
+        yield marshal.loads(data[pos : pos + length])
+        pos += length
 
 
 class ChangeSpool:
@@ -69,6 +81,7 @@ class ChangeSpool:
     def __init__(self, directory: str | None = None) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=directory)
         self._dir = self._tmp.name
+        self._buffers: dict[int, bytearray] = {}
         self._files: dict[int, IO[bytes]] = {}
         self.changes = 0
 
@@ -85,6 +98,7 @@ class ChangeSpool:
 
     def close(self) -> None:
         self._close_files()
+        self._buffers.clear()
         self._tmp.cleanup()
 
     def _close_files(self) -> None:
@@ -92,20 +106,32 @@ class ChangeSpool:
             fh.close()
         self._files.clear()
 
+    def _flush(self, bucket: int, buffer: bytearray) -> None:
+        fh = self._files.get(bucket)
+        if fh is None:
+            fh = self._files[bucket] = open(self._path("in", bucket), "ab", buffering=0)  # noqa: SIM115
+        fh.write(buffer)
+        buffer.clear()
+
     def _path(self, kind: str, bucket: int) -> str:
         return os.path.join(self._dir, f"{kind}-{bucket:03d}")
 
     def add(self, change: Change) -> None:
         bucket = _bucket(change.uh)
-        fh = self._files.get(bucket)
-        if fh is None:
-            fh = open(self._path("in", bucket), "ab", buffering=_BUFFER)  # noqa: SIM115
-            self._files[bucket] = fh
-        marshal.dump((change.uh, change.ev, change.item), fh)
+        buffer = self._buffers.get(bucket)
+        if buffer is None:
+            buffer = self._buffers[bucket] = bytearray()
+        buffer += _frame((change.uh, change.ev, change.item))
+        if len(buffer) >= FLUSH_BYTES:
+            self._flush(bucket, buffer)
         self.changes += 1
 
     def resolve(self) -> FinalState:
         """Apply last-writer-wins per URL, bucket by bucket; the live items, sorted by hash."""
+        for bucket, buffer in self._buffers.items():
+            if buffer:
+                self._flush(bucket, buffer)
+        self._buffers.clear()
         self._close_files()
         counts = [0] * BUCKETS
         for bucket in range(BUCKETS):

@@ -155,7 +155,11 @@ def _lines(stream: IO[bytes]) -> Iterator[str]:
 
 
 def _has_bad_bytes(cells: list[str]) -> bool:
-    return any("\udc80" <= ch <= "\udcff" for cell in cells for ch in cell)
+    try:
+        "".join(cells).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate left by surrogateescape
+        return True
+    return False
 
 
 def iter_csv(stream: IO[bytes], name: str) -> Iterator[RawEntry | Problem]:

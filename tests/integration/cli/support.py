@@ -1,7 +1,5 @@
-"""Helpers for the build / send / backfill command tests: XSD checks and independent readers.
-
-The readers here use lxml directly (not the code under test) to list what a file holds.
-"""
+"""Helpers for the build / send / backfill command tests: sitemap generators, XSD checks and
+independent readers (lxml directly, not the code under test)."""
 
 from __future__ import annotations
 
@@ -12,30 +10,27 @@ from pathlib import Path
 
 from lxml import etree
 
-SCHEMAS = Path("/work/shared/schemas")
+from tests.helpers.xsd import assert_valid_index, assert_valid_urlset, xml_bytes
+
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 SITE = "https://www.example.com"
 
 
-def load_schema(name: str) -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(SCHEMAS / name)))
-
-
 def read_xml(path: Path) -> etree._Element:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    return etree.fromstring(data)
+    return etree.fromstring(xml_bytes(path.read_bytes()))
 
 
-def assert_valid(path: Path, schema: etree.XMLSchema) -> etree._Element:
-    root = read_xml(path)
-    assert schema.validate(root), f"{path.name}: {schema.error_log}"
-    return root
+def published(out: Path) -> dict[str, list[str]]:
+    """Validate the index and every file it lists (XSD); their URLs by file name.
 
-
-def locs(root: etree._Element) -> list[str]:
-    return [str(t) for t in root.xpath("//sm:loc/text()", namespaces=NS)]
+    Also checks that the index lists exactly the sitemap files in ``out``.
+    """
+    listed = [
+        loc.rsplit("/", 1)[-1] for loc in assert_valid_index((out / "sitemap.xml").read_bytes())
+    ]
+    on_disk = sorted(p.name for p in out.glob("sitemap-*.xml.gz"))
+    assert sorted(listed) == on_disk
+    return {name: assert_valid_urlset((out / name).read_bytes()) for name in listed}
 
 
 def hash_bits_of(url: str, n: int) -> str:
@@ -54,3 +49,55 @@ def write_gz(path: Path, text: str) -> Path:
 def page_urls(count: int, prefix: str = "page") -> Iterator[str]:
     for i in range(count):
         yield f"{SITE}/{prefix}/{i:05d}/item-{i * 7919 % 1000}"
+
+
+URLSET_OPEN = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"\n'
+    '        xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+)
+
+
+def _url_element(url: str, i: int) -> str:
+    escaped = url.replace("&", "&amp;")
+    parts = [f"  <url>\n    <loc>\n      {escaped}\n    </loc>"]  # whitespace around loc is fine
+    if i % 3:
+        parts.append(f"<lastmod>2024-0{1 + i % 9}-1{i % 10}</lastmod>")
+    if i % 5 == 0:
+        parts.append("<changefreq>weekly</changefreq><priority>0.7</priority>")
+    if i % 7 == 0:
+        parts.append(
+            f"<image:image><image:loc>https://cdn.example.net/{i}.jpg</image:loc></image:image>"
+        )
+    return "".join(parts) + "</url>\n"
+
+
+def urlset_xml(urls: list[str], start: int = 0) -> str:
+    body = "".join(_url_element(u, start + i) for i, u in enumerate(urls))
+    return URLSET_OPEN + "<!-- generated -->\n" + body + "</urlset>\n"
+
+
+def index_xml(child_locs: list[str]) -> str:
+    items = "".join(
+        f"<sitemap><loc>{loc}</loc><lastmod>2024-05-01</lastmod></sitemap>\n" for loc in child_locs
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{items}</sitemapindex>\n"
+    )
+
+
+def make_site_with_index(directory: Path, count: int = 250) -> tuple[Path, list[str]]:
+    """A sitemap index and two gzipped children in ``directory``; returns (index, URLs)."""
+    urls = list(page_urls(count))
+    urls[3] = f"{SITE}/search?q=shoes&size=42"
+    half = count // 2
+    write_gz(directory / "sitemap-a.xml.gz", urlset_xml(urls[:half]))
+    write_gz(directory / "sitemap-b.xml.gz", urlset_xml(urls[half:], half))
+    index = directory / "sitemap_index.xml"
+    index.write_text(
+        index_xml([f"{SITE}/maps/sitemap-a.xml.gz", f"{SITE}/maps/sitemap-b.xml.gz"]),
+        encoding="utf-8",
+    )
+    return index, urls

@@ -52,21 +52,45 @@ def _bodies(count: int) -> list[str]:
     return [json.dumps({"action": "upsert", "url": u}) for u in page_urls(count)]
 
 
-def _failing_first_calls(
-    calls: int, failures: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
-) -> Callable[..., Any]:
-    """A ``before-call`` handler that answers the first ``calls`` SendMessageBatch calls with
-    ``failures(entries)`` as the Failed list (nothing is enqueued by those calls)."""
-    state = {"left": calls}
+Verdict = tuple[bool, str, str] | None  # (sender fault, code, message), or None: accepted
 
-    def handler(params: dict[str, Any], **_: Any) -> Any:
-        if state["left"] == 0:
-            return None
-        state["left"] -= 1
-        http = AWSResponse(url="", status_code=200, headers={}, raw=None)  # type: ignore[arg-type]
-        return http, {"Successful": [], "Failed": failures(json.loads(params["body"])["Entries"])}
 
-    return handler
+def _inject_failures(sqs: SQSClient, verdict: Callable[[str, int], Verdict]) -> None:
+    """Make SendMessageBatch fail the entries for which ``verdict(body, call_number)`` says so.
+
+    The failing entries are taken out of the request before it reaches moto (which enqueues
+    the others for real) and added to the response's ``Failed`` list after it.
+    """
+    calls = {"n": 0}
+    failed: list[dict[str, Any]] = []
+
+    def before(params: dict[str, Any], **_: Any) -> Any:
+        calls["n"] += 1
+        request = json.loads(params["body"])
+        keep = []
+        failed.clear()
+        for entry in request["Entries"]:
+            result = verdict(entry["MessageBody"], calls["n"])
+            if result is None:
+                keep.append(entry)
+            else:
+                fault, code, message = result
+                failed.append(
+                    {"Id": entry["Id"], "SenderFault": fault, "Code": code, "Message": message}
+                )
+        if not keep:  # nothing left to send: answer the call here
+            http = AWSResponse(url="", status_code=200, headers={}, raw=None)  # type: ignore[arg-type]
+            return http, {"Successful": [], "Failed": list(failed)}
+        request["Entries"] = keep
+        params["body"] = json.dumps(request).encode()
+        return None
+
+    def after(parsed: dict[str, Any], **_: Any) -> None:
+        if failed and not parsed.get("Failed"):
+            parsed["Failed"] = list(failed)
+
+    sqs.meta.events.register("before-call.sqs.SendMessageBatch", before)
+    sqs.meta.events.register("after-call.sqs.SendMessageBatch", after)
 
 
 def test_sends_every_line_in_batches_of_ten(
@@ -96,15 +120,7 @@ def test_entries_failed_by_the_service_are_retried_until_sent(sqs: SQSClient) ->
     url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
     bodies = _bodies(7)
 
-    def server_fault(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [
-            {"Id": e["Id"], "SenderFault": False, "Code": "InternalError", "Message": "try again"}
-            for e in entries
-        ]
-
-    sqs.meta.events.register(
-        "before-call.sqs.SendMessageBatch", _failing_first_calls(2, server_fault)
-    )
+    _inject_failures(sqs, lambda body, call: (False, "InternalError", "x") if call <= 2 else None)
     delays: list[float] = []
     with BatchSender(sqs, url, sleep=delays.append) as sender:
         for i, body in enumerate(bodies):
@@ -123,28 +139,22 @@ def test_sender_faults_and_exhausted_retries_are_reported_per_line(
     url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
     bodies = _bodies(12)
 
-    def mixed(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        # first batch: entry 2 refused as the sender's fault, entry 4 keeps failing on the
-        # service's side; the others also fail on the service's side but only once
-        return [
-            {
-                "Id": e["Id"],
-                "SenderFault": e["Id"] == "2",
-                "Code": "InvalidMessageContents" if e["Id"] == "2" else "InternalError",
-                "Message": "bad character" if e["Id"] == "2" else "try again",
-            }
-            for e in entries
-            if len(entries) == 10 or e["MessageBody"] == bodies[4]
-        ]
+    def verdict(body: str, call: int) -> Verdict:
+        if body == bodies[2]:  # refused as the sender's fault: never retried
+            return True, "InvalidMessageContents", "bad character"
+        if body == bodies[4]:  # fails on the service's side at every attempt
+            return False, "InternalError", "try again"
+        if body == bodies[7] and call == 1:  # fails once, then goes through
+            return False, "ServiceUnavailable", "busy"
+        return None
 
-    sqs.meta.events.register(
-        "before-call.sqs.SendMessageBatch", _failing_first_calls(MAX_ATTEMPTS, mixed)
-    )
+    _inject_failures(sqs, verdict)
     sender = BatchSender(sqs, url, sleep=lambda s: None)
     for i, body in enumerate(bodies):
         sender.add(f"events.jsonl:{i + 1}", body)
     sender.flush()
 
+    assert sender.stats.batches == MAX_ATTEMPTS + 1  # 1st batch and its retries, 2nd batch
     assert [str(f) for f in sender.stats.failures] == [
         "events.jsonl:3: not sent: InvalidMessageContents: bad character",
         "events.jsonl:5: not sent: InternalError: try again",

@@ -82,3 +82,22 @@ def test_faults_in_a_deployment_are_retried_by_the_sdk_and_repeat_per_seed(
     assert first  # some calls of the function did fail
     assert first == again
     assert stored == stored_again == 12  # the SDK's retries got every write through
+
+
+@mock_aws
+def test_a_failed_attempt_never_reaches_the_service() -> None:
+    plan = FaultPlan(1.0, seed=1, services=("dynamodb",))
+    session = boto3.Session(region_name="us-east-1")
+    setup = session.client("dynamodb")
+    setup.create_table(
+        TableName="t",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    plan.install(session)
+    client = session.client("dynamodb", config=Config(retries={"max_attempts": 1}))
+    with pytest.raises(ClientError):
+        client.put_item(TableName="t", Item={"pk": {"S": "a"}})
+    plan.uninstall()
+    assert setup.scan(TableName="t")["Items"] == []

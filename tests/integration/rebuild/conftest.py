@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.util
-import io
 import itertools
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,42 +31,16 @@ from sitemap_updater.store.keys import (
     shard_key,
     url_hash,
 )
+from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 ROOT = Path(__file__).resolve().parents[3]
 HANDLER_PATH = ROOT / "functions" / "rebuild" / "app.py"
-SCHEMAS = Path("/work/shared/schemas")
 SITE = "https://www.example.com"
 TABLE = "sitemap-test"
 BUCKET = "sitemap-test-bucket"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 
 _counter = itertools.count()
-
-
-def _schema(name: str) -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(SCHEMAS / name)))
-
-
-def assert_valid_urlset(xml: bytes) -> None:
-    try:
-        from tests.helpers.xsd import assert_valid_urlset as shared
-    except ImportError:
-        schema = _schema("sitemap.xsd")
-        doc = etree.parse(io.BytesIO(xml))
-        assert schema.validate(doc), schema.error_log
-    else:
-        shared(xml)
-
-
-def assert_valid_index(xml: bytes) -> None:
-    try:
-        from tests.helpers.xsd import assert_valid_index as shared
-    except ImportError:
-        schema = _schema("siteindex.xsd")
-        doc = etree.parse(io.BytesIO(xml))
-        assert schema.validate(doc), schema.error_log
-    else:
-        shared(xml)
 
 
 class FakeContext:
@@ -162,7 +135,7 @@ class Aws:
         response: dict[str, Any] = self.s3.get_object(Bucket=BUCKET, Key=key)
         return response
 
-    def keys(self) -> set[str]:
+    def object_keys(self) -> set[str]:
         listing = self.s3.list_objects_v2(Bucket=BUCKET)
         return {o["Key"] for o in listing.get("Contents", [])}
 

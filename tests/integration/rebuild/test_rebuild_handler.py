@@ -34,7 +34,9 @@ def _puts(aws: Aws) -> list[str]:
     def before(params: dict[str, Any], **_: Any) -> None:
         keys.append(params["Key"])
 
-    aws.handler_module._client("s3").meta.events.register("before-parameter-build.s3.PutObject", before)
+    aws.handler_module._client("s3").meta.events.register(
+        "before-parameter-build.s3.PutObject", before
+    )
     return keys
 
 
@@ -125,7 +127,7 @@ def test_a_shard_past_its_cap_is_split_and_its_old_file_retired(aws: Aws) -> Non
     )
     # grace 0: the old file goes in the same run, after the new index stopped listing it
     assert report["objects_deleted"] == ["sitemap-r.xml.gz"]
-    assert "sitemap-r.xml.gz" not in aws.keys()
+    assert "sitemap-r.xml.gz" not in aws.object_keys()
     # without lastmods, the index stamps the time each file's bytes changed
     assert all(v is not None for v in aws.index_lastmods().values())
 
@@ -140,7 +142,7 @@ def test_deleting_every_url_publishes_the_documented_empty_site(aws: Aws) -> Non
     assert report["urls_published"] == 0
     assert report["files"] == 1
     assert aws.crawl() == {"sitemap-home.xml.gz": [f"{SITE}/"]}
-    assert aws.keys() == {"sitemap.xml", "sitemap-home.xml.gz"}
+    assert aws.object_keys() == {"sitemap.xml", "sitemap-home.xml.gz"}
     home_lastmod = aws.index_lastmods()["sitemap-home.xml.gz"]
     assert home_lastmod is not None
 

@@ -14,10 +14,16 @@ Not shipped to Lambda: this is development and demonstration tooling.
 """
 
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
-from sitemap_updater_local.deployment.local import DeadLetter, LocalDeployment, SendFailure
+from sitemap_updater_local.deployment.local import (
+    DEFAULT_TEMPLATE,
+    DeadLetter,
+    LocalDeployment,
+    SendFailure,
+)
 from sitemap_updater_local.deployment.runtime import LambdaContext, emf_metrics
 
 __all__ = [
+    "DEFAULT_TEMPLATE",
     "DeadLetter",
     "DrainReport",
     "EventSourceMapping",

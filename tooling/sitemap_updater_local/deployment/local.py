@@ -30,6 +30,9 @@ from sitemap_updater_local.template import (
 SEND_BATCH_MAX_ENTRIES = 10
 SEND_BATCH_MAX_BYTES = 262_144
 
+#: template.yaml of the repository this package lives in (tooling/sitemap_updater_local/...).
+DEFAULT_TEMPLATE = Path(__file__).resolve().parents[3] / "template.yaml"
+
 _FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -72,7 +75,7 @@ class LocalDeployment:
 
     def __init__(
         self,
-        template: str | Path = "template.yaml",
+        template: str | Path = DEFAULT_TEMPLATE,
         site_url: str = "https://www.example.com",
         parameters: Mapping[str, str] | None = None,
         faults: FaultPlan | None = None,

@@ -1,15 +1,8 @@
-"""Ingest: change events from SQS into the URL table, exactly once in effect."""
+"""Ingest: change events from SQS into the URL table, exactly once in effect.
 
-from sitemap_updater.ingest.apply import Outcome
-from sitemap_updater.ingest.events import ChangeEvent, DecodedBody, Rejection, decode_body
-from sitemap_updater.ingest.service import IngestService, process_batch
-
-__all__ = [
-    "ChangeEvent",
-    "DecodedBody",
-    "IngestService",
-    "Outcome",
-    "Rejection",
-    "decode_body",
-    "process_batch",
-]
+Modules: ``contract`` (message body models), ``events`` (body -> normalized events or
+rejections), ``ordering`` (ordering key and content digest), ``apply`` (conditional writes,
+shard marks), ``dlq`` (dead-lettering with reasons), ``service`` (the batch flow).
+Import from the modules; this package does not import them eagerly, so that the pure parts
+load without the Powertools instances.
+"""

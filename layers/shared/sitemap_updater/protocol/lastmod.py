@@ -33,7 +33,9 @@ def _bad(value: object, rule: str) -> InvalidLastmodError:
 
 
 def _format_utc(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    m = moment.astimezone(UTC)
+    # not strftime: its %Y does not pad years before 1000 to four digits on glibc
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
 
 
 def _zone(value: str, text: str) -> timezone:

@@ -9,6 +9,7 @@ learn whether a later entry uses them.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import TracebackType
@@ -47,6 +48,7 @@ URLSET_OPEN: Final = (
     f'xmlns:image="{IMAGE_NS}">\n'
 )
 URLSET_CLOSE: Final = "</urlset>\n"
+_LASTMOD_FORM: Final = NORMALIZED_FORM.fullmatch
 #: The text of every valid priority (one decimal place).
 PRIORITY_TEXT: Final = {i / 10: f"{i / 10:.1f}" for i in range(11)}
 
@@ -109,6 +111,12 @@ class UrlsetWriter:
         self._count = 0
         self._bytes = len(URLSET_OPEN)
         self._close_bytes = len(URLSET_CLOSE)
+        #: most bytes the entries may take so that the closing tag still fits
+        self._room = max_bytes - self._close_bytes
+        # one C-level check for the common loc: on the site, printable ASCII, no XML specials
+        self._clean_loc = re.compile(
+            re.escape(self._prefix) + r"[^\x00-\x1f\x7f-\U0010ffff&<>\"']*"
+        ).fullmatch
         self._newest: str | None = None
         self._closed = False
         self._buffer.append(URLSET_OPEN, self._bytes)
@@ -128,39 +136,45 @@ class UrlsetWriter:
         if self._count >= self._max_urls:
             raise SitemapFullError("urls", f"the file already holds {self._count} URLs")
         loc = entry.loc
-        if not loc.startswith(self._prefix):
+        if self._clean_loc(loc) is None:
+            # not the common case (on the site, printable ASCII, nothing to escape): check all
             self._site.check(loc)
-        if not (loc.isascii() and loc.isprintable()):
             check_chars("loc", loc)
-        if needs_escape(loc):
             loc = escape(loc)
         lastmod = entry.lastmod
         if lastmod is None:
-            text = f"<url><loc>{loc}</loc>"
+            lastmod_text = ""
         else:
-            if NORMALIZED_FORM.fullmatch(lastmod) is None:
+            if _LASTMOD_FORM(lastmod) is None:
                 check_lastmod(lastmod)
-            text = f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod>"
+            lastmod_text = f"<lastmod>{lastmod}</lastmod>"
             if self._newest is None or lastmod > self._newest:
                 self._newest = lastmod
-        if entry.changefreq is not None:
-            if entry.changefreq not in CHANGEFREQS:
-                raise InvalidChangefreqError(
-                    "changefreq", entry.changefreq, "must be one of the seven changefreq values"
-                )
-            text += f"<changefreq>{entry.changefreq}</changefreq>"
-        if entry.priority is not None:
+        changefreq = entry.changefreq
+        if changefreq is None:
+            changefreq_text = ""
+        elif changefreq in CHANGEFREQS:
+            changefreq_text = f"<changefreq>{changefreq}</changefreq>"
+        else:
+            raise InvalidChangefreqError(
+                "changefreq", changefreq, "must be one of the seven changefreq values"
+            )
+        if entry.priority is None:
+            priority_text = ""
+        else:
             priority = PRIORITY_TEXT.get(entry.priority)
             if priority is None:
                 raise InvalidPriorityError(
                     "priority", entry.priority, "must be one of 0.0, 0.1, ... 1.0"
                 )
-            text += f"<priority>{priority}</priority>"
-        if entry.alternates or entry.images:
-            text += self._extensions(entry)
-        text += "</url>\n"
+            priority_text = f"<priority>{priority}</priority>"
+        extensions = self._extensions(entry) if entry.alternates or entry.images else ""
+        text = (
+            f"<url><loc>{loc}</loc>{lastmod_text}{changefreq_text}{priority_text}"
+            f"{extensions}</url>\n"
+        )
         size = len(text) if text.isascii() else len(text.encode("utf-8"))
-        if self._bytes + size + self._close_bytes > self._max_bytes:
+        if self._bytes + size > self._room:
             limit = f"{self._max_bytes} uncompressed bytes"
             if self._count == 0:
                 raise EntryTooLargeError("bytes", f"{entry.loc} alone needs more than {limit}")

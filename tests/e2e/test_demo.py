@@ -1,0 +1,49 @@
+"""``sitemap-updater demo --urls 500``: the whole flow, checked through its output files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sitemap_updater_local import cli, events_gen
+from sitemap_updater_local.validate import validate_path
+from tests.e2e.conftest import published_urls
+
+SITE = "https://www.example.com"
+
+
+def test_demo_publishes_valid_files_with_exactly_the_live_urls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    status = cli.main(["demo", "--urls", "500", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert status == 0, printed
+
+    # every downloaded file passes the validator, and the index lists them all
+    reports = validate_path(out, base_url=SITE)
+    assert reports and all(r.ok for r in reports), [r.lines() for r in reports]
+    assert (out / "sitemap.xml").is_file()
+
+    # the published URLs are the ones sent minus the deleted ones, each once
+    pages = events_gen.make_pages(500, SITE)
+    _, _, deleted = events_gen.follow_up(pages, SITE, changes=10, deletes=5)
+    urls = published_urls(out)
+    assert len(urls) == len(set(urls)) == 495
+    assert set(urls) == {p.url for p in pages} - {p.url for p in deleted}
+
+    # the summary reports the numbers and every poison message with its reason
+    assert "URLs: 500 sent, 5 deleted, 495 published" in printed
+    assert "Rejected messages (4)" in printed
+    for field in ("field body", "field url", "field priority", "field action"):
+        assert field in printed
+    assert "/sitemap.xml" in printed
+    assert "All files valid." in printed
+
+
+def test_demo_refuses_a_non_positive_url_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["demo", "--urls", "0", "--out", str(tmp_path)]) == 2
+    assert "--urls 0: must be at least 1" in capsys.readouterr().err

@@ -1,0 +1,74 @@
+"""`sam build` packages the layer and both functions without Docker, and ships no dev tooling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.template.cfn import ROOT, TEMPLATE
+from tests.template.tools import run_tool
+
+# Packages that exist only for tests, local tooling or type checking; none may reach Lambda.
+# boto3/botocore come with the runtime and Powertools with the AWS-managed layer.
+NEVER_SHIPPED = {
+    "moto",
+    "pytest",
+    "_pytest",
+    "hypothesis",
+    "lxml",
+    "mypy",
+    "sitemap_updater_local",
+    "tests",
+    "usp",
+    "boto3",
+    "botocore",
+    "aws_lambda_powertools",
+    "pydantic",
+}
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sam") / "build"
+    result = run_tool(
+        ["sam", "build", "--template-file", str(TEMPLATE), "--build-dir", str(out)],
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
+
+
+def top_level_names(root: Path) -> set[str]:
+    """Importable names and directories directly under `root` (packages, modules, dist-info)."""
+    return {p.name.removesuffix(".py").split("-")[0] for p in root.iterdir()}
+
+
+@pytest.mark.slow
+def test_layer_holds_the_shared_package_and_idna_only(build_dir: Path) -> None:
+    python = build_dir / "SharedLayer" / "python"
+    built = {p.relative_to(python).as_posix() for p in (python / "sitemap_updater").rglob("*.py")}
+    source_root = ROOT / "layers" / "shared"
+    source = {
+        p.relative_to(source_root).as_posix()
+        for p in (source_root / "sitemap_updater").rglob("*.py")
+    }
+    assert built == source
+    assert (python / "idna" / "__init__.py").is_file()
+    assert not top_level_names(python) & NEVER_SHIPPED
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", ["IngestFunction", "RebuildFunction"])
+def test_functions_hold_their_handler_and_no_dev_dependency(build_dir: Path, function: str) -> None:
+    root = build_dir / function
+    assert (root / "app.py").is_file()
+    assert not top_level_names(root) & NEVER_SHIPPED
+
+
+@pytest.mark.slow
+def test_no_dev_package_anywhere_in_the_artifacts(build_dir: Path) -> None:
+    shipped = [p for p in build_dir.rglob("*") if p.is_dir() and p.name in NEVER_SHIPPED]
+    assert shipped == []
+    assert not list(build_dir.rglob("test_*.py"))
+    assert not list(build_dir.rglob("conftest.py"))

@@ -1,0 +1,84 @@
+"""What counts as a visible change, what an event writes, which errors are transient."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
+
+from sitemap_updater.ingest.apply import item_for, visible_change
+from sitemap_updater.ingest.events import ChangeEvent
+from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
+from sitemap_updater.ingest.service import is_transient
+from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.store.items import Item
+
+LOC = "https://www.example.com/a"
+T = datetime(2026, 11, 20, tzinfo=UTC)
+
+
+def upsert_event(entry: Entry) -> ChangeEvent:
+    d = content_digest(entry)
+    return ChangeEvent(None, "upsert", entry.loc, entry, T, d, event_key(T, "upsert", d))
+
+
+def delete_event() -> ChangeEvent:
+    d = delete_digest(LOC)
+    return ChangeEvent(None, "delete", LOC, None, T, d, event_key(T, "delete", d))
+
+
+def stored(state: str, digest: str) -> Item:
+    return {"st": {"S": state}, "digest": {"S": digest}}
+
+
+def test_item_for_upsert_and_delete() -> None:
+    live = item_for(
+        upsert_event(Entry(loc=LOC, changefreq="daily")), now_ms=5_000, tombstone_ttl_days=7
+    )
+    assert (live["st"]["S"], live["changefreq"]["S"], live["wt"]["N"]) == ("live", "daily", "5000")
+    assert "ttl" not in live
+    gone = item_for(delete_event(), now_ms=5_000, tombstone_ttl_days=2)
+    assert (gone["st"]["S"], gone["ttl"]["N"]) == ("gone", str(5 + 2 * 86_400))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        (None, stored("live", "d1"), True),
+        (None, stored("gone", "x"), False),
+        (stored("live", "d1"), stored("live", "d1"), False),
+        (stored("live", "d1"), stored("live", "d2"), True),
+        (stored("live", "d1"), stored("gone", "x"), True),
+        (stored("gone", "x"), stored("live", "d1"), True),
+        (stored("gone", "x"), stored("gone", "y"), False),
+    ],
+)
+def test_visible_change(old: Item | None, new: Item, changed: bool) -> None:
+    assert visible_change(old, new) is changed
+
+
+def client_error(code: str, status: int) -> ClientError:
+    return ClientError(
+        {"Error": {"Code": code, "Message": "m"}, "ResponseMetadata": {"HTTPStatusCode": status}},
+        "PutItem",
+    )
+
+
+@pytest.mark.parametrize(
+    ("exc", "transient"),
+    [
+        (client_error("ProvisionedThroughputExceededException", 400), True),
+        (client_error("ThrottlingException", 400), True),
+        (client_error("RequestLimitExceeded", 400), True),
+        (client_error("InternalServerError", 500), True),
+        (client_error("Whatever", 503), True),
+        (client_error("ValidationException", 400), False),
+        (client_error("ResourceNotFoundException", 400), False),
+        (EndpointConnectionError(endpoint_url="https://dynamodb"), True),
+        (ReadTimeoutError(endpoint_url="https://dynamodb"), True),
+        (RuntimeError("bug"), False),
+    ],
+)
+def test_is_transient(exc: Exception, transient: bool) -> None:
+    assert is_transient(exc) is transient

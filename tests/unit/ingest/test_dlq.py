@@ -1,0 +1,53 @@
+"""Reasons are one printable line that names field, value and rule, and stay bounded."""
+
+from __future__ import annotations
+
+import json
+
+from sitemap_updater.ingest.dlq import (
+    MAX_REASON_CHARS,
+    bad_entries_body,
+    describe,
+    reason_line,
+    render_value,
+    sendable,
+)
+from sitemap_updater.ingest.events import MISSING, Rejection
+
+
+def test_describe_names_index_field_value_and_rule() -> None:
+    text = describe(Rejection(3, "priority", "0.8", "must be a number"))
+    assert text == 'entry 3: field priority value "0.8" rejected: must be a number'
+
+
+def test_missing_value_is_named() -> None:
+    assert render_value(MISSING) == "(missing)"
+
+
+def test_long_values_are_cut_with_their_length() -> None:
+    shown = render_value("x" * 5000)
+    assert len(shown) < 200
+    assert "(5002 chars)" in shown
+
+
+def test_unsendable_characters_are_escaped() -> None:
+    assert sendable("a\ud800b\x00c\ufffe") == "a\\ud800b\\u0000c\\ufffe"
+    assert sendable("tab\tnewline\n é 😀") == "tab\tnewline\n é 😀"
+
+
+def test_reason_line_is_capped_and_counts_the_rest() -> None:
+    many = [
+        Rejection(i, "url", "https://evil.example.org/" + "p" * 80, "foreign") for i in range(500)
+    ]
+    line = reason_line(many)
+    assert len(line) <= MAX_REASON_CHARS
+    assert line.startswith("entry 0: field url")
+    kept = line.count("entry ")
+    assert line.endswith(f"and {500 - kept} more rejected entries (see the message body)")
+
+
+def test_bad_entries_body_keeps_index_entry_and_reason() -> None:
+    rejection = Rejection(2, "action", "purge", "unknown", raw={"action": "purge"})
+    assert json.loads(bad_entries_body([rejection])) == [
+        {"index": 2, "entry": {"action": "purge"}, "reason": describe(rejection)}
+    ]

@@ -1,0 +1,112 @@
+"""decode_body: shapes, defaults and rejections, without AWS."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from sitemap_updater.ingest.events import (
+    MISSING,
+    ChangeEvent,
+    Rejection,
+    decode_body,
+    parse_occurred_at,
+)
+from sitemap_updater.protocol import Site
+
+SITE = Site.parse("https://www.example.com")
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+SENT = datetime(2026, 11, 21, 11, 0, tzinfo=UTC)
+
+
+def decode(obj: object) -> list[ChangeEvent | Rejection]:
+    text = obj if isinstance(obj, str) else json.dumps(obj)
+    return list(decode_body(text, sent_at=SENT, site=SITE, now=NOW).items)
+
+
+def test_single_object_is_normalized_and_keyed() -> None:
+    (event,) = decode({"action": "upsert", "url": "HTTPS://WWW.Example.com:443/a", "priority": 1})
+    assert isinstance(event, ChangeEvent)
+    assert event.loc == "https://www.example.com/a"
+    assert event.entry is not None and event.entry.priority == 1.0
+    assert event.occurred_at == SENT
+    assert event.event_key == f"20261121T110000.000000Z#0#{event.digest}"
+
+
+def test_delete_needs_only_url_and_is_ranked_1() -> None:
+    (event,) = decode({"action": "delete", "url": "https://www.example.com/gone"})
+    assert isinstance(event, ChangeEvent)
+    assert event.entry is None
+    assert event.event_key.split("#")[1] == "1"
+
+
+def test_occurred_at_overrides_sent_time_and_is_converted_to_utc() -> None:
+    (event,) = decode(
+        {
+            "action": "upsert",
+            "url": "https://www.example.com/a",
+            "occurred_at": "2026-11-20T12:00:01.250+02:00",
+        }
+    )
+    assert isinstance(event, ChangeEvent)
+    assert event.event_key.startswith("20261120T100001.250000Z#0#")
+
+
+def test_eventbridge_time_is_the_default() -> None:
+    (event,) = decode(
+        {
+            "version": "0",
+            "id": "1",
+            "source": "cms",
+            "detail-type": "PageChanged",
+            "account": "1",
+            "time": "2026-11-20T08:00:00Z",
+            "region": "eu-west-1",
+            "resources": [],
+            "detail": {"action": "delete", "url": "https://www.example.com/x"},
+        }
+    )
+    assert isinstance(event, ChangeEvent)
+    assert event.occurred_at == datetime(2026, 11, 20, 8, tzinfo=UTC)
+
+
+def test_array_entries_are_judged_one_by_one() -> None:
+    items = decode(
+        [
+            {"action": "upsert", "url": "https://www.example.com/ok"},
+            {"action": "upsert", "url": "https://other.example.com/x"},
+            {"url": "https://www.example.com/no-action"},
+        ]
+    )
+    assert isinstance(items[0], ChangeEvent)
+    assert isinstance(items[1], Rejection) and (items[1].index, items[1].field) == (1, "url")
+    assert items[1].value == "https://other.example.com/x"
+    assert isinstance(items[2], Rejection) and items[2].field == "action"
+    assert items[2].value is MISSING
+    assert items[2].raw == {"url": "https://www.example.com/no-action"}
+
+
+def test_unknown_fields_are_ignored() -> None:
+    (event,) = decode({"action": "delete", "url": "https://www.example.com/a", "x": {"y": [1]}})
+    assert isinstance(event, ChangeEvent)
+
+
+@pytest.mark.parametrize(
+    ("raw", "rule"),
+    [
+        ("2026-11-20T10:00:00", "time zone"),
+        ("2026-11-20", "time zone"),
+        ("last tuesday", "ISO 8601"),
+        ("1969-12-31T23:59:59Z", "1970"),
+        ("2026-11-22T12:00:01Z", "future"),
+    ],
+)
+def test_bad_occurred_at(raw: str, rule: str) -> None:
+    with pytest.raises(ValueError, match=rule):
+        parse_occurred_at(raw, NOW)
+
+
+def test_occurred_at_may_be_a_little_ahead_of_the_clock() -> None:
+    assert parse_occurred_at("2026-11-22T11:59:59Z", NOW) > NOW

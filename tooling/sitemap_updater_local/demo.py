@@ -1,0 +1,184 @@
+"""``sitemap-updater demo``: the whole flow on an embedded AWS (moto), start to finish.
+
+1. Generate N realistic page events and send them to the queue.
+2. Drain the queue through the ingest function, and rebuild.
+3. Change a few pages, delete a few, and send a few poison messages.
+4. Rebuild again.
+5. Download the bucket into DIR (files from an earlier demo run are replaced).
+6. Validate every file against the official schemas and the protocol rules.
+7. Print a summary: files, URLs, rejected messages with reasons, invalidated paths, timings.
+
+Exit status 0 when every file is valid and the published URLs are exactly the ones sent minus
+the deleted ones, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from sitemap_updater_local import events_gen
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.validate import FileReport, validate_path
+
+DEFAULT_URLS = 2_000
+DEFAULT_OUT = Path("sitemap-out")
+SITE = "https://www.example.com"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--urls", type=int, default=DEFAULT_URLS, metavar="N", help="pages to generate (2,000)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="where to download the files"
+    )
+    parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
+
+
+@dataclass
+class DemoResult:
+    files: list[FileReport]
+    urls_sent: int
+    urls_deleted: int
+    urls_published: int
+    rejected: list[tuple[str, str]]
+    invalidated_paths: list[list[str]]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return all(f.ok for f in self.files) and self.urls_published == (
+            self.urls_sent - self.urls_deleted
+        )
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = time.perf_counter() - started
+
+
+def _bar(total: int, desc: str) -> Any:
+    return tqdm(
+        total=total, desc=desc, unit="msg", file=sys.stderr, disable=not sys.stderr.isatty()
+    )
+
+
+#: Messages sent before the queue is drained. Producers trickle; a bounded queue depth also keeps
+#: moto's ReceiveMessage (linear in the queue depth) fast.
+CHUNK = 50
+
+
+def _send_and_drain(dep: LocalDeployment, bodies: list[str], label: str) -> None:
+    with _bar(len(bodies), label) as bar:
+        for start in range(0, len(bodies), CHUNK):
+            dep.send(bodies[start : start + CHUNK])
+            progress: Callable[[int], None] = bar.update
+            dep.drain(progress)
+
+
+def _clear_previous(out: Path) -> None:
+    """Remove the files an earlier demo run left, so only this run's files are validated."""
+    if not out.is_dir():
+        return
+    for path in out.iterdir():
+        if path.is_file() and (
+            path.name in {"sitemap.xml", "robots.txt"}
+            or (path.name.startswith("sitemap-") and path.name.endswith(".xml.gz"))
+        ):
+            path.unlink()
+
+
+def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoResult:
+    if urls < 1:
+        raise ValueError(f"--urls {urls}: must be at least 1")
+    timer = _Timer()
+    pages = events_gen.make_pages(urls, SITE)
+    changes = max(1, urls // 50)
+    deletes = max(1, urls // 100) if urls > 1 else 0
+    params = {"PublicBaseUrl": SITE}
+    with LocalDeployment(template, SITE, parameters=params) as dep:
+        with timer.step("send + ingest"):
+            _send_and_drain(dep, events_gen.initial_events(pages, SITE), "pages")
+        with timer.step("rebuild"):
+            first = dep.rebuild_until_clean()
+        follow, _, deleted = events_gen.follow_up(pages, SITE, changes, deletes)
+        poison = events_gen.poison_messages(SITE)
+        with timer.step("changes + ingest"):
+            _send_and_drain(dep, follow + [body for body, _ in poison], "changes")
+        with timer.step("rebuild again"):
+            second = dep.rebuild_until_clean()
+        with timer.step("download"):
+            _clear_previous(out)
+            out.mkdir(parents=True, exist_ok=True)
+            dep.download(out)
+        rejected = [(d.body, d.reason or "") for d in dep.dead_letters() if d.reason]
+        invalidations = [paths for _, paths in dep.invalidations()]
+    with timer.step("validate"):
+        reports = validate_path(out, base_url=SITE)
+    published = sum(r.url_count for r in reports if r.kind == "urlset")
+    del first, second
+    return DemoResult(
+        files=reports,
+        urls_sent=urls,
+        urls_deleted=len(deleted),
+        urls_published=published,
+        rejected=rejected,
+        invalidated_paths=invalidations,
+        timings=timer.timings,
+    )
+
+
+def _short(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summary(result: DemoResult, out: Path) -> str:
+    lines = [f"Published files in {out}/:"]
+    for report in result.files:
+        status = "valid" if report.ok else "INVALID"
+        lines.append(
+            f"  {Path(report.source).name:<28} {report.kind or '?':<13} "
+            f"{report.url_count:>6} entries  {status}"
+        )
+        lines += [f"      {p}" for p in report.problems]
+    lines.append(
+        f"URLs: {result.urls_sent} sent, {result.urls_deleted} deleted, "
+        f"{result.urls_published} published"
+    )
+    lines.append(f"Rejected messages ({len(result.rejected)}), in the dead-letter queue:")
+    lines += [f"  {_short(body)!r}\n      -> {reason}" for body, reason in result.rejected]
+    lines.append("CloudFront invalidations:")
+    for number, paths in enumerate(result.invalidated_paths, start=1):
+        shown = ", ".join(paths[:6]) + (f", ... ({len(paths)} paths)" if len(paths) > 6 else "")
+        lines.append(f"  {number}. {shown}")
+    lines.append(
+        "Timings: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in result.timings.items())
+    )
+    lines.append("All files valid." if result.valid else "VALIDATION FAILED.")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.urls < 1:
+        print(f"demo: --urls {args.urls}: must be at least 1", file=sys.stderr)
+        return 2
+    result = run_demo(args.urls, args.out, args.template)
+    print(summary(result, args.out))
+    return 0 if result.valid else 1
