@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from sitemap_updater_local import cli, events_gen
+from sitemap_updater_local.demo import DEMO_CHANGES, DEMO_DELETES, DEMO_MAX_URLS_PER_SITEMAP
 from sitemap_updater_local.validate import validate_path
-from tests.e2e.conftest import published_urls
+from tests.e2e.published import published_urls
 
 SITE = "https://www.example.com"
 
@@ -28,13 +29,20 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
 
     # the published URLs are the ones sent minus the deleted ones, each once
     pages = events_gen.make_pages(500, SITE)
-    _, _, deleted = events_gen.follow_up(pages, SITE, changes=10, deletes=5)
+    _, _, deleted = events_gen.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
     urls = published_urls(out)
-    assert len(urls) == len(set(urls)) == 495
-    assert set(urls) == {p.url for p in pages} - {p.url for p in deleted}
+    expected = {p.url for p in pages} - {p.url for p in deleted}
+    assert len(deleted) > 0
+    assert len(urls) == len(set(urls)) == len(expected)
+    assert set(urls) == expected
+
+    # the shard cap was applied: several files, none above it
+    urlsets = [r for r in reports if r.kind == "urlset"]
+    assert len(urlsets) >= 2
+    assert all(r.url_count <= DEMO_MAX_URLS_PER_SITEMAP for r in urlsets)
 
     # the summary reports the numbers and every poison message with its reason
-    assert "URLs: 500 sent, 5 deleted, 495 published" in printed
+    assert f"URLs: 500 sent, {len(deleted)} deleted, {len(expected)} published" in printed
     assert "Rejected messages (4)" in printed
     for field in ("field body", "field url", "field priority", "field action"):
         assert field in printed

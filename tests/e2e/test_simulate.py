@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from sitemap_updater_local import cli
 from sitemap_updater_local.validate import validate_path
-from tests.e2e.conftest import published_urls
+from tests.e2e.published import published_urls
 
 SITE = "https://www.example.com"
 
@@ -88,12 +89,16 @@ def test_two_waves_report_and_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert on_disk <= written
 
 
-def test_faults_do_not_change_the_outcome(tmp_path: Path) -> None:
+def test_faults_do_not_change_the_outcome(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     w1, w2 = _waves(tmp_path)
     clean, faulty = tmp_path / "clean", tmp_path / "faulty"
     assert cli.main(["simulate", str(w1), str(w2), "--out", str(clean)]) == 0
     args = ["simulate", str(w1), str(w2), "--out", str(faulty), "--faults", "0.15", "--seed", "4"]
     assert cli.main(args) == 0
+    injected = re.search(r"faults injected: (\d+)", capsys.readouterr().out)
+    assert injected is not None and int(injected.group(1)) > 0
     assert published_urls(faulty) == published_urls(clean)
     # the same shard files with the same bytes (the index differs only in its lastmod times)
     shards = sorted(p.name for p in clean.glob("sitemap-*.xml.gz"))

@@ -55,8 +55,16 @@ def build_cases() -> list[Case]:
     add(
         Case(
             "doctype-in-path",
-            _j(_up(u + "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>")),
+            _j(_up(u + "<!DOCTYPE[<!ENTITY/e/SYSTEM/'file:///etc/passwd'>]>")),
             "accepted",
+        )
+    )
+    add(
+        Case(
+            "doctype-with-spaces",
+            _j(_up(u + "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>")),
+            "rejected",
+            field="url",
         )
     )
     add(

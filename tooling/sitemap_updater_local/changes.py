@@ -60,10 +60,11 @@ def entry_from_raw(site: Site, raw: RawEntry, now: datetime) -> Entry:
 class ChangeReader:
     """Judges records against one site; ``now`` is the run's start (UTC)."""
 
-    def __init__(self, site: Site, now: datetime | None = None) -> None:
+    def __init__(self, site: Site, now: datetime | None = None, *, seq: int = 0) -> None:
+        """``seq``: how many records came before the first one this reader judges."""
         self.site = site
         self.now = now or datetime.now(UTC)
-        self._seq = 0
+        self._seq = seq
 
     def _stamp(self) -> datetime:
         self._seq += 1

@@ -32,6 +32,12 @@ from sitemap_updater_local.validate import FileReport, validate_path
 DEFAULT_URLS = 2_000
 DEFAULT_OUT = Path("sitemap-out")
 SITE = "https://www.example.com"
+#: A small shard cap, so that even a small demo publishes several files and the second rebuild
+#: shows that only the files holding a changed page are rewritten and invalidated.
+DEMO_MAX_URLS_PER_SITEMAP = 250
+#: "A few" pages changed and deleted after the first rebuild.
+DEMO_CHANGES = 5
+DEMO_DELETES = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,9 +116,9 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         raise ValueError(f"--urls {urls}: must be at least 1")
     timer = _Timer()
     pages = events_gen.make_pages(urls, SITE)
-    changes = max(1, urls // 50)
-    deletes = max(1, urls // 100) if urls > 1 else 0
-    params = {"PublicBaseUrl": SITE}
+    deletes = min(DEMO_DELETES, urls // 2)
+    changes = min(DEMO_CHANGES, urls - deletes)
+    params = {"PublicBaseUrl": SITE, "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP)}
     with LocalDeployment(template, SITE, parameters=params) as dep:
         with timer.step("send + ingest"):
             _send_and_drain(dep, events_gen.initial_events(pages, SITE), "pages")

@@ -44,13 +44,19 @@ class Change:
     item: Item | None
 
 
-def _bucket(uh: str) -> int:
+def bucket_of(uh: str) -> int:
+    """The spool bucket of an identity hash."""
     return int(uh[: PREFIX_BITS // 4], 16)
 
 
 def _frame(record: Any) -> bytes:
     data = marshal.dumps(record)
     return _LENGTH.pack(len(data)) + data
+
+
+def frame_change(change: Change) -> bytes:
+    """A change as spool bytes (see :meth:`ChangeSpool.add_framed`)."""
+    return _frame((change.uh, change.ev, change.item))
 
 
 def _dump_all(path: str, records: list[Any]) -> None:
@@ -117,14 +123,17 @@ class ChangeSpool:
         return os.path.join(self._dir, f"{kind}-{bucket:03d}")
 
     def add(self, change: Change) -> None:
-        bucket = _bucket(change.uh)
+        self.add_framed(bucket_of(change.uh), frame_change(change))
+        self.changes += 1
+
+    def add_framed(self, bucket: int, data: bytes | bytearray) -> None:
+        """Append changes of ``bucket`` already framed by :func:`frame_change`."""
         buffer = self._buffers.get(bucket)
         if buffer is None:
             buffer = self._buffers[bucket] = bytearray()
-        buffer += _frame((change.uh, change.ev, change.item))
+        buffer += data
         if len(buffer) >= FLUSH_BYTES:
             self._flush(bucket, buffer)
-        self.changes += 1
 
     def resolve(self) -> FinalState:
         """Apply last-writer-wins per URL, bucket by bucket; the live items, sorted by hash."""

@@ -60,9 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-urls-per-sitemap", type=int, default=None, metavar="N")
     parser.add_argument("--faults", type=float, default=None, metavar="RATE")
     parser.add_argument("--seed", type=int, default=None, metavar="S")
-    parser.add_argument(
-        "--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS
-    )
+    parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
 
 
 def read_wave(path: Path) -> list[str]:
@@ -157,5 +155,8 @@ def run(args: argparse.Namespace) -> int:
             f"{wave['dead_lettered']} dead-lettered, {len(wave['objects_written'])} objects "
             f"written, {len(wave['invalidated_paths'])} paths invalidated"
         )
+    if plan is not None:
+        counts = ", ".join(f"{n} {code}" for code, n in sorted(plan.counts().items()))
+        print(f"faults injected: {len(plan.injected)}" + (f" ({counts})" if counts else ""))
     print(f"files and report.json written to {args.out}")
     return 0

@@ -23,20 +23,16 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Final
 
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
-from sitemap_updater_local.changes import ChangeReader
 from sitemap_updater_local.finalstate import ChangeSpool
-from sitemap_updater_local.sources import (
-    BodyLine,
-    Problem,
-    SourceError,
-    iter_source,
-)
+from sitemap_updater_local.judging import default_jobs, judge
+from sitemap_updater_local.sources import Problem, SourceError, iter_source
 
 DEFAULT_MAX_URLS: Final = 40_000
 DEFAULT_MAX_BYTES: Final = 45 * 1024 * 1024
@@ -71,8 +67,12 @@ def build_static(
     max_bytes: int = DEFAULT_MAX_BYTES,
     public_base_url: str | None = None,
     on_problem: Callable[[Problem], None] = lambda p: None,
+    jobs: int = 1,
 ) -> BuildResult:
-    """Build the sitemap files of ``source`` into ``out_dir``; raises ``SourceError``."""
+    """Build the sitemap files of ``source`` into ``out_dir``; raises ``SourceError``.
+
+    ``jobs`` processes check the records (the output does not depend on it).
+    """
     base = (public_base_url or site.origin).rstrip("/")
     result = BuildResult()
 
@@ -81,23 +81,13 @@ def build_static(
         on_problem(p)
 
     os.makedirs(out_dir, exist_ok=True)
-    reader = ChangeReader(site)
     with ChangeSpool() as spool:
-        for record in iter_source(source):
-            if isinstance(record, Problem):
-                problem(record)
-                continue
-            judged = (
-                reader.from_body(record)
-                if isinstance(record, BodyLine)
-                else [reader.from_raw(record)]
-            )
-            for change in judged:
-                if isinstance(change, Problem):
-                    problem(change)
-                else:
-                    spool.add(change)
-        result.changes = spool.changes
+        for judged in judge(iter_source(source), site, datetime.now(UTC), jobs=jobs):
+            for p in judged.problems:
+                problem(p)
+            for bucket, data in judged.frames.items():
+                spool.add_framed(bucket, data)
+            result.changes += judged.changes
         state = spool.resolve()
         pairs: list[tuple[str, str | None]] = []
         for leaf in state.leaves(max_urls):
@@ -159,6 +149,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"uncompressed bytes per file (default {DEFAULT_MAX_BYTES}, at most {MAX_BYTES})",
     )
     parser.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        metavar="N",
+        help="processes that check the records (default: the CPUs available, at most 8)",
+    )
+    parser.add_argument(
         "--public-base-url",
         metavar="URL",
         help="base URL the files are served from, for the index (default: the site)",
@@ -197,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
             max_bytes=args.max_bytes_per_sitemap,
             public_base_url=args.public_base_url,
             on_problem=report,
+            jobs=args.jobs,
         )
     except SourceError as exc:
         print(exc, file=sys.stderr)

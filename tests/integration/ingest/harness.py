@@ -198,6 +198,11 @@ def make_stack(table_name: str = "sitemap-urls", queue_name: str = "sitemap-dlq"
     create_table(dynamodb, table_name)
     dlq_url = sqs.create_queue(QueueName=queue_name)["QueueUrl"]
     stack = IngestStack(table_name, dlq_url, dynamodb, sqs)
+    # Powertools reads POWERTOOLS_METRICS_NAMESPACE when sitemap_updater.observability is first
+    # imported, which in a test run may be before any fixture set the environment.
+    metrics = load_handler().metrics
+    if not metrics.namespace:
+        metrics.namespace = BASE_ENV["POWERTOOLS_METRICS_NAMESPACE"]
     # The handler builds its clients on first use and keeps them; hand it these two, so that
     # a test can watch or disturb the calls it makes (botocore event hooks on the client).
     cache = load_handler()._clients

@@ -178,4 +178,3 @@ class ShardMarks:
                 return False
             raise
         return True
-

@@ -1,3 +1,5 @@
+"""Reading published sitemap files back, independently of the code that wrote them."""
+
 from __future__ import annotations
 
 import gzip

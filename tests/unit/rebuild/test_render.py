@@ -1,0 +1,89 @@
+"""Rendering a shard: one file when it fits, splits by count and by bytes, refusals named."""
+
+from __future__ import annotations
+
+import gzip
+
+from sitemap_updater.protocol import Entry, Site
+from sitemap_updater.rebuild.render import render_home, render_shard
+from sitemap_updater.store.items import Item, live_item
+from sitemap_updater.store.keys import hash_bits, url_hash
+
+SITE = Site.parse("https://www.example.com")
+
+
+def _items(n: int, host: str = "https://www.example.com") -> list[Item]:
+    items = [live_item(Entry(loc=f"{host}/p/{i}"), "ev", "d") for i in range(n)]
+    return sorted(items, key=lambda i: i["sk"]["S"])
+
+
+def _locs(body: bytes | None) -> int:
+    assert body is not None
+    return gzip.decompress(body).count(b"<url>")
+
+
+def test_a_shard_that_fits_gives_one_file_with_every_url() -> None:
+    [only] = render_shard("r", _items(5), SITE, max_urls=8, max_bytes=10_000)
+    assert only.shard_id == "r"
+    assert only.url_count == 5 == _locs(only.body)
+    assert only.sha256 is not None and len(only.sha256) == 64
+
+
+def test_the_same_items_give_the_same_bytes() -> None:
+    a = render_shard("r", _items(5), SITE, max_urls=8, max_bytes=10_000)
+    b = render_shard("r", _items(5), SITE, max_urls=8, max_bytes=10_000)
+    assert [x.body for x in a] == [y.body for y in b]
+
+
+def test_an_empty_shard_has_no_file() -> None:
+    [empty] = render_shard("r01", [], SITE, max_urls=8, max_bytes=10_000)
+    assert empty.body is None and empty.sha256 is None and empty.url_count == 0
+
+
+def test_too_many_urls_split_the_shard_so_every_part_is_under_the_cap() -> None:
+    items = _items(30)
+    parts = render_shard("r", items, SITE, max_urls=8, max_bytes=10_000)
+    assert len(parts) > 1
+    assert sum(p.url_count for p in parts) == 30
+    for part in parts:
+        assert part.url_count <= 8
+        assert part.shard_id.startswith("r") and len(part.shard_id) > 1
+
+
+def test_too_many_bytes_split_the_shard_by_the_next_hash_bit() -> None:
+    items = _items(6)
+    [whole] = render_shard("r", items, SITE, max_urls=8, max_bytes=10_000)
+    parts = render_shard("r", items, SITE, max_urls=8, max_bytes=whole.uncompressed_bytes - 1)
+    assert len(parts) >= 2
+    assert sum(p.url_count for p in parts) == 6
+    assert all(p.uncompressed_bytes < whole.uncompressed_bytes for p in parts)
+    for part in parts:
+        assert part.body is None or all(
+            hash_bits(url_hash(f"https://www.example.com/p/{i}"), len(part.shard_id) - 1)
+            == part.shard_id[1:]
+            for i in range(6)
+            if f"/p/{i}<".encode() in gzip.decompress(part.body)
+        )
+
+
+def test_a_url_the_writer_refuses_is_left_out_and_named_the_rest_is_published() -> None:
+    items = sorted(
+        _items(3) + _items(1, host="https://other.example.org"), key=lambda i: i["sk"]["S"]
+    )
+    [part] = render_shard("r", items, SITE, max_urls=8, max_bytes=10_000)
+    assert part.url_count == 3
+    assert len(part.skipped) == 1
+    assert part.skipped[0].startswith("https://other.example.org/p/0: ")
+
+
+def test_a_url_alone_over_the_byte_cap_is_left_out_and_named() -> None:
+    big = live_item(Entry(loc="https://www.example.com/" + "a" * 1500), "ev", "d")
+    parts = render_shard("r", [big], SITE, max_urls=8, max_bytes=1024)
+    assert [p.body for p in parts] == [None]
+    assert parts[0].skipped[0].startswith("https://www.example.com/aaa")
+
+
+def test_the_empty_site_file_holds_only_the_root_url() -> None:
+    xml = gzip.decompress(render_home(SITE, max_urls=8, max_bytes=10_000))
+    assert xml.count(b"<url>") == 1
+    assert b"<loc>https://www.example.com/</loc>" in xml
