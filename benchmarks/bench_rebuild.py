@@ -6,7 +6,7 @@ Prints
     process's RSS high-water mark (which also holds moto's in-memory table),
   * for a 1-URL change afterwards: the DynamoDB items read and the objects written.
 
-    .venv/bin/python benchmarks/bench_rebuild.py [--urls 200000] [--segments 8]
+    .venv/bin/python benchmarks/bench_rebuild.py [--urls 200000] [--segments 8] [--cap 40000]
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def _plain_scan(dynamodb: Any) -> int:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def _service(dynamodb: Any, s3: Any, segments: int) -> RebuildService:
+def _service(dynamodb: Any, s3: Any, segments: int, cap: int) -> RebuildService:
     config = RebuildConfig.from_env(
         {
             "TABLE_NAME": TABLE,
@@ -104,6 +104,7 @@ def _service(dynamodb: Any, s3: Any, segments: int) -> RebuildService:
             "BUCKET_NAME": BUCKET,
             "FULL_REBUILD_SEGMENTS": str(segments),
             "RETIRE_GRACE_SECONDS": "86400",
+            "MAX_URLS_PER_SITEMAP": str(cap),
         }
     )
     return RebuildService(
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--urls", type=int, default=200_000, help="URLs in the table")
     parser.add_argument("--segments", type=int, default=8, help="parallel Scan segments")
+    parser.add_argument("--cap", type=int, default=40_000, help="MAX_URLS_PER_SITEMAP (shard cap)")
     parser.add_argument(
         "--no-memory", action="store_true", help="skip the tracemalloc pass (it is slower)"
     )
@@ -148,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"plain Scan paging loop: {scanned:,} items in {scan_seconds:.2f} s")
 
         started = time.perf_counter()
-        full: RunReport = _service(dynamodb, s3, args.segments).run(full=True)
+        full: RunReport = _service(dynamodb, s3, args.segments, args.cap).run(full=True)
         full_seconds = time.perf_counter() - started
         print(
             f"full rebuild: {full.files} files, {full.urls_published:,} URLs, "
@@ -161,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.no_memory:
             tracemalloc.start()
-            _service(dynamodb, s3, args.segments).run(full=True)
+            _service(dynamodb, s3, args.segments, args.cap).run(full=True)
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
             print(f"PEAK MEMORY allocated by a full rebuild: {peak / 2**20:.1f} MB (target < 250)")
@@ -170,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         changed = _entry(12345, day=20)
         dynamodb.put_item(TableName=TABLE, Item=_item(changed))
         uh = url_hash(changed.loc)
-        shard_map = _service(dynamodb, s3, args.segments).store.load_map()
+        shard_map = _service(dynamodb, s3, args.segments, args.cap).store.load_map()
         leaf = next(s for s in shard_map.leaves if hash_bits(uh, len(s) - 1) == s[1:])
         dynamodb.update_item(
             TableName=TABLE,
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": "0"}},
         )
         started = time.perf_counter()
-        one = _service(dynamodb, s3, args.segments).run()
+        one = _service(dynamodb, s3, args.segments, args.cap).run()
         print(
             f"1-URL change: {one.dynamodb_items_read:,} items read, objects written "
             f"{one.objects_written} in {time.perf_counter() - started:.2f} s"

@@ -9,6 +9,7 @@ at most two per process are in flight, which keeps memory bounded.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -95,7 +96,9 @@ def judge(
                 seq += len(item)
         return
     pending: deque[Future[Judged] | Judged] = deque()
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # forkserver: workers never inherit the threads or open clients of the calling process
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         for item in _chunks(records):
             if isinstance(item, Problem):
                 pending.append(Judged(problems=[item]))

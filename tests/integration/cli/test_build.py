@@ -168,3 +168,23 @@ def test_unreadable_source_and_bad_options_exit_2(
     assert "missing.jsonl" in err and "cannot open" in err
     assert main(["build", "--from", "x", "--site", "ftp://nope", "--out", str(tmp_path)]) == 2
     assert "--site" in capsys.readouterr().err
+
+
+def test_more_processes_give_the_same_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    urls = list(page_urls(4500, "jobs"))
+    rows = [f"{u},2024-01-{1 + i % 28:02d}" for i, u in enumerate(urls)]
+    rows[100] = f"{urls[7]},2024-02-02"  # a later duplicate: the order of records matters
+    rows[2500] = "not a url,2024-01-01"  # a problem in the second chunk
+    source = tmp_path / "export.csv"
+    source.write_text("\n".join(rows) + "\n")
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out-{jobs}"
+        code, _, err = _build(capsys, source, out, "--jobs", jobs, "--max-urls-per-sitemap", "1000")
+        assert code == 1
+        assert err.startswith(f"{source}:2501: ")
+        outputs.append({p.name: p.read_bytes() for p in out.iterdir()})
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0]) > 2

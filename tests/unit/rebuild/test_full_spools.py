@@ -71,3 +71,17 @@ def test_the_time_budget_stops_the_fill(tmp_path: Path) -> None:
     items = (_item(format(i, f"0{HASH_HEX_LEN}x")) for i in range(5000))
     with pytest.raises(ScanStoppedError, match="after 1000 items"):
         spools.fill(items, should_stop=lambda: True)
+
+
+def test_more_leaves_than_open_files_still_spools_everything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sitemap_updater.rebuild.full.MAX_OPEN_SPOOLS", 2)
+    leaves = ["r00", "r01", "r10", "r11"]
+    uhs = [format(i * 0x0800_0000, "08x") + "0" * 24 for i in range(32)]
+    spools = Spools(tmp_path, leaves)
+    spools.fill((_item(u) for u in uhs), should_stop=lambda: False)
+    loaded = [
+        item["sk"]["S"] for leaf in leaves for _, items in spools.load(leaf, 99) for item in items
+    ]
+    assert loaded == sorted(uhs)

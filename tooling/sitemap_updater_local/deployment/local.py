@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -52,6 +53,35 @@ class SendFailure:
     body: str
     code: str
     message: str
+
+
+#: Characters SQS accepts in a message body (SendMessage, "MessageBody"): #x9 #xA #xD
+#: #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF.
+_SQS_REFUSED = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def sqs_refusal(body: str) -> SendFailure | None:
+    """Why SQS would refuse ``body`` (size, characters, emptiness), or None.
+
+    SQS checks these on SendMessage; moto does not check them all, so they are checked here.
+    """
+    if not body:
+        return SendFailure(body, "MissingParameter", "the message body must not be empty")
+    bad = _SQS_REFUSED.search(body)
+    if bad is not None:
+        return SendFailure(
+            body,
+            "InvalidMessageContents",
+            f"character U+{ord(bad.group()):04X} at offset {bad.start()} is not allowed in SQS",
+        )
+    size = len(body.encode("utf-8"))
+    if size > SEND_BATCH_MAX_BYTES:
+        return SendFailure(
+            body,
+            "InvalidParameterValue",
+            f"message of {size} bytes is larger than the SQS limit of {SEND_BATCH_MAX_BYTES}",
+        )
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +230,11 @@ class LocalDeployment:
         batch: list[str] = []
         size = 0
         for body in bodies:
-            n = len(body.encode("utf-8", "surrogatepass"))
+            refusal = sqs_refusal(body)
+            if refusal is not None:
+                failures.append(refusal)
+                continue
+            n = len(body.encode("utf-8"))
             if batch and (len(batch) == SEND_BATCH_MAX_ENTRIES or size + n > SEND_BATCH_MAX_BYTES):
                 failures += self._send_batch(batch)
                 batch, size = [], 0
@@ -211,13 +245,6 @@ class LocalDeployment:
         return failures
 
     def _send_batch(self, bodies: list[str]) -> list[SendFailure]:
-        if (
-            len(bodies) == 1
-            and len(bodies[0].encode("utf-8", "surrogatepass")) > SEND_BATCH_MAX_BYTES
-        ):
-            return [
-                SendFailure(bodies[0], "InvalidParameterValue", "message is larger than 256 KiB")
-            ]
         try:
             response = self.sqs.send_message_batch(
                 QueueUrl=self.queue_url,

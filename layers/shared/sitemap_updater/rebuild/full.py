@@ -19,6 +19,8 @@ from sitemap_updater.store.shards import ShardIdError, bits_of, children
 
 #: How many items pass between two checks of the time budget while scanning.
 CHECK_EVERY = 1000
+#: Spool files kept open at once (Lambda allows 1,024 file descriptors per process).
+MAX_OPEN_SPOOLS = 256
 
 
 class ScanStoppedError(RuntimeError):
@@ -64,6 +66,8 @@ class Spools:
         leaf = self._index.leaf_for(str(item["sk"]["S"]))
         handle = self._files.get(leaf)
         if handle is None:
+            if len(self._files) >= MAX_OPEN_SPOOLS:
+                self.close()  # reopened in append mode when next needed
             handle = self._files[leaf] = self._path(leaf).open("a", encoding="utf-8")
         handle.write(_line(item))
         self.counts[leaf] = self.counts.get(leaf, 0) + 1

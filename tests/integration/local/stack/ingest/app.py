@@ -26,6 +26,7 @@ def _client(name: str) -> Any:
 
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    metrics.add_metric(name="Records", unit=MetricUnit.Count, value=len(event["Records"]))
     failures = []
     accepted = 0
     for record in event["Records"]:
