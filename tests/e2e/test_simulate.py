@@ -115,3 +115,12 @@ def test_faults_without_seed_is_a_usage_error(
     w1, _ = _waves(tmp_path)
     assert cli.main(["simulate", str(w1), "--out", str(tmp_path), "--faults", "0.1"]) == 2
     assert "--faults RATE and --seed S go together" in capsys.readouterr().err
+
+
+def test_a_value_the_template_refuses_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w1, _ = _waves(tmp_path)
+    args = ["simulate", str(w1), "--out", str(tmp_path / "o"), "--max-urls-per-sitemap", "60000"]
+    assert cli.main(args) == 2
+    assert "parameter MaxUrlsPerSitemap=60000 must be <= 50000" in capsys.readouterr().err

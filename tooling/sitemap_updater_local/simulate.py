@@ -49,6 +49,7 @@ from typing import Any
 
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.faults import FaultPlan
+from sitemap_updater_local.template import TemplateError
 
 DEFAULT_SITE = "https://www.example.com"
 
@@ -140,14 +141,18 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"simulate: --faults: {exc}", file=sys.stderr)
         return 2
-    report = simulate(
-        waves,
-        args.out,
-        site=args.site,
-        template=args.template,
-        max_urls_per_sitemap=args.max_urls_per_sitemap,
-        faults=plan,
-    )
+    try:
+        report = simulate(
+            waves,
+            args.out,
+            site=args.site,
+            template=args.template,
+            max_urls_per_sitemap=args.max_urls_per_sitemap,
+            faults=plan,
+        )
+    except TemplateError as exc:  # a --site or --max-urls-per-sitemap the template refuses
+        print(f"simulate: {exc}", file=sys.stderr)
+        return 2
     for number, wave in enumerate(report["waves"], start=1):
         print(
             f"wave {number}: {wave['messages']} messages, {wave['accepted']} accepted, "

@@ -154,3 +154,17 @@ def test_environment_is_restored_after_the_deployment(stack_template: Path) -> N
         assert os.environ["AWS_DEFAULT_REGION"] == "us-east-1"
         assert "TABLE_NAME" not in os.environ
     assert dict(os.environ) == before
+
+
+def test_bodies_sqs_would_refuse_are_reported_and_the_rest_sent(stack_template: Path) -> None:
+    big = json.dumps({"do": "ok", "key": "big", "pad": "x" * 262_144})
+    with LocalDeployment(stack_template, SITE) as dep:
+        failures = dep.send([_ok("a"), "", big, '{"do": "ok", "key": "\udcff"}', _ok("b")])
+        assert [(f.code, f.body[:10]) for f in failures] == [
+            ("MissingParameter", ""),
+            ("InvalidParameterValue", big[:10]),
+            ("InvalidMessageContents", '{"do": "ok'),
+        ]
+        assert "U+DCFF at offset 21" in failures[2].message
+        dep.drain()
+        assert _keys(dep) == {"a": 1, "b": 1}
