@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gc
 import io
+import itertools
 import json
 import random
 import resource
@@ -33,8 +34,8 @@ from sitemap_updater.protocol import (  # noqa: E402
     Alternate,
     Entry,
     Image,
+    MAX_URLS,
     Site,
-    SitemapFullError,
     UrlsetWriter,
     normalize_url,
 )
@@ -119,33 +120,23 @@ class _Discard:
 
 
 def render_all(items: Iterable[Entry], level: int, keep: bool) -> tuple[list[bytes], int, int]:
-    """Render into 50,000-URL files; (gzip files if ``keep``, file count, gzip bytes)."""
+    """Render into files of at most 50,000 URLs with ``UrlsetWriter.add_many`` (the path
+    ``render_urlset`` takes); (gzip files if ``keep``, file count, gzip bytes)."""
     files: list[bytes] = []
     gz_bytes = 0
     count = 0
-    sink: io.BytesIO | _Discard = io.BytesIO() if keep else _Discard()
-    writer = UrlsetWriter(sink, SITE, compresslevel=level)
-    for entry in items:
-        try:
-            writer.add(entry)
-        except SitemapFullError:
-            writer.close()
-            count += 1
-            if isinstance(sink, io.BytesIO):
-                files.append(sink.getvalue())
-                gz_bytes += len(files[-1])
-            else:
-                gz_bytes += sink.size
-            sink = io.BytesIO() if keep else _Discard()
-            writer = UrlsetWriter(sink, SITE, compresslevel=level)
-            writer.add(entry)
-    writer.close()
-    count += 1
-    if isinstance(sink, io.BytesIO):
-        files.append(sink.getvalue())
-        gz_bytes += len(files[-1])
-    else:
-        gz_bytes += sink.size
+    stream = iter(items)
+    for first in stream:
+        sink: io.BytesIO | _Discard = io.BytesIO() if keep else _Discard()
+        writer = UrlsetWriter(sink, SITE, compresslevel=level)
+        writer.add_many(itertools.chain((first,), itertools.islice(stream, MAX_URLS - 1)))
+        writer.close()
+        count += 1
+        if isinstance(sink, io.BytesIO):
+            files.append(sink.getvalue())
+            gz_bytes += len(files[-1])
+        else:
+            gz_bytes += sink.size
     return files, count, gz_bytes
 
 

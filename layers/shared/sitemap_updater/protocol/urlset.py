@@ -11,10 +11,12 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable
+from itertools import batched
 from dataclasses import dataclass
 from types import TracebackType
 from typing import BinaryIO, Final, Self
 
+from sitemap_updater.protocol.chunk import ChunkRenderer
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.errors import (
     EmptySitemapError,
@@ -51,6 +53,8 @@ URLSET_CLOSE: Final = "</urlset>\n"
 _LASTMOD_FORM: Final = NORMALIZED_FORM.fullmatch
 #: The text of every valid priority (one decimal place).
 PRIORITY_TEXT: Final = {i / 10: f"{i / 10:.1f}" for i in range(11)}
+#: Entries :meth:`UrlsetWriter.add_many` renders and checks as one block.
+CHUNK_SIZE: Final = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,7 @@ class UrlsetWriter:
         self._clean_loc = re.compile(
             re.escape(self._prefix) + r"[^\x00-\x1f\x7f-\U0010ffff&<>\"']*"
         ).fullmatch
+        self._chunks = ChunkRenderer(self._prefix, self._extensions)
         self._newest: str | None = None
         self._closed = False
         self._buffer.append(URLSET_OPEN, self._bytes)
@@ -183,6 +188,40 @@ class UrlsetWriter:
         self._bytes += size
         self._count += 1
 
+    def add_many(self, entries: Iterable[Entry]) -> None:
+        """Add ``entries`` in order; the same bytes, stats and errors as calling :meth:`add`
+        for each, only faster.
+
+        Like a loop of :meth:`add`, it stops at the first entry that raises (an input error,
+        :class:`SitemapFullError` or :class:`EntryTooLargeError`): every entry before it is
+        written, that entry and the rest are not, and the file can still be closed. So
+        ``url_count`` after the error minus ``url_count`` before the call is the index of the
+        entry that raised.
+
+        Blocks of :data:`CHUNK_SIZE` entries are checked and rendered together; a block that
+        breaks a rule, or would not fit in full, is added entry by entry, which raises the
+        precise error at the precise entry.
+        """
+        for chunk in batched(entries, CHUNK_SIZE):
+            self._add_chunk(chunk)
+
+    def _add_chunk(self, chunk: tuple[Entry, ...]) -> None:
+        rendered = None
+        if not self._closed and self._count + len(chunk) <= self._max_urls:
+            rendered = self._chunks.render(chunk)
+        if rendered is not None:
+            text, newest = rendered
+            size = len(text) if text.isascii() else len(text.encode("utf-8"))
+            if self._bytes + size <= self._room:
+                self._buffer.append(text, size)
+                self._bytes += size
+                self._count += len(chunk)
+                if newest is not None and (self._newest is None or newest > self._newest):
+                    self._newest = newest
+                return
+        for entry in chunk:
+            self.add(entry)
+
     def _extensions(self, entry: Entry) -> str:
         parts: list[str] = []
         for i, alternate in enumerate(entry.alternates):
@@ -242,7 +281,6 @@ def render_urlset(
     writer = UrlsetWriter(
         sink, site, max_urls=max_urls, max_bytes=max_bytes, compresslevel=compresslevel
     )
-    for entry in entries:
-        writer.add(entry)
+    writer.add_many(entries)
     stats = writer.close()
     return sink.getvalue(), stats
