@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("sitemap_updater_local.static_build", "static build from a JSONL or CSV export"),
     "send": ("sitemap_updater_local.send", "send JSONL events to a real SQS queue"),
     "backfill": ("sitemap_updater_local.backfill", "turn existing sitemaps/CSV/JSONL into events"),
+    "redrive": ("sitemap_updater_local.redrive", "move dead-lettered messages back to the queue"),
 }
 
 

@@ -39,9 +39,12 @@ PRIORITY_ELEMENT: Final[dict[float | None, str]] = {
 }
 #: Every ASCII character XML 1.0 allows, plus the ``\\n`` that separates joined values.
 _XML_ASCII: Final = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])
+#: The same without the five characters XML escapes.
+_PLAIN_ASCII: Final = bytes(c for c in _XML_ASCII if c not in b"&<>\"'")
 #: Maps each ASCII digit to ``0``, so a normalized lastmod becomes one of two shapes.
 _DIGITS_TO_ZERO: Final = str.maketrans("123456789", "000000000")
 _LASTMOD_SHAPES: Final = frozenset({"0000-00-00", "0000-00-00T00:00:00Z"})
+_URL_OPEN: Final = "<url><loc>"
 _loc: Final = attrgetter("loc")
 _lastmod: Final = attrgetter("lastmod")
 _present: Final = partial(is_not, None)
@@ -62,51 +65,93 @@ class ChunkRenderer:
     def render(self, entries: Sequence[Entry]) -> tuple[str, str | None] | None:
         """The ``<url>`` elements of ``entries`` and their newest lastmod, or ``None`` if any
         entry breaks a rule (or might: the per-entry path decides)."""
-        count = len(entries)
-        if not count:
+        if not entries:
             return None
         try:
-            locs = self._locs(entries, count)
-            if locs is None:
+            template = self._loc_template(entries)
+            if template is None:
                 return None
-            newest = _check_lastmods(entries)
-            if newest is False:
-                return None
-            extensions = self._extensions
-            changefreq = CHANGEFREQ_TEXT
-            priority = PRIORITY_ELEMENT
-            text = "".join(
-                [
-                    f"<url><loc>{loc}</loc>"
-                    f"{'' if (lastmod := e.lastmod) is None else f'<lastmod>{lastmod}</lastmod>'}"
-                    f"{changefreq[e.changefreq]}{priority[e.priority]}"
-                    f"{extensions(e) if e.alternates or e.images else ''}</url>\n"
-                    for loc, e in zip(locs, entries, strict=True)
-                ]
-            )
+            newest = _newest_lastmod(entries)
+            values: list[str] = []
+            text = self._fill(template, entries, partial(self._plain_extensions, values))
+            if values and not _plain_ascii(values):
+                # an extension value to escape or to reject: render them the exact way
+                text = self._fill(template, entries, self._extensions)
         except (LookupError, TypeError, ValueError, AttributeError):
-            # a value outside the tables, a wrong type or a bad extension (SitemapError is a
-            # ValueError): the per-entry path raises the precise error at the right entry
+            # a value outside the tables, a wrong type, a bad extension (SitemapError is a
+            # ValueError) or a loc holding a line break (IndexError from format): the
+            # per-entry path raises the precise error at the right entry
             return None
         return text, newest
 
-    def _locs(self, entries: Sequence[Entry], count: int) -> list[str] | None:
-        """The escaped ``loc`` of each entry, if all are on the site and printable ASCII."""
+    def _loc_template(self, entries: Sequence[Entry]) -> str | None:
+        """The escaped locs as one ``str.format`` template, each ``"\n" + prefix`` between
+        two locs replaced by ``{}``; ``None`` unless every loc is on the site and printable
+        ASCII."""
         joined = "\n".join(map(_loc, entries))
         if (
             not joined.startswith(self._prefix)
-            # no loc holds a newline, so the split below gives back exactly the entries' locs
-            or joined.count("\n") != count - 1
-            or joined.count(self._newline_prefix) != count - 1
             or not joined.isascii()
             or joined.encode("ascii").translate(None, _XML_ASCII)
         ):
             return None
-        return escape(joined).split("\n")
+        joined = escape(joined)
+        if "{" in joined or "}" in joined:
+            joined = joined.replace("{", "{{").replace("}", "}}")
+        template = joined.replace(self._newline_prefix, "{}")
+        # A line break left over is not followed by the prefix: a loc off the site (or one
+        # holding a line break). A loc holding "\n" + prefix adds a field, so format raises
+        # IndexError; either way the block goes entry by entry.
+        return None if "\n" in template else template + "{}"
+
+    def _fill(
+        self, template: str, entries: Sequence[Entry], extensions: Callable[[Entry], str]
+    ) -> str:
+        """Each entry's elements after its loc, put between the locs of ``template``."""
+        changefreq = CHANGEFREQ_TEXT
+        priority = PRIORITY_ELEMENT
+        prefix = self._prefix
+        tails = [
+            f"</loc>{'' if (lastmod := e.lastmod) is None else f'<lastmod>{lastmod}</lastmod>'}"
+            f"{changefreq[e.changefreq]}{priority[e.priority]}"
+            f"{extensions(e) if e.alternates or e.images else ''}</url>\n<url><loc>{prefix}"
+            for e in entries
+        ]
+        tails[-1] = tails[-1][: -len(_URL_OPEN) - len(prefix)]
+        return _URL_OPEN + template.format(*tails)
+
+    def _plain_extensions(self, values: list[str], entry: Entry) -> str:
+        """The extensions of ``entry``, unescaped; their values are added to ``values`` to be
+        checked for the block as a whole (see :func:`_plain_ascii`)."""
+        parts = []
+        prefix = self._prefix
+        for alternate in entry.alternates:
+            hreflang = alternate.hreflang
+            href = alternate.href
+            if not href.startswith(prefix):
+                raise ValueError("foreign href")
+            values.append(hreflang)
+            values.append(href)
+            parts.append(f'<xhtml:link rel="alternate" hreflang="{hreflang}" href="{href}"/>')
+        for image in entry.images:
+            loc = image.loc
+            values.append(loc)
+            parts.append(f"<image:image><image:loc>{loc}</image:loc></image:image>")
+        return "".join(parts)
 
 
-def _check_lastmods(entries: Sequence[Entry]) -> str | None | bool:
-    """The newest lastmod (``None`` if none), or ``False`` if one is not in normalized form."""
+def _plain_ascii(values: list[str]) -> bool:
+    """Whether every value is printable ASCII with nothing to escape (and no newline)."""
+    joined = "\n".join(values)
+    return (
+        joined.count("\n") == len(values) - 1
+        and joined.isascii()
+        and not joined.encode("ascii").translate(None, _PLAIN_ASCII)
+    )
+
+
+def _newest_lastmod(entries: Sequence[Entry]) -> str | None:
+    """The newest lastmod (``None`` if none); ``ValueError`` if one is not in normalized form."""
     lastmods: list[str] = list(filter(_present, map(_lastmod, entries)))
     if not lastmods:
         return None
@@ -114,5 +159,5 @@ def _check_lastmods(entries: Sequence[Entry]) -> str | None | bool:
     if joined.count("\n") != len(lastmods) - 1 or not _LASTMOD_SHAPES.issuperset(
         joined.translate(_DIGITS_TO_ZERO).split("\n")
     ):
-        return False
+        raise ValueError("a lastmod is not in normalized form")
     return max(lastmods)

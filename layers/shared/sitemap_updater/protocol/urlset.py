@@ -11,8 +11,8 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable
-from itertools import batched
 from dataclasses import dataclass
+from itertools import batched
 from types import TracebackType
 from typing import BinaryIO, Final, Self
 

@@ -1,0 +1,332 @@
+"""Every command the README shows is run here (or named with the test that runs it).
+
+The README is the product's front door: a command in it that does not work is a bug. AWS commands
+run against a local moto server; `sitemap-updater` commands run in a scratch directory holding the
+input files the README names.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from moto.server import ThreadedMotoServer
+
+from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BIN = Path(sys.executable).parent
+SITE = "https://www.example.com"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+#: Commands that cannot run without an AWS account or that another test already runs.
+RUN_ELSEWHERE = {
+    'PATH="$PWD/.venv/bin:$PATH" sam build': "tests/template/test_build.py runs sam build",
+    'PATH="$PWD/.venv/bin:$PATH" sam deploy --guided': "needs an AWS account",
+    "make test": "CI runs it (.ci/run)",
+}
+
+
+def blocks(lang: str) -> list[str]:
+    return [body for fence_lang, body in FENCE.findall(README) if fence_lang == lang]
+
+
+def commands() -> list[str]:
+    found = []
+    for body in blocks("bash"):
+        for raw in body.replace("\\\n", " ").splitlines():
+            line = raw.split("  #")[0].strip()
+            if line and not line.startswith("#"):
+                found.append(line)
+    return found
+
+
+@dataclass
+class Stack:
+    endpoint: str
+    env: dict[str, str]
+    queue_url: str
+    dlq_url: str
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    config = json.dumps({"lambda": {"use_docker": False}}).encode()
+    urllib.request.urlopen(
+        urllib.request.Request(endpoint + "/moto-api/config", data=config, method="POST")
+    )
+    creds = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": endpoint,
+    }
+    session = boto3.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
+    )
+    sqs = session.client("sqs", endpoint_url=endpoint)
+    dlq_url = sqs.create_queue(QueueName="sitemap-dlq")["QueueUrl"]
+    queue_url = sqs.create_queue(QueueName="sitemap-ingest")["QueueUrl"]
+
+    def arn(url: str) -> str:
+        attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
+        return str(attrs["Attributes"]["QueueArn"])
+
+    iam = session.client("iam", endpoint_url=endpoint)
+    role = iam.create_role(RoleName="rebuild", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    code = io.BytesIO()
+    with zipfile.ZipFile(code, "w") as z:
+        z.writestr("app.py", "def lambda_handler(event, context):\n    return event\n")
+    function = session.client("lambda", endpoint_url=endpoint).create_function(
+        FunctionName="sitemap-rebuild",
+        Runtime="python3.12",
+        Role=role,
+        Handler="app.lambda_handler",
+        Code={"ZipFile": code.getvalue()},
+    )
+    env = {
+        **os.environ,
+        **creds,
+        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+        "QUEUE_URL": queue_url,
+        "QUEUE_ARN": arn(queue_url),
+        "DLQ_URL": dlq_url,
+        "DLQ_ARN": arn(dlq_url),
+        "REBUILD_FUNCTION": function["FunctionName"],
+    }
+    yield Stack(endpoint, env, queue_url, dlq_url)
+    server.stop()
+
+
+def _write_old_sitemaps(directory: Path, child_base: str) -> set[str]:
+    """An existing site's sitemaps: an index and two gzipped children."""
+    directory.mkdir(parents=True, exist_ok=True)
+    site = Site.parse(SITE)
+    urls: set[str] = set()
+    children = []
+    for n in (1, 2):
+        entries = [Entry(loc=f"{SITE}/old/{n}/{i}", lastmod="2026-01-0" + str(n)) for i in range(5)]
+        urls |= {e.loc for e in entries}
+        data, _ = render_urlset(entries, site)
+        (directory / f"sitemap-{n}.xml.gz").write_bytes(data)
+        children.append((f"{child_base}/sitemap-{n}.xml.gz", "2026-01-0" + str(n)))
+    index, _ = render_index(children)
+    (directory / "sitemap_index.xml").write_bytes(index)
+    return urls
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("readme")
+    wave1 = [
+        {"action": "upsert", "url": f"{SITE}/p/{i}", "lastmod": "2026-11-01"} for i in range(30)
+    ]
+    wave2 = [
+        {"action": "upsert", "url": f"{SITE}/p/0", "lastmod": "2026-11-02"},
+        {"action": "delete", "url": f"{SITE}/p/1"},
+    ]
+    (work / "wave1.jsonl").write_text("\n".join(json.dumps(e) for e in wave1) + "\n")
+    (work / "wave2.jsonl").write_text(
+        "\n".join([*(json.dumps(e) for e in wave2), "not json"]) + "\n"
+    )
+    (work / "pages.csv").write_text(
+        "url,lastmod\n" + "".join(f"{SITE}/c/{i},2026-10-0{i % 9 + 1}\n" for i in range(20))
+    )
+    (work / "events.jsonl").write_text("\n".join(json.dumps(e) for e in wave1 + wave2) + "\n")
+    _write_old_sitemaps(work / "old-sitemaps", SITE)
+    # commands are shown as run from the repository root
+    shutil.copytree(ROOT / "events", work / "events")
+    return work
+
+
+@pytest.fixture(scope="module")
+def served_sitemaps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, set[str]]]:
+    """The README's `https://www.example.com/sitemap_index.xml`, served on 127.0.0.1."""
+    root = tmp_path_factory.mktemp("served")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    urls = _write_old_sitemaps(root, base)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield base, urls
+    server.shutdown()
+
+
+def _run(command: str, stack: Stack, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def _queued_bodies(stack: Stack, url: str) -> list[str]:
+    sqs = boto3.client(
+        "sqs",
+        endpoint_url=stack.endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    bodies = []
+    while True:
+        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+        if not got:
+            return bodies
+        for message in got:
+            bodies.append(message["Body"])
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+
+
+def test_every_readme_command_is_known() -> None:
+    """A command added to the README must be added to this test too."""
+    handled = ("make ", "sitemap-updater ", "aws ")
+    unknown = [c for c in commands() if c not in RUN_ELSEWHERE and not c.startswith(handled)]
+    assert unknown == []
+    assert len(commands()) >= 15
+
+
+def test_make_targets_exist_and_pass_arguments() -> None:
+    for command in (c for c in commands() if c.startswith("make ")):
+        dry = subprocess.run(
+            ["make", "-n", *shlex.split(command)[1:]],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert dry.returncode == 0, (command, dry.stderr)
+        if "ARGS=" in command:
+            args = shlex.split(command.split("ARGS=", 1)[1])[0]
+            assert f"sitemap-updater demo {args}" in dry.stdout
+
+
+def test_python_producer_example_sends_to_the_queue(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (example,) = blocks("python")
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
+        monkeypatch.setenv(key, stack.env[key])
+    monkeypatch.setenv("AWS_ENDPOINT_URL", stack.endpoint)
+    boto3.setup_default_session()
+    exec(compile(example, "README.md", "exec"), {"QUEUE_URL": stack.queue_url})
+    bodies = _queued_bodies(stack, stack.queue_url)
+    assert json.loads(bodies[0])["url"] == f"{SITE}/shoes/42"
+    assert len(json.loads(bodies[1])) == 500
+
+
+def test_aws_cli_commands(stack: Stack, workspace: Path) -> None:
+    aws = [c for c in commands() if c.startswith("aws ")]
+    assert {c.split()[2] for c in aws} >= {"send-message", "receive-message", "invoke"}
+    for command in aws:
+        if command.startswith("aws sqs receive-message"):
+            _queued_bodies(stack, stack.dlq_url)
+            boto3.client(
+                "sqs",
+                endpoint_url=stack.endpoint,
+                region_name="us-east-1",
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",
+            ).send_message(
+                QueueUrl=stack.dlq_url,
+                MessageBody="not json",
+                MessageAttributes={"reason": {"DataType": "String", "StringValue": "field body"}},
+            )
+        # the CLI's SQS customization ignores AWS_ENDPOINT_URL, so name the endpoint
+        extra = f" --endpoint-url {stack.endpoint}" if command.startswith("aws sqs") else ""
+        done = _run(command + extra, stack, workspace)
+        assert done.returncode == 0, (command, done.stderr)
+        if command.startswith("aws sqs send-message"):
+            (body,) = _queued_bodies(stack, stack.queue_url)
+            assert json.loads(body)["action"] == "delete"
+        elif command.startswith("aws sqs receive-message"):
+            (message,) = json.loads(done.stdout)["Messages"]
+            assert message["MessageAttributes"]["reason"]["StringValue"] == "field body"
+        elif command.startswith("aws lambda invoke"):
+            assert (workspace / "out.json").exists()
+            payload = json.loads((ROOT / "events" / "rebuild-full.json").read_text())
+            assert payload == {"full_rebuild": True}
+
+
+def test_sitemap_updater_commands(
+    stack: Stack, workspace: Path, served_sitemaps: tuple[str, set[str]]
+) -> None:
+    base, served_urls = served_sitemaps
+    ran = []
+    sqs = boto3.client(
+        "sqs",
+        endpoint_url=stack.endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    for command in (c for c in commands() if c.startswith("sitemap-updater ")):
+        if command.startswith("sitemap-updater redrive"):
+            # a message the redrive policy dead-lettered waits in the DLQ
+            _queued_bodies(stack, stack.dlq_url)
+            sqs.send_message(QueueUrl=stack.dlq_url, MessageBody='{"redriven": true}')
+        # the README's example site is served locally; nothing leaves the machine
+        local = command.replace(f"{SITE}/sitemap_index.xml", f"{base}/sitemap_index.xml")
+        done = _run(local, stack, workspace)
+        verb = shlex.split(command)[1]
+        ran.append(verb)
+        if verb == "simulate" and "wave2.jsonl" in command:
+            # wave2 holds one line that is not JSON: it is reported, and the run still succeeds
+            assert done.returncode == 0, done.stderr
+            report = json.loads((workspace / "sim-out" / "report.json").read_text())
+            assert [len(w["rejected"]) for w in report["waves"]] == [0, 1]
+        else:
+            assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+        if verb == "backfill" and "--queue-url" in command:
+            bodies = _queued_bodies(stack, stack.queue_url)
+            sent = {json.loads(b)["url"] for b in bodies}
+            assert sent == served_urls
+        if verb == "backfill" and "--out" in command:
+            lines = (workspace / "events.jsonl").read_text().splitlines()
+            assert len(lines) == 10
+        if verb == "send":
+            assert len(_queued_bodies(stack, stack.queue_url)) > 0
+        if verb == "redrive":
+            assert _queued_bodies(stack, stack.queue_url) == ['{"redriven": true}']
+            assert _queued_bodies(stack, stack.dlq_url) == []
+    assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive"} <= set(ran)
+    index = (workspace / "static-out" / "sitemap.xml").read_bytes()
+    assert b"<sitemapindex" in index
+    demo_index = Path("/tmp/sitemap-demo/sitemap.xml")
+    assert demo_index.exists()
+    with gzip.open(next((workspace / "sim-out").glob("sitemap-*.xml.gz"))) as f:
+        assert b"<urlset" in f.read()

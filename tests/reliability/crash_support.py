@@ -1,0 +1,286 @@
+"""Crash injection and the published-state invariant for the rebuild crash tests.
+
+``CrashPoint`` raises ``InjectedCrashError`` from a botocore event hook on one of the rebuild
+handler's clients, at the n-th call that matches it. ``Watch`` checks, after every S3 write and
+delete the handler makes (crashed or not), that what crawlers can fetch is consistent: the index
+validates, every file it names exists and validates. It reads the bucket through its own client,
+which no crash hook is registered on.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+from botocore.exceptions import ClientError
+from lxml import etree
+from moto import mock_aws
+
+from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
+from tests.integration.rebuild.conftest import (
+    BUCKET,
+    SITE,
+    TABLE,
+    Aws,
+    _distribution,
+    load_handler,
+)
+
+NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+Params = dict[str, Any]
+
+
+class InjectedCrashError(RuntimeError):
+    """Raised from inside the rebuild to stand for the process dying at that point."""
+
+
+@contextmanager
+def world(env: Any) -> Iterator[Aws]:
+    """A fresh moto table, bucket and distribution, and a freshly loaded rebuild handler.
+
+    ``env`` is the rebuild tests' ``env`` monkeypatch (environment already set).
+    """
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+        dynamodb.create_table(
+            TableName=TABLE,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        cloudfront = boto3.client("cloudfront", region_name="us-east-1")
+        distribution_id = _distribution(cloudfront)
+        env.setenv("DISTRIBUTION_ID", distribution_id)
+        yield Aws(dynamodb, s3, cloudfront, distribution_id, load_handler())
+
+
+def handler_client(aws: Aws, service: str) -> Any:
+    """The client the rebuild handler itself uses for ``service`` (created on first use)."""
+    return aws.handler_module._client(service)
+
+
+# -- crash points ------------------------------------------------------------------------------
+
+
+@dataclass
+class CrashPoint:
+    """Crash at the ``nth`` (0-based) call of ``operation`` that ``matches``, before or after it.
+
+    ``before`` crashes in ``before-parameter-build`` (the request is never sent); otherwise in
+    ``after-call`` (the side effect happened, the process dies before using the answer).
+    """
+
+    label: str
+    service: str
+    operation: str
+    before: bool
+    nth: int = 0
+    matches: Callable[[Params], bool] = lambda _params: True
+    seen: int = 0
+    fired: bool = False
+
+    def arm(self, aws: Aws) -> Callable[[], None]:
+        """Register the hooks on the handler's client; returns a function that removes them."""
+        events = handler_client(aws, self.service).meta.events
+        name = f"{self.service}.{self.operation}"
+        uid = f"crash-{id(self)}"
+
+        def hit() -> None:
+            if self.fired:
+                return
+            if self.seen == self.nth:
+                self.fired = True
+                raise InjectedCrashError(f"crash {self.label} (call {self.nth})")
+            self.seen += 1
+
+        def before(params: Params, **_: Any) -> None:
+            if self.matches(params):
+                hit()
+
+        def remember(params: Params, context: dict[str, Any], **_: Any) -> None:
+            context["crash_match"] = self.matches(params)
+
+        def after(context: dict[str, Any], http_response: Any, **_: Any) -> None:
+            if context.get("crash_match") and http_response.status_code < 300:
+                hit()
+
+        if self.before:
+            events.register(f"before-parameter-build.{name}", before, unique_id=uid)
+            return lambda: events.unregister(f"before-parameter-build.{name}", unique_id=uid)
+        events.register(f"before-parameter-build.{name}", remember, unique_id=uid + "-b")
+        events.register(f"after-call.{name}", after, unique_id=uid + "-a")
+
+        def disarm() -> None:
+            events.unregister(f"before-parameter-build.{name}", unique_id=uid + "-b")
+            events.unregister(f"after-call.{name}", unique_id=uid + "-a")
+
+        return disarm
+
+
+def is_shard_query(params: Params) -> bool:
+    """A Query on the URL partitions (a shard read), not on the retire ledger."""
+    values = params.get("ExpressionAttributeValues", {})
+    return str(values.get(":pk", {}).get("S", "")).startswith("u#")
+
+
+def is_marker_clear(params: Params) -> bool:
+    """The conditional UpdateItem that sets ``built_seq`` (a dirty-marker clear)."""
+    return params.get("ConditionExpression") == "dirty_seq = :seen" and "built_seq" in str(
+        params.get("UpdateExpression", "")
+    )
+
+
+def is_index(params: Params) -> bool:
+    return params.get("Key") == "sitemap.xml"
+
+
+# -- what happened, in order -------------------------------------------------------------------
+
+
+@dataclass
+class Journal:
+    """The handler's S3 writes/deletes and invalidations, in call order (successful calls)."""
+
+    events: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+
+    def puts(self) -> list[str]:
+        return [keys[0] for kind, keys in self.events if kind == "put"]
+
+
+class Watch:
+    """Checks the crawler-visible invariant after every S3 write and delete of the handler."""
+
+    def __init__(self, aws: Aws) -> None:
+        self.aws = aws
+        self.reader = boto3.client("s3", region_name="us-east-1")
+        self.journal = Journal()
+        self.checks = 0
+        self.violations: list[str] = []
+        self._pending: dict[int, tuple[str, tuple[str, ...]]] = {}
+
+    def install(self) -> None:
+        s3 = handler_client(self.aws, "s3").meta.events
+        cloudfront = handler_client(self.aws, "cloudfront").meta.events
+        for op in ("PutObject", "DeleteObject", "DeleteObjects"):
+            s3.register(f"before-parameter-build.s3.{op}", self._note, unique_id=f"watch-b-{op}")
+            s3.register(f"after-call.s3.{op}", self._after_s3, unique_id=f"watch-a-{op}")
+        cloudfront.register(
+            "before-parameter-build.cloudfront.CreateInvalidation", self._note, unique_id="watch-b-cf"
+        )
+        cloudfront.register(
+            "after-call.cloudfront.CreateInvalidation", self._after_cf, unique_id="watch-a-cf"
+        )
+
+    def _note(self, params: Params, model: Any, context: dict[str, Any], **_: Any) -> None:
+        if model.name == "PutObject":
+            entry = ("put", (str(params["Key"]),))
+        elif model.name == "DeleteObject":
+            entry = ("delete", (str(params["Key"]),))
+        elif model.name == "DeleteObjects":
+            entry = ("delete", tuple(str(o["Key"]) for o in params["Delete"]["Objects"]))
+        else:
+            paths = params["InvalidationBatch"]["Paths"].get("Items", [])
+            entry = ("invalidate", tuple(str(p) for p in paths))
+        context["watch_entry"] = entry
+
+    def _after_s3(self, context: dict[str, Any], http_response: Any, **_: Any) -> None:
+        entry = context.get("watch_entry")
+        if entry is not None and http_response.status_code < 300:
+            self.journal.events.append(entry)
+        problem = self.problem()
+        self.checks += 1
+        if problem is not None:
+            self.violations.append(f"after {entry}: {problem}")
+
+    def _after_cf(self, context: dict[str, Any], http_response: Any, **_: Any) -> None:
+        entry = context.get("watch_entry")
+        if entry is not None and http_response.status_code < 300:
+            self.journal.events.append(entry)
+
+    def problem(self) -> str | None:
+        """What is wrong with the bucket as crawlers see it now, or None."""
+        try:
+            published_files(self.reader)
+        except AssertionError as error:
+            return str(error)
+        return None
+
+
+# -- reading what is published -----------------------------------------------------------------
+
+
+def _get(s3: Any, key: str) -> bytes | None:
+    try:
+        body: bytes = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            return None
+        raise
+    return body
+
+
+def bucket(s3: Any) -> dict[str, bytes]:
+    """Every object of the bucket: key -> bytes."""
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]
+    return {key: _get(s3, key) or b"" for key in keys}
+
+
+def published_files(s3: Any) -> dict[str, bytes]:
+    """The files the published index names -> their decompressed XML.
+
+    Raises AssertionError if the index or a file it names is missing or invalid, or if any
+    object in the bucket is not a valid sitemap file (no invalid file may be fetchable).
+    An empty bucket (before the first publish) publishes nothing and is consistent.
+    """
+    index = _get(s3, "sitemap.xml")
+    objects = bucket(s3)
+    for key, data in objects.items():
+        if key.endswith(".xml.gz"):
+            assert_valid_urlset(data)
+    if index is None:
+        assert not objects, f"objects {sorted(objects)} exist but no index does"
+        return {}
+    files: dict[str, bytes] = {}
+    for loc in assert_valid_index(index):
+        assert loc.startswith(SITE + "/sitemap-"), f"index names a foreign file {loc!r}"
+        key = loc[len(SITE) + 1 :]
+        assert key in objects, f"index names {key}, which does not exist"
+        xml = gzip.decompress(objects[key])
+        assert_valid_urlset(xml)
+        files[key] = xml
+    return files
+
+
+def published_urls(s3: Any) -> dict[str, bytes]:
+    """Every published URL -> its canonical ``<url>`` element (all fields), across all files."""
+    urls: dict[str, bytes] = {}
+    for xml in published_files(s3).values():
+        for node in etree.fromstring(xml).findall("sm:url", NS):
+            loc = node.findtext("sm:loc", namespaces=NS) or ""
+            assert loc not in urls, f"{loc} is published twice"
+            urls[loc] = etree.tostring(node, method="c14n")
+    return urls
+
+
+def index_entries(s3: Any) -> list[tuple[str, str | None]]:
+    """The published index as (loc, lastmod) pairs."""
+    index = _get(s3, "sitemap.xml")
+    assert index is not None
+    root = etree.fromstring(index)
+    return [
+        (n.findtext("sm:loc", namespaces=NS) or "", n.findtext("sm:lastmod", namespaces=NS))
+        for n in root.findall("sm:sitemap", NS)
+    ]

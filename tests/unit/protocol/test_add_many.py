@@ -1,0 +1,314 @@
+"""``UrlsetWriter.add_many`` (block rendering) is byte for byte and error for error the same as
+calling ``add`` for each entry, including limits reached inside a block."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Sequence
+from itertools import chain
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitemap_updater.protocol import (
+    Alternate,
+    Entry,
+    ForbiddenCharacterError,
+    ForeignHostError,
+    Image,
+    InvalidChangefreqError,
+    InvalidLastmodError,
+    InvalidPriorityError,
+    Site,
+    SitemapError,
+    SitemapFullError,
+    UrlsetWriter,
+    render_urlset,
+)
+from sitemap_updater.protocol import urlset as urlset_module
+from sitemap_updater.protocol.chunk import ChunkRenderer
+from tests.helpers.xsd import assert_valid_urlset
+
+SITE = Site.parse("https://www.example.com")
+ORIGIN = SITE.origin
+CLOSE = len("</urlset>\n")
+
+Outcome = tuple[bytes | None, object, int, tuple[type[BaseException], str, str] | None]
+
+
+def _one_by_one(entries: Sequence[Entry], **limits: int) -> Outcome:
+    """Bytes, stats, URLs written and the first error, adding entries one at a time."""
+    sink = io.BytesIO()
+    writer = UrlsetWriter(sink, SITE, **limits)
+    error = None
+    for entry in entries:
+        try:
+            writer.add(entry)
+        except (SitemapError, SitemapFullError, TypeError) as exc:
+            error = (type(exc), getattr(exc, "field", getattr(exc, "limit", "")), str(exc))
+            break
+    return _finish(writer, sink, error)
+
+
+def _many(entries: Sequence[Entry], **limits: int) -> Outcome:
+    sink = io.BytesIO()
+    writer = UrlsetWriter(sink, SITE, **limits)
+    error = None
+    try:
+        writer.add_many(entries)
+    except (SitemapError, SitemapFullError, TypeError) as exc:
+        error = (type(exc), getattr(exc, "field", getattr(exc, "limit", "")), str(exc))
+    return _finish(writer, sink, error)
+
+
+def _finish(
+    writer: UrlsetWriter, sink: io.BytesIO, error: tuple[type[BaseException], str, str] | None
+) -> Outcome:
+    count = writer.url_count
+    if count == 0:
+        return None, None, 0, error
+    stats = writer.close()
+    data = sink.getvalue()
+    assert len(assert_valid_urlset(data)) == count
+    return data, stats, count, error
+
+
+def _good(n: int, start: int = 0) -> list[Entry]:
+    return [
+        Entry(
+            loc=f"{ORIGIN}/p/{i}?a=1&b='{i}'" if i % 5 == 0 else f"{ORIGIN}/p/{i}",
+            lastmod=f"2026-01-{1 + i % 28:02d}" if i % 3 else None,
+            changefreq="daily" if i % 4 == 0 else None,
+            priority=(i % 11) / 10 if i % 2 else None,
+            alternates=(Alternate("de", f"{ORIGIN}/de/p/{i}"),) if i % 7 == 0 else (),
+            images=(Image(f"https://cdn.example.net/{i}.jpg"),) if i % 9 == 0 else (),
+        )
+        for i in range(start, start + n)
+    ]
+
+
+# --- arbitrary mixes, with a small block size so that hypothesis reaches every path -----
+
+_paths = st.one_of(
+    st.sampled_from(["a", "a&b", "q?x=1&y='2'", "<>\"'&", "{x}", "}{", "%7B", "x\ny", "é"]),
+    st.text(st.characters(codec="utf-8"), max_size=12),
+)
+_locs = st.one_of(
+    _paths.map(lambda p: f"{ORIGIN}/{p}"),
+    _paths.map(lambda p: f"{ORIGIN}/{p}\n{ORIGIN}/{p}"),
+    st.sampled_from(["https://evil.example.org/x", ORIGIN, ORIGIN + "x/", f"{ORIGIN}/\x00"]),
+)
+_lastmods = st.one_of(
+    st.none(),
+    st.sampled_from(
+        [
+            "2026-01-02",
+            "2026-01-02T03:04:05Z",
+            "1999-12-31",
+            "",
+            "2026-1-02",
+            "2026-01-02\n2026-01-03",
+            "2026-01-02T03:04:05",
+            "٢٠٢٦-01-02",
+        ]
+    ),
+)
+_changefreqs = st.one_of(st.none(), st.sampled_from(["daily", "never", "DAILY", ""]))
+_priorities = st.one_of(
+    st.none(), st.sampled_from([0.0, 0.5, 1.0, 1, 0.55, 1.5, float("nan"), True])
+)
+_alternates = st.lists(
+    st.builds(
+        Alternate,
+        st.sampled_from(["de", "en-GB", "x-default", "d'e", "a\x01"]),
+        _locs,
+    ),
+    max_size=2,
+)
+_images = st.lists(
+    st.builds(
+        Image,
+        st.one_of(_locs, _paths.map(lambda p: "https://cdn.example.net/" + p)),
+    ),
+    max_size=2,
+)
+_entries = st.builds(
+    Entry,
+    loc=_locs,
+    lastmod=_lastmods,
+    changefreq=_changefreqs,
+    priority=_priorities,
+    alternates=_alternates.map(tuple),
+    images=_images.map(tuple),
+)
+_mostly_good = st.one_of(st.integers(0, 60).map(_good), st.lists(_entries, max_size=6))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_mostly_good, min_size=1, max_size=4).map(lambda parts: list(chain(*parts))),
+    st.sampled_from([1, 2, 3, 8, 1024]),
+    st.one_of(st.none(), st.integers(1, 80)),
+    st.one_of(st.none(), st.integers(300, 12_000)),
+)
+def test_add_many_equals_add_one_by_one(
+    entries: list[Entry], chunk: int, max_urls: int | None, max_bytes: int | None
+) -> None:
+    limits = {}
+    if max_urls is not None:
+        limits["max_urls"] = max_urls
+    if max_bytes is not None:
+        limits["max_bytes"] = max_bytes
+    expected = _one_by_one(entries, **limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(urlset_module, "CHUNK_SIZE", chunk)
+        assert _many(entries, **limits) == expected
+
+
+# --- the typed errors, raised at the same entry of a full block ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "field"),
+    [
+        (Entry(loc="https://evil.example.org/x"), ForeignHostError, "loc"),
+        (Entry(loc=f"{ORIGIN}.evil.org/x"), ForeignHostError, "loc"),
+        (Entry(loc=f"{ORIGIN}/a\x00b"), ForbiddenCharacterError, "loc"),
+        (Entry(loc=f"{ORIGIN}/a\ud800b"), ForbiddenCharacterError, "loc"),
+        (Entry(loc=f"{ORIGIN}/a", lastmod="2026-01-01</lastmod>"), InvalidLastmodError, "lastmod"),
+        (Entry(loc=f"{ORIGIN}/a", lastmod="2026-01-01T00:00Z"), InvalidLastmodError, "lastmod"),
+        (Entry(loc=f"{ORIGIN}/a", changefreq="DAILY"), InvalidChangefreqError, "changefreq"),
+        (Entry(loc=f"{ORIGIN}/a", priority=0.55), InvalidPriorityError, "priority"),
+        (
+            Entry(loc=f"{ORIGIN}/a", alternates=(Alternate("de", "https://evil.example.org/"),)),
+            ForeignHostError,
+            "alternates[0].href",
+        ),
+        (
+            Entry(loc=f"{ORIGIN}/a", alternates=(Alternate("d\x01e", ORIGIN + "/de"),)),
+            ForbiddenCharacterError,
+            "alternates[0].hreflang",
+        ),
+        (
+            Entry(loc=f"{ORIGIN}/a", images=(Image("https://cdn.example.net/\x0b"),)),
+            ForbiddenCharacterError,
+            "images[0].loc",
+        ),
+    ],
+)
+def test_bad_entry_inside_a_block_raises_the_same_error_at_the_same_entry(
+    bad: Entry, error: type[SitemapError], field: str
+) -> None:
+    entries = [*_good(700), bad, *_good(700, start=700)]
+    sink = io.BytesIO()
+    writer = UrlsetWriter(sink, SITE)
+    with pytest.raises(error) as info:
+        writer.add_many(entries)
+    assert info.value.field == field
+    assert writer.url_count == 700  # every entry before the bad one, none after
+    writer.add(Entry(loc=f"{ORIGIN}/after"))
+    stats = writer.close()
+    locs = assert_valid_urlset(sink.getvalue())
+    assert locs == [e.loc for e in entries[:700]] + [f"{ORIGIN}/after"]
+    assert stats.url_count == 701
+    expected = _one_by_one(entries)
+    assert expected[2] == 700 and expected[3] is not None
+    assert (expected[3][0], expected[3][1]) == (error, field)
+
+
+# --- limits reached inside a block --------------------------------------------------------
+
+
+def test_url_limit_inside_a_block_is_exact() -> None:
+    entries = _good(3000)
+    sink = io.BytesIO()
+    writer = UrlsetWriter(sink, SITE, max_urls=1500)
+    with pytest.raises(SitemapFullError) as info:
+        writer.add_many(entries)
+    assert info.value.limit == "urls"
+    assert writer.url_count == 1500
+    writer.close()
+    assert assert_valid_urlset(sink.getvalue()) == [e.loc for e in entries[:1500]]
+
+
+def _size_after(entries: Sequence[Entry]) -> int:
+    """Uncompressed bytes of a file holding ``entries``, closing tag included."""
+    writer = UrlsetWriter(io.BytesIO(), SITE)
+    for entry in entries:
+        writer.add(entry)
+    return writer.uncompressed_bytes + CLOSE
+
+
+@pytest.mark.parametrize("fits", [1, 1023, 1024, 1025, 2999])
+def test_byte_limit_inside_a_block_is_exact(fits: int) -> None:
+    entries = _good(3000)
+    cap = _size_after(entries[:fits])
+    sink = io.BytesIO()
+    writer = UrlsetWriter(sink, SITE, max_bytes=cap)
+    with pytest.raises(SitemapFullError) as info:
+        writer.add_many(entries)
+    assert info.value.limit == "bytes"
+    assert writer.url_count == fits
+    stats = writer.close()
+    assert stats.uncompressed_bytes == cap == len(gzip.decompress(sink.getvalue()))
+    assert assert_valid_urlset(sink.getvalue()) == [e.loc for e in entries[:fits]]
+
+    one_under = UrlsetWriter(io.BytesIO(), SITE, max_bytes=cap - 1)
+    with pytest.raises(SitemapFullError):
+        one_under.add_many(entries[:fits])
+    assert one_under.url_count == fits - 1
+
+
+def test_exactly_full_file_through_add_many_and_render_urlset() -> None:
+    entries = _good(2500)
+    cap = _size_after(entries)
+    data, stats = render_urlset(entries, SITE, max_bytes=cap, max_urls=2500)
+    assert stats.uncompressed_bytes == cap
+    assert stats.url_count == 2500
+    assert data == _one_by_one(entries, max_bytes=cap, max_urls=2500)[0]
+    assert len(assert_valid_urlset(data)) == 2500
+
+
+def test_newest_lastmod_and_stats_across_blocks() -> None:
+    entries = _good(2100)
+    entries[1500] = Entry(loc=f"{ORIGIN}/newest", lastmod="2026-02-01T00:00:00Z")
+    data, stats = render_urlset(entries, SITE)
+    expected = _one_by_one(entries)
+    assert (data, stats) == (expected[0], expected[1])
+    assert stats.newest_lastmod == "2026-02-01T00:00:00Z"
+
+
+# --- the block renderer takes the fast route for clean blocks and refuses the rest --------
+
+
+def _renderer() -> ChunkRenderer:
+    return UrlsetWriter(io.BytesIO(), SITE)._chunks
+
+
+def test_clean_block_is_rendered_in_one_piece_like_add() -> None:
+    entries = [*_good(300), Entry(loc=f"{ORIGIN}/{{brace}}}}{{", lastmod="2026-01-01")]
+    rendered = _renderer().render(entries)
+    assert rendered is not None
+    text, newest = rendered
+    plain = gzip.decompress(_one_by_one(entries)[0] or b"").decode("utf-8")
+    assert plain.endswith(text + "</urlset>\n")
+    assert newest == max(e.lastmod for e in entries if e.lastmod is not None)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        Entry(loc=f"{ORIGIN}/é"),  # non-ASCII: the per-entry path decides
+        Entry(loc=f"{ORIGIN}/a\n{ORIGIN}/b"),
+        Entry(loc=f"{ORIGIN}/a\nb"),
+        Entry(loc=ORIGIN),
+        Entry(loc=f"{ORIGIN}/a", lastmod="2026-01-02\n2026-01-03"),
+        Entry(loc=f"{ORIGIN}/a", priority=0.25),
+    ],
+)
+def test_block_with_an_odd_entry_is_left_to_the_per_entry_path(odd: Entry) -> None:
+    entries = [*_good(10), odd, *_good(10, start=10)]
+    assert _renderer().render(entries) is None
+    assert _many(entries) == _one_by_one(entries)

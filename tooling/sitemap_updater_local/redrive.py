@@ -1,0 +1,75 @@
+"""``sitemap-updater redrive``: move messages from the dead-letter queue back to the queue.
+
+For messages that the redrive policy dead-lettered after a transient failure outlived
+``maxReceiveCount`` receives. Each message's body is sent to the destination queue as it is, and
+deleted from the dead-letter queue only once the send succeeded, so a message is never lost; at
+worst (a crash between the two) it is sent twice, which ingest treats as a duplicate. Rejected
+messages moved back are rejected again, with the same reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+import boto3
+
+from sitemap_updater_local.send import BatchSender, SendFailure
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs.client import SQSClient
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from-queue", required=True, metavar="DLQ_URL")
+    parser.add_argument("--to-queue", required=True, metavar="QUEUE_URL")
+    parser.add_argument(
+        "--max-messages",
+        type=int,
+        default=0,
+        metavar="N",
+        help="stop after N messages (default: until the DLQ is empty)",
+    )
+    parser.add_argument("--region", default=None)
+
+
+def redrive(
+    sqs: SQSClient, source: str, destination: str, max_messages: int = 0
+) -> tuple[int, int]:
+    """Move messages from ``source`` to ``destination``; returns (moved, failed)."""
+    moved = failed = 0
+    while not max_messages or moved + failed < max_messages:
+        want = 10 if not max_messages else min(10, max_messages - moved - failed)
+        got = sqs.receive_message(
+            QueueUrl=source, MaxNumberOfMessages=want, VisibilityTimeout=60, WaitTimeSeconds=0
+        ).get("Messages", [])
+        if not got:
+            break
+        failures: list[SendFailure] = []
+        with BatchSender(sqs, destination, on_failure=failures.append) as sender:
+            for message in got:
+                sender.add(message["MessageId"], message["Body"])
+        not_sent = {f.where for f in failures}
+        for failure in failures:
+            print(f"sitemap-updater redrive: {failure}", file=sys.stderr)
+        done = [m for m in got if m["MessageId"] not in not_sent]
+        if done:
+            sqs.delete_message_batch(
+                QueueUrl=source,
+                Entries=[
+                    {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)
+                ],
+            )
+        moved += len(done)
+        failed += len(not_sent)
+        if not_sent and not done:
+            break
+    return moved, failed
+
+
+def run(args: argparse.Namespace) -> int:
+    sqs = boto3.client("sqs", region_name=args.region) if args.region else boto3.client("sqs")
+    moved, failed = redrive(sqs, args.from_queue, args.to_queue, args.max_messages)
+    print(f"moved {moved} message(s); {failed} not moved")
+    return 1 if failed else 0
