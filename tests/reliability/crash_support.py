@@ -165,7 +165,7 @@ class Watch:
 
     def __init__(self, aws: Aws) -> None:
         self.aws = aws
-        self.reader = boto3.client("s3", region_name="us-east-1")
+        self.reader = BucketReader(boto3.client("s3", region_name="us-east-1"))
         self.journal = Journal()
         self.checks = 0
         self.violations: list[str] = []
@@ -178,13 +178,16 @@ class Watch:
             s3.register(f"before-parameter-build.s3.{op}", self._note, unique_id=f"watch-b-{op}")
             s3.register(f"after-call.s3.{op}", self._after_s3, unique_id=f"watch-a-{op}")
         cloudfront.register(
-            "before-parameter-build.cloudfront.CreateInvalidation", self._note, unique_id="watch-b-cf"
+            "before-parameter-build.cloudfront.CreateInvalidation",
+            self._note,
+            unique_id="watch-b-cf",
         )
         cloudfront.register(
             "after-call.cloudfront.CreateInvalidation", self._after_cf, unique_id="watch-a-cf"
         )
 
     def _note(self, params: Params, model: Any, context: dict[str, Any], **_: Any) -> None:
+        entry: tuple[str, tuple[str, ...]]
         if model.name == "PutObject":
             entry = ("put", (str(params["Key"]),))
         elif model.name == "DeleteObject":
@@ -213,13 +216,62 @@ class Watch:
     def problem(self) -> str | None:
         """What is wrong with the bucket as crawlers see it now, or None."""
         try:
-            published_files(self.reader)
+            self.reader.published()
         except AssertionError as error:
             return str(error)
         return None
 
 
 # -- reading what is published -----------------------------------------------------------------
+
+
+class BucketReader:
+    """Reads the bucket; an object is fetched and validated again only when its ETag changed."""
+
+    def __init__(self, s3: Any) -> None:
+        self.s3 = s3
+        self._seen: dict[str, tuple[str, bytes]] = {}
+
+    def objects(self) -> dict[str, bytes]:
+        """Every object of the bucket: key -> bytes; every ``.xml.gz`` is checked valid."""
+        listing: dict[str, str] = {}
+        for page in self.s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
+            for obj in page.get("Contents", []):
+                listing[obj["Key"]] = obj["ETag"]
+        out: dict[str, bytes] = {}
+        for key, etag in listing.items():
+            cached = self._seen.get(key)
+            if cached is None or cached[0] != etag:
+                body = _get(self.s3, key)
+                if body is None:  # deleted between the listing and the read
+                    continue
+                if key.endswith(".xml.gz"):
+                    assert_valid_urlset(body)
+                elif key == "sitemap.xml":
+                    assert_valid_index(body)
+                cached = (etag, body)
+                self._seen[key] = cached
+            out[key] = cached[1]
+        return out
+
+    def published(self) -> dict[str, bytes]:
+        """The files the published index names -> their decompressed XML.
+
+        Raises AssertionError if the index or any object in the bucket is invalid (no invalid
+        file may be fetchable) or if the index names a file that does not exist. Before the
+        first index is written nothing is published.
+        """
+        objects = self.objects()
+        index = objects.get("sitemap.xml")
+        if index is None:
+            return {}
+        files: dict[str, bytes] = {}
+        for loc in assert_valid_index(index):
+            assert loc.startswith(SITE + "/sitemap-"), f"index names a foreign file {loc!r}"
+            key = loc[len(SITE) + 1 :]
+            assert key in objects, f"index names {key}, which does not exist"
+            files[key] = gzip.decompress(objects[key])
+        return files
 
 
 def _get(s3: Any, key: str) -> bytes | None:
@@ -233,35 +285,13 @@ def _get(s3: Any, key: str) -> bytes | None:
 
 
 def bucket(s3: Any) -> dict[str, bytes]:
-    """Every object of the bucket: key -> bytes."""
-    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])]
-    return {key: _get(s3, key) or b"" for key in keys}
+    """Every object of the bucket: key -> bytes (each sitemap file checked valid)."""
+    return BucketReader(s3).objects()
 
 
 def published_files(s3: Any) -> dict[str, bytes]:
-    """The files the published index names -> their decompressed XML.
-
-    Raises AssertionError if the index or a file it names is missing or invalid, or if any
-    object in the bucket is not a valid sitemap file (no invalid file may be fetchable).
-    An empty bucket (before the first publish) publishes nothing and is consistent.
-    """
-    index = _get(s3, "sitemap.xml")
-    objects = bucket(s3)
-    for key, data in objects.items():
-        if key.endswith(".xml.gz"):
-            assert_valid_urlset(data)
-    if index is None:
-        assert not objects, f"objects {sorted(objects)} exist but no index does"
-        return {}
-    files: dict[str, bytes] = {}
-    for loc in assert_valid_index(index):
-        assert loc.startswith(SITE + "/sitemap-"), f"index names a foreign file {loc!r}"
-        key = loc[len(SITE) + 1 :]
-        assert key in objects, f"index names {key}, which does not exist"
-        xml = gzip.decompress(objects[key])
-        assert_valid_urlset(xml)
-        files[key] = xml
-    return files
+    """See ``BucketReader.published``."""
+    return BucketReader(s3).published()
 
 
 def published_urls(s3: Any) -> dict[str, bytes]:
@@ -284,3 +314,39 @@ def index_entries(s3: Any) -> list[tuple[str, str | None]]:
         (n.findtext("sm:loc", namespaces=NS) or "", n.findtext("sm:lastmod", namespaces=NS))
         for n in root.findall("sm:sitemap", NS)
     ]
+
+
+# -- copying a state into a fresh world ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Every table item and every object (with its headers), to start several worlds alike."""
+
+    items: tuple[dict[str, Any], ...]
+    objects: tuple[tuple[str, bytes, str, str], ...]
+
+    @classmethod
+    def take(cls, aws: Aws) -> Snapshot:
+        pages = aws.dynamodb.get_paginator("scan").paginate(TableName=TABLE, ConsistentRead=True)
+        items = tuple(item for page in pages for item in page["Items"])
+        objects = []
+        for key in bucket(aws.s3):
+            got = aws.s3.get_object(Bucket=BUCKET, Key=key)
+            objects.append((key, got["Body"].read(), got["ContentType"], got["CacheControl"]))
+        return cls(items, tuple(objects))
+
+    def restore(self, aws: Aws) -> None:
+        for start in range(0, len(self.items), 25):
+            chunk = self.items[start : start + 25]
+            aws.dynamodb.batch_write_item(
+                RequestItems={TABLE: [{"PutRequest": {"Item": item}} for item in chunk]}
+            )
+        for key, body, content_type, cache_control in self.objects:
+            aws.s3.put_object(
+                Bucket=BUCKET,
+                Key=key,
+                Body=body,
+                ContentType=content_type,
+                CacheControl=cache_control,
+            )

@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 
 from sitemap_updater.protocol.entry import Entry
-from tests.integration.rebuild.conftest import SITE, Aws
+from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
+from tests.integration.rebuild.conftest import SITE, Aws, FakeContext
 from tests.reliability.crash_support import (
     CrashPoint,
     InjectedCrashError,
+    Snapshot,
     Watch,
     bucket,
     index_entries,
@@ -126,6 +128,7 @@ class Reference:
     """The crash-free run of the scenario: what must be published, and the calls it made."""
 
     baseline: dict[str, bytes]
+    snapshot: Snapshot
     final: dict[str, bytes]
     urls: dict[str, bytes]
     index: list[tuple[str, str | None]]
@@ -154,6 +157,7 @@ def reference() -> Reference:
         with world(monkeypatch) as aws:
             baseline(aws)
             before = bucket(aws.s3)
+            snapshot = Snapshot.take(aws)
             scenario = plan(aws)
             change(aws, scenario)
             watch = Watch(aws)
@@ -164,6 +168,7 @@ def reference() -> Reference:
             assert watch.violations == []
             return Reference(
                 baseline=before,
+                snapshot=snapshot,
                 final=bucket(aws.s3),
                 urls=published_urls(aws.s3),
                 index=index_entries(aws.s3),
@@ -198,16 +203,23 @@ def test_the_reference_run_covers_every_kind_of_change(env: pytest.MonkeyPatch) 
 # -- crash, then repair --------------------------------------------------------------------------
 
 
+def spread(count: int) -> list[int]:
+    """The first, a middle and the last of ``count`` calls (one crash point each)."""
+    return sorted({0, count // 2, count - 1})
+
+
 def crash_points() -> Iterator[CrashPoint]:
+    """Every S3 write of the change run is a crash point; of the calls that repeat per shard
+    (shard reads, marker clears) the first, a middle and the last one are."""
     ref = reference()
-    for n in range(ref.calls["shard-query"]):
+    for n in spread(ref.calls["shard-query"]):
         yield CrashPoint(f"after shard read {n}", "dynamodb", "Query", False, n, is_shard_query)
     for n, key in enumerate(ref.puts):
         yield CrashPoint(f"after S3 write {n} ({key})", "s3", "PutObject", False, n)
     yield CrashPoint("before the index write", "s3", "PutObject", True, 0, is_index)
     yield CrashPoint("after the index write", "s3", "PutObject", False, 0, is_index)
     yield CrashPoint("before the invalidation", "cloudfront", "CreateInvalidation", True)
-    for n in range(ref.calls["clear"]):
+    for n in spread(ref.calls["clear"]):
         yield CrashPoint(
             f"before marker clear {n}", "dynamodb", "UpdateItem", True, n, is_marker_clear
         )
@@ -233,8 +245,8 @@ def assert_invalidated_after_last_write(watch: Watch, changed: set[str]) -> None
 def run_crash(env: pytest.MonkeyPatch, point: CrashPoint) -> None:
     ref = reference()
     with world(env) as aws:
-        baseline(aws)
-        change(aws, plan(aws))
+        ref.snapshot.restore(aws)
+        change(aws, ref.scenario)
         watch = Watch(aws)
         watch.install()
         disarm = point.arm(aws)
@@ -255,7 +267,8 @@ def run_crash(env: pytest.MonkeyPatch, point: CrashPoint) -> None:
         again = aws.invoke()
         assert again["status"] == "nothing-to-do", point.label
         assert again["objects_written"] == [], point.label
-        assert watch.checks > 0
+        writes = [kind for kind, _ in watch.journal.events if kind != "invalidate"]
+        assert watch.checks == len(writes) > 0  # the invariant was checked after each one
 
 
 @pytest.mark.parametrize(
@@ -269,3 +282,100 @@ def test_a_crash_at_each_step_is_repaired_by_the_next_run(
     assert points, kind
     for point in points:
         run_crash(env, point)
+
+
+# -- a crash, then a change that takes the content back before the next run --------------------
+
+
+def _crash_after_index_write(aws: Aws) -> None:
+    point = CrashPoint("after the index write", "s3", "PutObject", False, 0, is_index)
+    disarm = point.arm(aws)
+    with pytest.raises(InjectedCrashError):
+        aws.invoke()
+    disarm()
+    assert point.fired
+
+
+def test_a_crashed_publish_of_a_change_that_is_then_reverted_is_repaired(
+    env: pytest.MonkeyPatch,
+) -> None:
+    """The crashed run's file and index are in the bucket but not recorded; the content goes
+    back to what was recorded; the next run must still replace what the bucket holds."""
+    ref = reference()
+    with world(env) as aws:
+        ref.snapshot.restore(aws)
+        watch = Watch(aws)
+        watch.install()
+        updated = ref.scenario.updated[0]
+        aws.upsert(page(updated, "2024-06-01"))
+        _crash_after_index_write(aws)
+        assert bucket(aws.s3) != ref.baseline  # the crashed run's file and index are out
+        assert "in_flight" in publish_record(aws)
+
+        aws.upsert(page(updated, "2024-05-01"))  # a newer event restores the old content
+        repair = aws.invoke()
+
+        assert "in_flight" not in publish_record(aws)
+        assert repair["complete"] is True
+        assert watch.violations == []
+        assert bucket(aws.s3) == ref.baseline
+        changed = {key for key, body in ref.baseline.items() if key in repair["objects_written"]}
+        assert changed and "sitemap.xml" in changed
+        assert_invalidated_after_last_write(watch, changed)
+
+
+def test_a_crashed_split_that_is_then_reverted_never_leaves_the_index_naming_a_deleted_file(
+    env: pytest.MonkeyPatch,
+) -> None:
+    ref = reference()
+    with world(env) as aws:
+        ref.snapshot.restore(aws)
+        watch = Watch(aws)
+        watch.install()
+        grown = [f"{SITE}/page/{name}" for name in ref.scenario.grown]
+        aws.upsert(*(page(name, "2024-06-02") for name in ref.scenario.grown))
+        _crash_after_index_write(aws)
+        assert f"sitemap-{ref.scenario.split_leaf}.xml.gz" not in published_files_keys(aws)
+
+        aws.delete(*grown)  # the shard is back under the cap: no split any more
+        repair = aws.invoke()
+
+        assert repair["complete"] is True
+        assert watch.violations == []
+        assert bucket(aws.s3) == ref.baseline  # the crashed run's split files are deleted too
+
+
+def publish_record(aws: Aws) -> dict[str, Any]:
+    key = {k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()}
+    item: dict[str, Any] = aws.dynamodb.get_item(TableName="sitemap-test", Key=key)["Item"]
+    return item
+
+
+def published_files_keys(aws: Aws) -> set[str]:
+    return {loc[len(SITE) + 1 :] for loc, _ in index_entries(aws.s3)}
+
+
+def test_a_repair_run_out_of_time_leaves_the_rest_of_the_repair_to_the_next_run(
+    env: pytest.MonkeyPatch,
+) -> None:
+    ref = reference()
+    with world(env) as aws:
+        ref.snapshot.restore(aws)
+        watch = Watch(aws)
+        watch.install()
+        updated = ref.scenario.updated
+        aws.upsert(*(page(i, "2024-06-01") for i in updated))
+        _crash_after_index_write(aws)
+        aws.upsert(*(page(i, "2024-05-01") for i in updated))  # all three changes reverted
+        budget = iter([120_000])  # one shard, then less than the 60 s margin
+
+        partial = aws.invoke(context=FakeContext(lambda: next(budget, 30_000)))
+        assert partial["complete"] is False
+        assert partial["shards_remaining"] == len(updated) - 1
+        assert bucket(aws.s3) != ref.baseline  # two files still hold the crashed run's bytes
+
+        rest = aws.invoke()
+
+        assert rest["complete"] is True
+        assert watch.violations == []
+        assert bucket(aws.s3) == ref.baseline

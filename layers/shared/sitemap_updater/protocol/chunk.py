@@ -4,10 +4,15 @@
 that :meth:`UrlsetWriter.add` makes per entry is made here on all entries of the block at once,
 with C-level string operations over the joined values:
 
-- every ``loc`` starts with the site's origin and ``/`` (one ``count`` of ``"\\n" + prefix``);
-- every ``loc`` is printable ASCII (``isascii`` and one ``bytes.translate``); anything else
-  (non-ASCII, control characters) is left to the per-entry path;
-- ``loc`` values are escaped together (one ``str.replace`` per special character that occurs);
+- the locs are joined with ``\\n``, checked to be ASCII with no character XML 1.0 forbids
+  (``isascii`` and one ``bytes.translate``; anything else is left to the per-entry path),
+  escaped together (one ``str.replace`` per special character that occurs), and every
+  ``"\\n" + prefix`` between two locs becomes a ``{}`` field of a ``str.format`` template; a
+  line break left over means a loc off the site, so every loc is on the site;
+- each entry's text after its loc (lastmod, changefreq, priority, extensions, the next
+  ``<url><loc>`` and the prefix) is built once and put into the template by one ``format``;
+- alternates and images are rendered unescaped while their values are collected; if any value
+  holds a character to escape or to reject, the extensions are rendered the exact per-entry way;
 - every ``lastmod`` has the normalized form (digits mapped to ``0``, then the set of shapes);
 - changefreq and priority texts come from tables, so a value outside them is a ``KeyError``.
 

@@ -14,9 +14,12 @@ from typing import BinaryIO, Final, Protocol
 #: Magic, CM=deflate, FLG=0, MTIME=0, XFL=0, OS=255.
 GZIP_HEADER: Final = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 GZIP_MAGIC: Final = b"\x1f\x8b"
-#: Chosen by measurement (benchmarks/bench_render.py): level 5 compresses sitemap XML within
-#: about 1.5% of level 6 in about 80% of its time.
-DEFAULT_COMPRESSLEVEL: Final = 5
+#: Chosen by measurement (benchmarks/bench_render.py, zlib 1.2.13, sitemap XML of realistic
+#: entries): level 2 gives 17.2% of the input against 18.3% at level 1, 14.8% at level 5 and
+#: 14.1% at level 6, while compressing at about 85-90% of level 1's speed (level 5: about 40%).
+#: Python rendering costs about as much as level-1 compression, so a faster level would raise
+#: the ratio to zlib alone and a slower one would cut entries per second.
+DEFAULT_COMPRESSLEVEL: Final = 2
 
 
 class ByteSink(Protocol):

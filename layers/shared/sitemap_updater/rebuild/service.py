@@ -1,8 +1,14 @@
 """One rebuild run, in the order docs/architecture.md prescribes.
 
 lease -> plan -> rebuild dirty leaves while time remains (or, in a full rebuild, every leaf from a
-spooled parallel Scan) -> index -> invalidate -> record the publish -> save states and the shard
-map -> clear dirty markers -> retire old files -> release the lease.
+spooled parallel Scan) -> index -> invalidate -> save states and the shard map -> record the
+publish -> clear dirty markers -> retire old files -> release the lease.
+
+Before its first S3 write a run marks the publish record ``in_flight``; saving the record (after
+the states) removes the mark. A run that finds the mark knows its predecessor died with objects
+written that no state or record describes, so it puts every file it rebuilds and the index even
+where the recorded hashes say nothing changed (a change reverted meanwhile would otherwise leave
+the crashed run's bytes, or an index naming its files, in place).
 
 Files are put before the index that names them, markers are cleared last, and an object is
 deleted only after its grace period and only when the published index no longer lists it, so a
@@ -73,6 +79,7 @@ class _RunState:
     written: dict[str, str] = field(default_factory=dict)
     rebuilt: set[str] = field(default_factory=set)
     remaining: list[str] = field(default_factory=list)
+    writing: bool = False
 
     def state_of(self, shard_id: str) -> NodeState | None:
         return self.leaf_states.get(shard_id) or self.states.get(shard_id)
@@ -144,20 +151,24 @@ class RebuildService:
             loaded_map=shard_map,
         )
         report = RunReport(status="nothing-to-do", mode="full" if full else "incremental")
+        # The previous run died after writing objects: rewrite rather than trust the hashes.
+        recovering = run.published.in_flight is not None
         if full:
             self._rebuild_all(run, report)
         else:
-            self._rebuild_dirty(run, report)
-        record = self._publish(run, report, force=full)
+            self._rebuild_dirty(run, report, force=recovering)
+        record = self._publish(run, report, force=full or recovering)
         report.invalidated_paths = self.invalidator.invalidate(
             {"/" + key: sha for key, sha in run.written.items()}
         )
+        self._save_states(run)
+        if recovering and run.remaining:  # files left unrewritten may still hold stray bytes
+            record = replace(record, in_flight=self._owner)
         self.published.save(record)
         for key in record.files:
             if key in run.ledger:
                 self.ledger.forget(key)
                 del run.ledger[key]
-        self._save_states(run)
         report.complete = self._clear(run) and not run.remaining
         for leaf in run.remaining if full else ():
             self.store.mark(leaf, int(run.now * 1000))
@@ -189,13 +200,13 @@ class RebuildService:
             max_bytes=self.config.max_bytes_per_sitemap,
         )
 
-    def _rebuild_dirty(self, run: _RunState, report: RunReport) -> None:
+    def _rebuild_dirty(self, run: _RunState, report: RunReport, *, force: bool) -> None:
         for leaf in run.plan.dirty_leaves:
             if self._out_of_time():
                 run.remaining.append(leaf)
                 continue
             items = list(self.source.iter_shard(leaf))
-            self._apply(run, report, leaf, self._render(leaf, items), force=False)
+            self._apply(run, report, leaf, self._render(leaf, items), force=force)
 
     def _rebuild_all(self, run: _RunState, report: RunReport) -> None:
         leaves = sorted(run.shard_map.leaves)
@@ -273,6 +284,13 @@ class RebuildService:
             stamp = int(run.now)
             self.ledger.retire(key, stamp)
             run.ledger[key] = stamp
+        self._write(run, key, body)
+
+    def _write(self, run: _RunState, key: str, body: bytes) -> None:
+        """Put an object; the run's first put is preceded by the ``in_flight`` mark."""
+        if not run.writing:
+            self.published.begin(self._owner)
+            run.writing = True
         self.publisher.put(key, body)
         run.written[key] = _sha(body)
 
@@ -317,15 +335,13 @@ class RebuildService:
         index, _ = render_index([(f"{base}/{key}", lastmod) for key, lastmod in entries])
         index_sha = _sha(index)
         if index_sha != old.index_sha256 or force:
-            self.publisher.put(INDEX_KEY, index)
-            run.written[INDEX_KEY] = index_sha
+            self._write(run, INDEX_KEY, index)
         robots_sha = None
         if self.config.publish_robots_txt:
             robots = robots_txt(f"{base}/{INDEX_KEY}")
             robots_sha = _sha(robots)
             if robots_sha != old.robots_sha256 or force:
-                self.publisher.put(ROBOTS_KEY, robots)
-                run.written[ROBOTS_KEY] = robots_sha
+                self._write(run, ROBOTS_KEY, robots)
         report.files = len(files)
         report.urls_published = plan.urls
         return PublishedRecord(

@@ -1,0 +1,174 @@
+"""Benchmark: a full rebuild of 1,000,000 (and 10,000,000) URLs through the real rebuild path.
+
+The URL items come from ``sitemap_updater_local.synthetic.SyntheticSource`` in place of the
+DynamoDB Scan; everything after the read is production code: ``RebuildService.run(full=True)``
+spools the items to disk per shard, splits shards over the cap, renders and gzips every file,
+puts them into S3 (moto, through the real publisher), writes the index and records the shard
+states, lease and publish record in a moto DynamoDB table.
+
+Each size runs in a fresh subprocess, so its peak memory (``ru_maxrss``) is its own and not
+inherited from an earlier size. moto keeps objects up to ``MOTO_S3_DEFAULT_KEY_BUFFER_SIZE`` in
+memory; it is set to 64 KiB here so that the bucket's contents (about 30 MB per million URLs)
+spill to disk instead of counting as the rebuild's memory.
+
+    .venv/bin/python benchmarks/bench_scale.py                  # 1,000,000 URLs
+    .venv/bin/python benchmarks/bench_scale.py --with-10m       # 1,000,000 then 10,000,000
+    .venv/bin/python benchmarks/bench_scale.py --urls 200000 --urls 400000 [--cap 40000]
+
+Prints one line per size (wall time, URLs/s, peak RSS, files) and, when several sizes ran, the
+peak-memory difference between the largest and the smallest (target: within 50 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+SITE = "https://www.example.com"
+REGION = "us-east-1"
+TABLE = "bench-scale"
+BUCKET = "bench-scale-bucket"
+MEMORY_TOLERANCE_MB = 50.0
+
+
+def _child(urls: int, cap: int) -> dict[str, Any]:
+    """One full rebuild of ``urls`` generated URLs in this process; returns its figures."""
+    os.environ.update(
+        {
+            "AWS_ACCESS_KEY_ID": "bench",
+            "AWS_SECRET_ACCESS_KEY": "bench",
+            "AWS_DEFAULT_REGION": REGION,
+            "MOTO_S3_DEFAULT_KEY_BUFFER_SIZE": str(64 * 1024),
+            "POWERTOOLS_TRACE_DISABLED": "true",
+        }
+    )
+    import boto3
+    from moto import mock_aws
+
+    from sitemap_updater.config import RebuildConfig
+    from sitemap_updater.rebuild import RebuildService
+    from sitemap_updater_local.synthetic import SyntheticSource
+
+    with mock_aws(), tempfile.TemporaryDirectory(prefix="bench-scale-") as spool:
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        dynamodb.create_table(
+            TableName=TABLE,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        s3 = boto3.client("s3", region_name=REGION)
+        s3.create_bucket(Bucket=BUCKET)
+        config = RebuildConfig.from_env(
+            {
+                "TABLE_NAME": TABLE,
+                "SITE_URL": SITE,
+                "BUCKET_NAME": BUCKET,
+                "MAX_URLS_PER_SITEMAP": str(cap),
+            }
+        )
+        source = SyntheticSource(urls, SITE)
+        service = RebuildService(
+            config,
+            dynamodb=dynamodb,
+            s3=s3,
+            cloudfront=None,
+            owner="bench-scale",
+            remaining_seconds=lambda: 1e9,
+            source=source,
+            spool_root=spool,
+        )
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        started = time.perf_counter()
+        report = service.run(full=True)
+        seconds = time.perf_counter() - started
+        rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        keys = 0
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
+            keys += len(page.get("Contents", []))
+    if not report.complete or report.urls_published != urls:
+        raise RuntimeError(f"incomplete rebuild: {report.to_dict()}")
+    return {
+        "urls": urls,
+        "cap": cap,
+        "seconds": round(seconds, 1),
+        "urls_per_second": round(urls / seconds) if seconds else None,
+        "files": report.files,
+        "objects": keys,
+        "shards_split": report.shards_split,
+        "rss_before_mb": round(rss_before, 1),
+        "peak_rss_mb": round(rss_peak, 1),
+    }
+
+
+def _run_size(urls: int, cap: int) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "--urls", str(urls), "--cap", str(cap)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    figures: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "--urls", type=int, action="append", help="URLs to rebuild (repeat for several sizes)"
+    )
+    parser.add_argument("--with-10m", action="store_true", help="also run 10,000,000 URLs")
+    parser.add_argument("--cap", type=int, default=40_000, help="MAX_URLS_PER_SITEMAP")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    sizes: list[int] = args.urls or [1_000_000]
+    if args.with_10m and 10_000_000 not in sizes:
+        sizes.append(10_000_000)
+    if args.child:
+        print(json.dumps(_child(sizes[0], args.cap)))
+        return 0
+    results = []
+    for urls in sizes:
+        figures = _run_size(urls, args.cap)
+        results.append(figures)
+        print(
+            f"{urls:>11,} URLs: {figures['seconds']:8.1f} s wall "
+            f"({figures['urls_per_second']:,} URLs/s), peak RSS {figures['peak_rss_mb']:.1f} MB, "
+            f"{figures['files']:,} sitemap files ({figures['shards_split']} splits), "
+            f"cap {figures['cap']:,}",
+            flush=True,
+        )
+    if len(results) > 1:
+        low = min(results, key=lambda r: r["urls"])
+        high = max(results, key=lambda r: r["urls"])
+        delta = high["peak_rss_mb"] - low["peak_rss_mb"]
+        verdict = "flat" if delta <= MEMORY_TOLERANCE_MB else "NOT flat"
+        print(
+            f"peak RSS {high['urls']:,} vs {low['urls']:,} URLs: {delta:+.1f} MB "
+            f"({verdict}; target within {MEMORY_TOLERANCE_MB:.0f} MB)"
+        )
+        return 0 if delta <= MEMORY_TOLERANCE_MB else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
