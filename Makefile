@@ -4,6 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
+# The suite runs on every core (pytest-xdist); a test file stays on one worker, so its
+# module-scoped fixtures (the fault replays, the moto server) are built once.
+XDIST  ?= -n auto --dist loadfile
 
 .PHONY: venv test lint typecheck unit demo bench sam-build clean
 
@@ -23,7 +26,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 test: lint typecheck
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit tests/property -q
@@ -34,7 +37,9 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_render.py
 	$(BIN)/python benchmarks/bench_rebuild.py
-	$(BIN)/python benchmarks/bench_scale.py
+	$(BIN)/python benchmarks/bench_scale.py --with-10m
+	$(BIN)/python benchmarks/cost_model.py
+	$(BIN)/python benchmarks/capacity.py
 
 sam-build: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build
