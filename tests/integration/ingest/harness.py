@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import json
+import logging
 import os
 import uuid
 from collections.abc import Iterator
@@ -136,16 +138,25 @@ class IngestStack:
     dlq_url: str
     dynamodb: Any
     sqs: Any
+    #: environment variables to set (a value) or to leave unset (``None``) for the handler
+    env_overrides: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def env(self) -> dict[str, str]:
         return {**BASE_ENV, "TABLE_NAME": self.table_name, "DLQ_URL": self.dlq_url}
 
-    def invoke(self, *records: dict[str, Any]) -> dict[str, Any]:
+    def invoke(
+        self, *records: dict[str, Any], context: LambdaContext | None = None
+    ) -> dict[str, Any]:
         """Call the real handler with one SQS batch; returns its response."""
         with mock.patch.dict(os.environ, self.env):
+            for name, value in self.env_overrides.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
             response: dict[str, Any] = load_handler().lambda_handler(
-                sqs_event(*records), LambdaContext()
+                sqs_event(*records), context or LambdaContext()
             )
         return response
 
@@ -213,17 +224,57 @@ def make_stack(table_name: str = "sitemap-urls", queue_name: str = "sitemap-dlq"
 
 @contextmanager
 def dynamodb_calls(client: Any) -> Iterator[list[tuple[str, dict[str, Any]]]]:
-    """Record every DynamoDB API call made by ``client`` (operation name, parameters)."""
+    """Record every DynamoDB API call made by ``client`` (operation name, request body).
+
+    The body is the JSON the client is about to send, after parameter validation.
+    """
     calls: list[tuple[str, dict[str, Any]]] = []
 
     def record(params: dict[str, Any], model: Any, **_: Any) -> None:
-        calls.append((model.name, params))
+        calls.append((model.name, json.loads(params["body"])))
 
     client.meta.events.register("before-call.dynamodb.*", record)
     try:
         yield calls
     finally:
         client.meta.events.unregister("before-call.dynamodb.*", record)
+
+
+@contextmanager
+def log_lines() -> Iterator[list[dict[str, Any]]]:
+    """Every line the function's Powertools logger writes, as the JSON objects it emits."""
+    handler_logger = load_handler().logger
+    stream = io.StringIO()
+    sink = logging.StreamHandler(stream)
+    sink.setFormatter(handler_logger.registered_formatter)
+    handler_logger.addHandler(sink)
+    lines: list[dict[str, Any]] = []
+    try:
+        yield lines
+    finally:
+        handler_logger.removeHandler(sink)
+        lines.extend(json.loads(line) for line in stream.getvalue().splitlines() if line)
+
+
+def emitted_metrics(stdout: str) -> dict[str, float]:
+    """Metric values of the CloudWatch EMF documents printed on ``stdout``, summed by name.
+
+    Checks each document's structure: every value named in ``_aws.CloudWatchMetrics`` has
+    unit Count and lies in the function's namespace.
+    """
+    totals: dict[str, float] = {}
+    for line in stdout.splitlines():
+        if not line.startswith('{"_aws"'):
+            continue
+        document = json.loads(line)
+        (directive,) = document["_aws"]["CloudWatchMetrics"]
+        assert directive["Namespace"] == BASE_ENV["POWERTOOLS_METRICS_NAMESPACE"]
+        for metric in directive["Metrics"]:
+            assert metric["Unit"] == "Count"
+            values = document[metric["Name"]]
+            values = values if isinstance(values, list) else [values]
+            totals[metric["Name"]] = totals.get(metric["Name"], 0.0) + sum(values)
+    return totals
 
 
 def body(obj: Any) -> str:

@@ -111,7 +111,8 @@ def test_missing_occurred_at_defaults_to_sent_timestamp(stack: IngestStack) -> N
 
 def test_sample_events_run_through_the_handler(stack: IngestStack) -> None:
     outcomes: dict[str, Any] = {}
-    for name in ["upsert", "delete", "array", "eventbridge", "poison", "mixed-batch"]:
+    names = ["upsert", "delete", "array", "array-partial", "eventbridge", "poison", "mixed-batch"]
+    for name in names:
         event = json.loads((ROOT / "events" / f"ingest-{name}.json").read_text())
         outcomes[name] = stack.invoke(*event["Records"])
     assert all(r == {"batchItemFailures": []} for r in outcomes.values())
@@ -120,11 +121,19 @@ def test_sample_events_run_through_the_handler(stack: IngestStack) -> None:
     assert items[SITE + "/shoes/41"]["st"]["S"] == "gone"
     assert items[SITE + "/news/launch"]["st"]["S"] == "live"
     assert {f"{SITE}/catalogue/item-{i}" for i in range(1, 4)} <= set(items)
+    assert items[SITE + "/catalogue/item-7"]["st"]["S"] == "live"
+    assert items[SITE + "/catalogue/item-6"]["st"]["S"] == "gone"
+    assert SITE + "/catalogue/item-9" not in items
     assert len([loc for loc in items if "/mixed/" in loc]) == 9
     reasons = [m["MessageAttributes"]["reason"]["StringValue"] for m in stack.dlq_messages()]
-    assert len(reasons) == 2
+    assert len(reasons) == 3
     assert any("https://evil.example.org/phish" in r for r in reasons)
-    assert any('field priority value "high"' in r for r in reasons)
+    assert any(r.startswith('field priority value "high"') for r in reasons)
+    (partial,) = [r for r in reasons if r.startswith("entry ")]
+    assert partial.startswith(
+        'entry 1: field url value "https://shop.example.net/catalogue/item-8"'
+    )
+    assert '; entry 2: field priority value "high" rejected: ' in partial
 
 
 # -- poison, throttling, failures -------------------------------------------------------------
@@ -336,3 +345,113 @@ def test_requests_per_batch_at_most_one_write_per_event_plus_one_per_shard(
     assert names.count("GetItem") == 1
     assert len(names) <= len(changes) + len(leaves) + 1
     assert set(stack.dirty_seqs().values()) == {1}
+
+
+# -- configuration, bulk bodies, limits -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("configured", "days"), [(None, 7), ("2", 2), ("30", 30)])
+def test_tombstone_retention_comes_from_the_environment(
+    stack: IngestStack, configured: str | None, days: int
+) -> None:
+    stack.env_overrides["TOMBSTONE_TTL_DAYS"] = configured
+    before = int(time.time())
+
+    stack.invoke(sqs_record(body(delete("/ttl"))))
+
+    expires = int(stack.url_items()[SITE + "/ttl"]["ttl"]["N"])
+    assert before + days * 86_400 <= expires <= int(time.time()) + days * 86_400
+
+
+def test_an_array_of_500_changes_is_applied_with_one_write_each(stack: IngestStack) -> None:
+    changes = [upsert(f"/bulk/{i}", lastmod="2026-11-19") for i in range(500)]
+
+    with dynamodb_calls(stack.dynamodb) as calls:
+        response = stack.invoke(sqs_record(body(changes)))
+
+    assert response == {"batchItemFailures": []}
+    assert len(stack.url_items()) == 500
+    names = [name for name, _ in calls]
+    assert names.count("PutItem") == 500
+    assert names.count("UpdateItem") == len(stack.dirty_seqs()) == 1
+    assert stack.dlq_messages() == []
+
+
+def test_a_change_too_large_for_one_item_is_rejected_not_retried(stack: IngestStack) -> None:
+    # Percent-encoding makes each of these characters 9 bytes: the message is under 256 KB,
+    # the normalized entry is not under DynamoDB's 400 KB item limit.
+    images = [{"loc": f"https://cdn.example.com/{i}/" + "日" * 50} for i in range(1000)]
+    huge = body(upsert("/huge", images=images))
+    assert len(huge.encode()) < 256 * 1024
+
+    response = stack.invoke(sqs_record(huge, message_id="huge"), sqs_record(body(upsert("/ok"))))
+
+    assert response == {"batchItemFailures": []}
+    assert set(stack.url_items()) == {SITE + "/ok"}
+    (message,) = stack.dlq_messages()
+    reason = message["MessageAttributes"]["reason"]["StringValue"]
+    assert reason.startswith("field entry value ")
+    assert "must fit in one table item of at most 400,000 bytes" in reason
+
+
+def test_the_largest_accepted_change_is_stored(stack: IngestStack) -> None:
+    images = [{"loc": f"https://cdn.example.com/{i}/" + "日" * 40} for i in range(1000)]
+
+    response = stack.invoke(sqs_record(body(upsert("/large", images=images))))
+
+    assert response == {"batchItemFailures": []}
+    assert len(stack.url_items()[SITE + "/large"]["images"]["L"]) == 1000
+
+
+def test_throttling_inside_an_array_body_retries_the_record_without_loss(
+    stack: IngestStack,
+) -> None:
+    target = SITE + "/part/2"
+    attempts = [0]
+
+    def throttle_first(params: dict[str, Any], **_: Any) -> None:
+        if params["Item"]["loc"]["S"] == target and attempts[0] == 0:
+            attempts[0] += 1
+            raise throttle("PutItem")
+
+    stack.dynamodb.meta.events.register("before-parameter-build.dynamodb.PutItem", throttle_first)
+    record = sqs_record(body([upsert(f"/part/{i}") for i in range(4)]), message_id="part")
+    other = sqs_record(body(upsert("/other")), message_id="other")
+
+    assert stack.failed_ids(stack.invoke(record, other)) == ["part"]
+    assert stack.invoke(record) == {"batchItemFailures": []}
+
+    assert set(stack.url_items()) == {SITE + "/other", *(f"{SITE}/part/{i}" for i in range(4))}
+    assert stack.dlq_messages() == []
+    # the first attempt marked the shard for the entries it wrote, the retry for /part/2
+    assert stack.dirty_seqs() == {"r": 2}
+
+
+def test_requests_per_mixed_batch_stay_within_one_write_per_event_plus_one_per_shard(
+    stack: IngestStack,
+) -> None:
+    leaves = ["r00", "r01", "r10", "r11"]
+    seed_shard_map(stack, leaves)
+    seen = sqs_record(body([upsert(f"/mix/{i}") for i in range(8)]), message_id="seen")
+    stack.invoke(seen)
+    records = [
+        seen,  # redelivery: 8 duplicates
+        sqs_record(body([upsert(f"/mix/{i}", "2026-11-20T09:00:00Z") for i in range(8)])),
+        sqs_record(body([upsert(f"/mix/{i}", "2026-11-20T11:00:00Z") for i in range(4)])),
+        sqs_record(body([delete(f"/mix/{i}", "2026-11-20T12:00:00Z") for i in range(4, 8)])),
+        sqs_record(body([upsert(f"/new/{i}") for i in range(20)])),
+        sqs_record(body({"action": "upsert", "url": "https://evil.example.org/"})),
+        sqs_record(body([upsert("/new/x"), {"action": "nope"}])),
+    ]
+    events = 8 + 8 + 4 + 4 + 20 + 1
+
+    with dynamodb_calls(stack.dynamodb) as calls:
+        response = stack.invoke(*records)
+
+    assert response == {"batchItemFailures": []}
+    puts = [p for name, p in calls if name == "PutItem"]
+    updates = [p["Key"]["pk"]["S"] for name, p in calls if name == "UpdateItem"]
+    assert len(puts) == events
+    assert len(updates) == len(set(updates)) <= len(leaves)
+    assert [name for name, _ in calls if name not in {"PutItem", "UpdateItem"}] == ["GetItem"]
+    assert len(puts) + len(updates) <= events + len(leaves)

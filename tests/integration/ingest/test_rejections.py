@@ -158,6 +158,78 @@ def cases() -> list[Bad]:
             "future",
         ),
         Bad(
+            "url-with-user-info",
+            body({"action": "upsert", "url": "https://user:pw@www.example.com/u"}),
+            "url",
+            '"https://user:pw@www.example.com/u"',
+            core_rule(loc="https://user:pw@www.example.com/u"),
+        ),
+        Bad(
+            "lastmod-far-future",
+            body(upsert("/lf", lastmod="2999-01-01")),
+            "lastmod",
+            '"2999-01-01"',
+            core_rule(loc=SITE + "/lf", lastmod="2999-01-01"),
+        ),
+        Bad(
+            "hreflang-invalid",
+            body(upsert("/h", alternates=[{"hreflang": "not a tag", "href": SITE + "/h/x"}])),
+            "alternates[0].hreflang",
+            '"not a tag"',
+            core_rule(loc=SITE + "/h", alternates=[{"hreflang": "not a tag", "href": SITE}]),
+        ),
+        Bad(
+            "alternate-foreign-host",
+            body(
+                upsert("/h", alternates=[{"hreflang": "de", "href": "https://evil.example.org/"}])
+            ),
+            "alternates[0].href",
+            '"https://evil.example.org/"',
+            core_rule(
+                loc=SITE + "/h",
+                alternates=[{"hreflang": "de", "href": "https://evil.example.org/"}],
+            ),
+        ),
+        Bad(
+            "images-over-1000",
+            body(
+                upsert("/i", images=[{"loc": f"https://cdn.example.com/{i}"} for i in range(1001)])
+            ),
+            "images",
+            '[{"loc": "https://cdn.example.com/0"}',
+            "at most 1000",
+        ),
+        Bad(
+            "entry-over-item-size",
+            body(
+                upsert(
+                    "/big",
+                    images=[
+                        {"loc": f"https://cdn.example.com/{i}/" + "日" * 50} for i in range(1000)
+                    ],
+                )
+            ),
+            "entry",
+            '"',
+            "must fit in one table item",
+        ),
+        Bad(
+            "eventbridge-time-naive",
+            body({**eb, "time": "2026-11-20T10:00:00", "detail": upsert("/tn")}),
+            "time",
+            '"2026-11-20T10:00:00"',
+            "time zone",
+        ),
+        Bad(
+            "eventbridge-time-far-future",
+            body(
+                {**eb, "time": "2999-01-01T00:00:00Z", "detail": {"action": "delete", "url": SITE}}
+            ),
+            "time",
+            '"2999-01-01T00:00:00Z"',
+            "future",
+        ),
+        Bad(
             "eventbridge-without-detail",
             body(eb),
             "detail",

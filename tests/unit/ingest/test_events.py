@@ -110,3 +110,101 @@ def test_bad_occurred_at(raw: str, rule: str) -> None:
 
 def test_occurred_at_may_be_a_little_ahead_of_the_clock() -> None:
     assert parse_occurred_at("2026-11-22T11:59:59Z", NOW) > NOW
+
+
+def eventbridge(**overrides: object) -> dict[str, object]:
+    event: dict[str, object] = {
+        "version": "0",
+        "id": "1",
+        "source": "cms",
+        "detail-type": "PageChanged",
+        "account": "1",
+        "time": "2026-11-20T08:00:00Z",
+        "region": "eu-west-1",
+        "resources": [],
+        "detail": {"action": "upsert", "url": "https://www.example.com/x"},
+    }
+    return {**event, **overrides}
+
+
+def test_eventbridge_detail_occurred_at_beats_the_event_time() -> None:
+    detail = {
+        "action": "upsert",
+        "url": "https://www.example.com/x",
+        "occurred_at": "2026-11-20T07:00:00Z",
+    }
+    (event,) = decode(eventbridge(detail=detail))
+    assert isinstance(event, ChangeEvent)
+    assert event.occurred_at == datetime(2026, 11, 20, 7, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("time", "rule"),
+    [
+        ("2026-11-20T08:00:00", "time zone"),
+        ("2999-01-01T00:00:00Z", "future"),
+        (1795176000, "string"),
+    ],
+)
+def test_eventbridge_time_is_checked_like_occurred_at(time: object, rule: str) -> None:
+    (rejection,) = decode(eventbridge(time=time))
+    assert isinstance(rejection, Rejection)
+    assert (rejection.field, rejection.value) == ("time", time)
+    assert rule in rejection.rule
+
+
+@pytest.mark.parametrize("own", [{"detail": "my note"}, {"detail-type": "x", "detail": {"a": 1}}])
+def test_a_change_with_fields_named_like_eventbridge_ones_is_still_a_change(
+    own: dict[str, object],
+) -> None:
+    (event,) = decode({"action": "delete", "url": "https://www.example.com/a", **own})
+    assert isinstance(event, ChangeEvent)
+    assert event.loc == "https://www.example.com/a"
+
+
+def test_eventbridge_errors_are_reported_as_eventbridge_errors() -> None:
+    (rejection,) = decode({"detail-type": "PageChanged", "detail": {}})
+    assert isinstance(rejection, Rejection)
+    assert rejection.value is MISSING and rejection.rule == "is required"
+
+
+def test_an_array_of_500_is_applied_entry_by_entry() -> None:
+    items = decode(
+        [{"action": "delete", "url": f"https://www.example.com/{i}"} for i in range(500)]
+    )
+    assert len(items) == 500
+    assert all(isinstance(e, ChangeEvent) and e.index == i for i, e in enumerate(items))
+
+
+def big_images(count: int, chars: int) -> list[dict[str, str]]:
+    # each non-ASCII character is percent-encoded to 9 bytes when normalized
+    return [{"loc": f"https://cdn.example.com/{i}/" + "日" * chars} for i in range(count)]
+
+
+def test_an_entry_too_large_for_one_table_item_is_rejected_with_its_size() -> None:
+    change = {
+        "action": "upsert",
+        "url": "https://www.example.com/a",
+        "images": big_images(1000, 50),
+    }
+    too_big = json.dumps(change, ensure_ascii=False)
+    assert len(too_big.encode()) < 256 * 1024  # a message SQS accepts with default settings
+    items = decode([{"action": "delete", "url": "https://www.example.com/b"}, change])
+    assert isinstance(items[0], ChangeEvent)
+    rejection = items[1]
+    assert isinstance(rejection, Rejection)
+    assert (rejection.index, rejection.field) == (1, "entry")
+    size = int(str(rejection.value).split()[0])
+    assert size > 400_000
+    assert "at most 400,000 bytes" in rejection.rule
+
+
+def test_a_large_entry_that_fits_is_accepted() -> None:
+    change = {
+        "action": "upsert",
+        "url": "https://www.example.com/a",
+        "images": big_images(1000, 30),
+    }
+    (event,) = decode(change)
+    assert isinstance(event, ChangeEvent)
+    assert event.entry is not None and len(event.entry.images) == 1000

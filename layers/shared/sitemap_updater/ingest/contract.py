@@ -97,14 +97,20 @@ class ChangeObject(BaseModel):
     )
     occurred_at: str | None = Field(
         default=None,
-        description="When the change happened at the source (ISO 8601 with a time zone). "
-        "Orders the events of one URL. Default: the SQS SentTimestamp, or the EventBridge time.",
+        description="When the change happened at the source (ISO 8601 with a time zone, from "
+        "1970 to at most one day ahead). Orders the events of one URL. Default: the SQS "
+        "SentTimestamp, or the EventBridge time.",
         json_schema_extra={"format": "date-time"},
     )
 
 
 class ChangeEventBridge(EventBridgeModel):
-    """An EventBridge event (for example routed to the queue by a rule) carrying a change."""
+    """An EventBridge event (for example routed to the queue by a rule) carrying a change.
+
+    Its ``time`` (with a time zone, from 1970 to at most one day ahead) is the change's
+    ``occurred_at`` unless the detail has one. An object with ``action`` or ``url`` at its top
+    level is read as a change object, never as an EventBridge event.
+    """
 
     model_config = ConfigDict(populate_by_name=True, title="ChangeEventBridge")
 
@@ -124,13 +130,21 @@ MessageBody = Annotated[
 
 _BODY_ADAPTER: TypeAdapter[Any] = TypeAdapter(MessageBody)
 
-#: Keys that only an EventBridge envelope has (a change object never does).
+#: Keys that mark an EventBridge envelope.
 EVENTBRIDGE_KEYS: Final = frozenset({"detail", "detail-type"})
+#: Keys of a change object that an EventBridge envelope never has at its top level.
+CHANGE_KEYS: Final = frozenset({"action", "url"})
 
 
 def looks_like_eventbridge(obj: dict[str, Any]) -> bool:
-    """Whether a decoded JSON object is meant as an EventBridge event rather than a change."""
-    return not EVENTBRIDGE_KEYS.isdisjoint(obj)
+    """Whether a decoded JSON object is meant as an EventBridge event rather than a change.
+
+    An object with ``action`` or ``url`` is a change object, even if it also carries a field
+    of the producer's own named ``detail`` (unknown fields are ignored), exactly as the JSON
+    Schema's first branch accepts it. Otherwise ``detail`` or ``detail-type`` marks an
+    EventBridge event, which is then judged (and its errors reported) as one.
+    """
+    return CHANGE_KEYS.isdisjoint(obj) and not EVENTBRIDGE_KEYS.isdisjoint(obj)
 
 
 def message_json_schema() -> dict[str, Any]:

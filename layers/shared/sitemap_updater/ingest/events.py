@@ -21,15 +21,19 @@ from sitemap_updater.ingest.contract import (
     ChangeObject,
     looks_like_eventbridge,
 )
+from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, item_size
 from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
 from sitemap_updater.protocol import Site, SitemapError, make_entry
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.store.items import live_item
 
 #: How far in the future an ``occurred_at`` may lie (producer clock skew). A later one would
 #: block every real change of that URL until then, so it is rejected.
 MAX_FUTURE_SKEW: Final = timedelta(days=1)
 #: Earliest accepted ``occurred_at``.
 EARLIEST: Final = datetime(1970, 1, 1, tzinfo=UTC)
+#: Bytes kept free in a URL item for what the writer adds to it (its write time, ``wt``).
+WRITER_ALLOWANCE_BYTES: Final = 32
 
 
 class _Missing:
@@ -87,12 +91,12 @@ class DecodedBody:
         return [i for i in self.items if isinstance(i, Rejection)]
 
 
-def parse_occurred_at(raw: str, now: datetime) -> datetime:
-    """An ISO 8601 instant with a zone, within [1970, now + 1 day]; ``ValueError`` otherwise."""
-    try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
-        raise ValueError("must be an ISO 8601 date-time with a time zone") from None
+def check_instant(moment: datetime, now: datetime) -> datetime:
+    """``moment`` in UTC if it has a zone and lies within [1970, now + 1 day].
+
+    Raises ``ValueError`` with the rule otherwise. An event time far in the future would
+    make its URL ignore every real change until then, so it is refused.
+    """
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("must include a time zone (Z or +hh:mm)")
     moment = moment.astimezone(UTC)
@@ -101,6 +105,15 @@ def parse_occurred_at(raw: str, now: datetime) -> datetime:
     if moment > now + MAX_FUTURE_SKEW:
         raise ValueError("must not be more than 1 day in the future")
     return moment
+
+
+def parse_occurred_at(raw: str, now: datetime) -> datetime:
+    """An ISO 8601 instant with a zone, within [1970, now + 1 day]; ``ValueError`` otherwise."""
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        raise ValueError("must be an ISO 8601 date-time with a time zone") from None
+    return check_instant(moment, now)
 
 
 def _field_name(loc: Sequence[int | str], default: str) -> str:
@@ -173,15 +186,18 @@ def _judge(
     except SitemapError as exc:
         return _from_sitemap_error(exc, index, raw, prefix)
     digest = content_digest(entry)
-    return ChangeEvent(
-        index,
-        "upsert",
-        entry.loc,
-        entry,
-        occurred_at,
-        digest,
-        event_key(occurred_at, "upsert", digest),
-    )
+    key = event_key(occurred_at, "upsert", digest)
+    size = item_size(live_item(entry, key, digest)) + WRITER_ALLOWANCE_BYTES
+    if size > MAX_ITEM_BYTES:
+        return Rejection(
+            index,
+            prefix + "entry",
+            f"{size} bytes as stored",
+            f"must fit in one table item of at most {MAX_ITEM_BYTES:,} bytes "
+            "(send fewer or shorter images or alternates)",
+            raw,
+        )
+    return ChangeEvent(index, "upsert", entry.loc, entry, occurred_at, digest, key)
 
 
 def _judge_object(
@@ -199,13 +215,18 @@ def _judge_eventbridge(obj: dict[str, Any], *, site: Site, now: datetime) -> Jud
         event = ChangeEventBridge.model_validate(obj)
     except ValidationError as exc:
         return _from_validation_error(exc, None, obj, "body")
-    if event.time.tzinfo is None or event.time.utcoffset() is None:
-        return Rejection(None, "time", obj.get("time"), "must include a time zone", obj)
+    raw_time = obj.get("time")
+    if not isinstance(raw_time, str):
+        return Rejection(None, "time", raw_time, "must be an ISO 8601 date-time string", obj)
+    try:
+        time = check_instant(event.time, now)
+    except ValueError as exc:
+        return Rejection(None, "time", raw_time, str(exc), obj)
     return _judge(
         event.detail,
         index=None,
         raw=obj,
-        default_time=event.time.astimezone(UTC),
+        default_time=time,
         site=site,
         now=now,
         prefix="detail.",

@@ -29,7 +29,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import ApplyResult, Outcome, ShardMarks, UrlWriter
-from sitemap_updater.ingest.dlq import DeadLetterQueue, render_value
+from sitemap_updater.ingest.dlq import DeadLetterQueue, describe, sendable
 from sitemap_updater.ingest.events import ChangeEvent, Rejection, decode_body
 from sitemap_updater.observability import logger, metrics, tracer
 from sitemap_updater.protocol import Site
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+#: Longest URL written into a log line (a loc may have at most 2,048 characters).
+MAX_LOGGED_URL_CHARS: Final = 2_100
 
 #: Error codes of a ClientError that a retry can cure.
 TRANSIENT_CODES: Final = frozenset(
@@ -68,6 +70,16 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, ConnectionError | HTTPClientError | ReadTimeoutError)
 
 
+def url_of(raw: object) -> str | None:
+    """The URL a rejected change named (for the log line), printable, if it named one."""
+    if isinstance(raw, dict) and isinstance(raw.get("detail"), dict) and "url" not in raw:
+        raw = raw["detail"]
+    url = raw.get("url") if isinstance(raw, dict) else None
+    if not isinstance(url, str):
+        return None
+    return sendable(url[:MAX_LOGGED_URL_CHARS])
+
+
 def sent_at_of(record: SQSRecord) -> datetime | None:
     """The record's SQS SentTimestamp (epoch ms) as an aware datetime, if present and sane."""
     raw = record.attributes.sent_timestamp
@@ -79,7 +91,14 @@ def sent_at_of(record: SQSRecord) -> datetime | None:
 
 @dataclass(slots=True)
 class Tally:
-    """Per-invocation counts, published as EMF metrics."""
+    """Per-invocation counts, published as EMF metrics (unit Count).
+
+    ``AcceptedRecords``: changes written (newer than what the table held; an array entry
+    counts as one change). ``StaleRecords``: changes that wrote nothing because the table
+    already held a newer event for the URL, or this very event (a redelivery).
+    ``RejectedRecords``: changes (or whole bodies) that can never apply, sent to the DLQ.
+    ``FailedRecords``: SQS records reported as batch item failures, to be retried.
+    """
 
     accepted: int = 0
     stale: int = 0
@@ -227,9 +246,10 @@ class IngestService:
 
     def _note(self, result: ApplyResult, message_id: str) -> None:
         batch = self._batch
-        if result.outcome is Outcome.ACCEPTED:
+        if result.outcome in {Outcome.ACCEPTED, Outcome.UNCHANGED}:
             batch.tally.accepted += 1
-            batch.changed.setdefault(self._leaf(result.uh), set()).add(message_id)
+            if result.outcome is Outcome.ACCEPTED:
+                batch.changed.setdefault(self._leaf(result.uh), set()).add(message_id)
             return
         batch.tally.stale += 1
         if result.outcome is Outcome.DUPLICATE and result.stored_written_at is not None:
@@ -247,9 +267,6 @@ class IngestService:
         self, record: SQSRecord, body: str, rejections: list[Rejection], *, array_body: bool
     ) -> str:
         logger.remove_keys(["url"])
-        raw = rejections[0].raw
-        if not array_body and isinstance(raw, dict) and isinstance(raw.get("url"), str):
-            logger.append_keys(url=render_value(raw["url"]))
         reason = self._dlq.reject(
             original_body=body,
             rejections=rejections,
@@ -257,7 +274,18 @@ class IngestService:
             array_body=array_body,
         )
         self._batch.tally.rejected += len(rejections)
-        logger.warning("record rejected and sent to the dead-letter queue", reason=reason)
+        for rejection in rejections:
+            where: dict[str, Any] = {"field": rejection.field}
+            if rejection.index is not None:
+                where["index"] = rejection.index
+            url = url_of(rejection.raw)
+            if url is not None:
+                where["url"] = url
+            logger.warning(
+                "change rejected and sent to the dead-letter queue",
+                reason=describe(rejection),
+                **where,
+            )
         return reason
 
 
