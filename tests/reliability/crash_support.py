@@ -20,13 +20,14 @@ from botocore.exceptions import ClientError
 from lxml import etree
 from moto import mock_aws
 
-from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
+from tests.helpers.xsd import assert_valid_index
 from tests.integration.rebuild.conftest import (
     BUCKET,
     SITE,
     TABLE,
     Aws,
     _distribution,
+    assert_published_file_valid,
     load_handler,
 )
 
@@ -165,7 +166,7 @@ class Watch:
 
     def __init__(self, aws: Aws) -> None:
         self.aws = aws
-        self.reader = BucketReader(boto3.client("s3", region_name="us-east-1"))
+        self.reader = BucketReader(boto3.client("s3", region_name="us-east-1"), SITE)
         self.journal = Journal()
         self.checks = 0
         self.violations: list[str] = []
@@ -226,14 +227,20 @@ class Watch:
 
 
 class BucketReader:
-    """Reads the bucket; an object is fetched and validated again only when its ETag changed."""
+    """Reads the bucket; an object is fetched and validated again only when its ETag changed.
 
-    def __init__(self, s3: Any) -> None:
+    ``site`` is the URL the objects are published under (the location rule is checked against
+    it); None skips that one rule, for a test whose site is not ``SITE``.
+    """
+
+    def __init__(self, s3: Any, site: str | None = None) -> None:
         self.s3 = s3
+        self.site = site
         self._seen: dict[str, tuple[str, bytes]] = {}
 
     def objects(self) -> dict[str, bytes]:
-        """Every object of the bucket: key -> bytes; every ``.xml.gz`` is checked valid."""
+        """Every object of the bucket: key -> bytes; the index and every ``.xml.gz`` are checked
+        with the project's validator and the XSDs (``assert_published_file_valid``)."""
         listing: dict[str, str] = {}
         for page in self.s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
             for obj in page.get("Contents", []):
@@ -245,10 +252,8 @@ class BucketReader:
                 body = _get(self.s3, key)
                 if body is None:  # deleted between the listing and the read
                     continue
-                if key.endswith(".xml.gz"):
-                    assert_valid_urlset(body)
-                elif key == "sitemap.xml":
-                    assert_valid_index(body)
+                if key.endswith(".xml.gz") or key == "sitemap.xml":
+                    assert_published_file_valid(key, body, self.site)
                 cached = (etag, body)
                 self._seen[key] = cached
             out[key] = cached[1]
@@ -286,12 +291,12 @@ def _get(s3: Any, key: str) -> bytes | None:
 
 def bucket(s3: Any) -> dict[str, bytes]:
     """Every object of the bucket: key -> bytes (each sitemap file checked valid)."""
-    return BucketReader(s3).objects()
+    return BucketReader(s3, SITE).objects()
 
 
 def published_files(s3: Any) -> dict[str, bytes]:
     """See ``BucketReader.published``."""
-    return BucketReader(s3).published()
+    return BucketReader(s3, SITE).published()
 
 
 def published_urls(s3: Any) -> dict[str, bytes]:

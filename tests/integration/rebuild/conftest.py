@@ -31,6 +31,7 @@ from sitemap_updater.store.keys import (
     shard_key,
     url_hash,
 )
+from sitemap_updater_local.validate import validate_document
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -41,6 +42,19 @@ BUCKET = "sitemap-test-bucket"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 
 _counter = itertools.count()
+
+
+def assert_published_file_valid(key: str, data: bytes, site: str | None = SITE) -> list[str]:
+    """Check an object the rebuild published at ``key`` of ``site`` (``sitemap.xml`` or a
+    ``.xml.gz`` file) with the project's validator (XSDs, protocol limits, single host, location
+    rule, lastmod forms) and, independently, with the XSD helper; returns the file's ``loc``
+    values. With ``site`` None the location rule is not checked (the validator notes it)."""
+    file_url = None if site is None else f"{site}/{key}"
+    report = validate_document(data, source=key, file_url=file_url)
+    assert report.ok, "\n".join(report.lines())
+    kind = "sitemapindex" if key == "sitemap.xml" else "urlset"
+    assert report.kind == kind, f"{key} is a {report.kind}, not a {kind}"
+    return assert_valid_index(data) if kind == "sitemapindex" else assert_valid_urlset(data)
 
 
 class FakeContext:
@@ -140,15 +154,17 @@ class Aws:
         return {o["Key"] for o in listing.get("Contents", [])}
 
     def crawl(self) -> dict[str, list[str]]:
-        """Every file the index lists -> its locs; validates every file against the XSDs."""
+        """Every file the index lists -> its locs; checks the index and every file it lists
+        with the project's validator and the XSDs (``assert_published_file_valid``)."""
         index = self.object("sitemap.xml")["Body"].read()
-        assert_valid_index(index)
+        assert_published_file_valid("sitemap.xml", index)
         files: dict[str, list[str]] = {}
         for loc in etree.fromstring(index).findall("sm:sitemap/sm:loc", NS):
             assert loc.text is not None and loc.text.startswith(SITE + "/sitemap-")
             key = loc.text[len(SITE) + 1 :]
-            xml = gzip.decompress(self.object(key)["Body"].read())
-            assert_valid_urlset(xml)
+            raw = self.object(key)["Body"].read()
+            assert_published_file_valid(key, raw)
+            xml = gzip.decompress(raw)
             files[key] = [e.text or "" for e in etree.fromstring(xml).findall("sm:url/sm:loc", NS)]
         return files
 

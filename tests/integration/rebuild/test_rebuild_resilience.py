@@ -106,7 +106,7 @@ def test_a_run_out_of_time_publishes_what_it_finished_and_the_next_run_continues
     assert report["complete"] is False
     assert report["shards_remaining"] == len(dirty_leaves) - 1
     lastmods = aws.index_lastmods()
-    assert sorted(lastmods.values()).count("2024-06-01") == 1
+    assert list(lastmods.values()).count("2024-06-01") == 1
     assert len(aws.crawl()) == len(lastmods)  # every listed file exists and validates
 
     rest = aws.invoke()

@@ -4,6 +4,12 @@
 run saves its record, after its shard states. A run that finds it set knows the previous run
 died between the two: the bucket may hold bytes no record describes, so it rewrites every file
 it rebuilds and the index instead of trusting the recorded hashes.
+
+``generation`` is raised by one in the same write that sets ``in_flight``, so every run that
+writes objects publishes under a generation no earlier run used; the CloudFront caller reference
+is derived from it (see ``invalidate``). The same write drops ``sent``, the invalidation a run
+notes just before sending it: a ``sent`` found at load time was noted after the last object
+write of any run, so the bucket still holds the bytes it was about.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sitemap_updater.rebuild.invalidate import SentBatch
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
 
 if TYPE_CHECKING:
@@ -28,6 +35,10 @@ class PublishedRecord:
     home_changed_at: str | None = None
     #: owner of a run that started writing objects and has not saved its record (it crashed)
     in_flight: str | None = None
+    #: number of runs that have started writing objects
+    generation: int = 0
+    #: the invalidation of a run that crashed after noting it (and maybe sending it)
+    sent: SentBatch | None = None
 
 
 class PublishedStore:
@@ -35,12 +46,13 @@ class PublishedStore:
         self._client = client
         self._table = table
 
+    def _key(self) -> dict[str, Any]:
+        return {k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()}
+
     def load(self) -> PublishedRecord | None:
         """The record of the last publish, or None before the first one."""
         item = self._client.get_item(
-            TableName=self._table,
-            Key={k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()},
-            ConsistentRead=True,
+            TableName=self._table, Key=self._key(), ConsistentRead=True
         ).get("Item")
         if not item:
             return None
@@ -49,6 +61,7 @@ class PublishedStore:
             value = item.get(name)
             return str(value["S"]) if value else None
 
+        reference, changes = text("sent_reference"), text("sent_changes")
         return PublishedRecord(
             index_sha256=text("index_sha256"),
             files=tuple(str(v["S"]) for v in item.get("files", {}).get("L", [])),
@@ -56,29 +69,52 @@ class PublishedStore:
             home_sha256=text("home_sha256"),
             home_changed_at=text("home_changed_at"),
             in_flight=text("in_flight"),
+            generation=int(item["generation"]["N"]) if "generation" in item else 0,
+            sent=SentBatch(reference, changes) if reference and changes else None,
         )
 
-    def begin(self, owner: str) -> None:
-        """Record that ``owner`` is about to write objects (``save`` removes the mark)."""
+    def begin(self, owner: str) -> int:
+        """Record that ``owner`` is about to write objects (``save`` removes the mark), drop any
+        noted invalidation and raise the generation; returns the run's generation."""
+        response = self._client.update_item(
+            TableName=self._table,
+            Key=self._key(),
+            UpdateExpression=(
+                "SET in_flight = :owner ADD generation :one REMOVE sent_reference, sent_changes"
+            ),
+            ExpressionAttributeValues={":owner": {"S": owner}, ":one": {"N": "1"}},
+            ReturnValues="UPDATED_NEW",
+        )
+        return int(response["Attributes"]["generation"]["N"])
+
+    def note_sent(self, batch: SentBatch) -> None:
+        """Record the invalidation the run is about to send (before it is sent)."""
         self._client.update_item(
             TableName=self._table,
-            Key={k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()},
-            UpdateExpression="SET in_flight = :owner",
-            ExpressionAttributeValues={":owner": {"S": owner}},
+            Key=self._key(),
+            UpdateExpression="SET sent_reference = :reference, sent_changes = :changes",
+            ExpressionAttributeValues={
+                ":reference": {"S": batch.reference},
+                ":changes": {"S": batch.changes},
+            },
         )
 
     def save(self, record: PublishedRecord) -> None:
-        """Replace the item with ``record`` (which removes the ``in_flight`` mark unless the
-        record carries one)."""
+        """Replace the item with ``record`` (which removes the ``in_flight`` mark and the noted
+        invalidation unless the record carries them)."""
         key = meta_key(PUBLISHED_SK)
         item: dict[str, Any] = {
             "pk": {"S": key["pk"]},
             "sk": {"S": key["sk"]},
             "files": {"L": [{"S": f} for f in record.files]},
+            "generation": {"N": str(record.generation)},
         }
         names = ("index_sha256", "robots_sha256", "home_sha256", "home_changed_at", "in_flight")
         for name in names:
             value = getattr(record, name)
             if value is not None:
                 item[name] = {"S": value}
+        if record.sent is not None:
+            item["sent_reference"] = {"S": record.sent.reference}
+            item["sent_changes"] = {"S": record.sent.changes}
         self._client.put_item(TableName=self._table, Item=item)

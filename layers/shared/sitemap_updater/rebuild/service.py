@@ -4,11 +4,13 @@ lease -> plan -> rebuild dirty leaves while time remains (or, in a full rebuild,
 spooled parallel Scan) -> index -> invalidate -> save states and the shard map -> record the
 publish -> clear dirty markers -> retire old files -> release the lease.
 
-Before its first S3 write a run marks the publish record ``in_flight``; saving the record (after
-the states) removes the mark. A run that finds the mark knows its predecessor died with objects
-written that no state or record describes, so it puts every file it rebuilds and the index even
-where the recorded hashes say nothing changed (a change reverted meanwhile would otherwise leave
-the crashed run's bytes, or an index naming its files, in place).
+Before its first S3 write a run marks the publish record ``in_flight`` and takes the next publish
+generation; saving the record (after the states) removes the mark. A run that wrote nothing and
+repairs nothing leaves the record alone. A run that finds the mark knows its predecessor died
+with objects written that no state or record describes, so it puts every file it rebuilds and the
+index even where the recorded hashes say nothing changed (a change reverted meanwhile would
+otherwise leave the crashed run's bytes, or an index naming its files, in place). Such a run
+always saves the record, which is what removes the mark.
 
 Files are put before the index that names them, markers are cleared last, and an object is
 deleted only after its grace period and only when the published index no longer lists it, so a
@@ -30,7 +32,12 @@ from typing import TYPE_CHECKING
 from sitemap_updater.config import RebuildConfig
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.rebuild.full import ScanStoppedError, Spools
-from sitemap_updater.rebuild.invalidate import Invalidator
+from sitemap_updater.rebuild.invalidate import (
+    Invalidator,
+    SentBatch,
+    caller_reference,
+    changes_digest,
+)
 from sitemap_updater.rebuild.lease import Lease
 from sitemap_updater.rebuild.publish import Publisher, robots_txt
 from sitemap_updater.rebuild.published import PublishedRecord, PublishedStore
@@ -80,6 +87,8 @@ class _RunState:
     rebuilt: set[str] = field(default_factory=set)
     remaining: list[str] = field(default_factory=list)
     writing: bool = False
+    #: the publish generation: the record's, or the one ``begin`` gave this run's writes
+    generation: int = 0
 
     def state_of(self, shard_id: str) -> NodeState | None:
         return self.leaf_states.get(shard_id) or self.states.get(shard_id)
@@ -150,6 +159,7 @@ class RebuildService:
             now=self._clock(),
             loaded_map=shard_map,
         )
+        run.generation = run.published.generation
         report = RunReport(status="nothing-to-do", mode="full" if full else "incremental")
         # The previous run died after writing objects: rewrite rather than trust the hashes.
         recovering = run.published.in_flight is not None
@@ -157,14 +167,14 @@ class RebuildService:
             self._rebuild_all(run, report)
         else:
             self._rebuild_dirty(run, report, force=recovering)
-        record = self._publish(run, report, force=full or recovering)
-        report.invalidated_paths = self.invalidator.invalidate(
-            {"/" + key: sha for key, sha in run.written.items()}
-        )
+        published = self._publish(run, report, force=full or recovering)
+        record = replace(published, generation=run.generation)  # after the run's last write
+        report.invalidated_paths = self._invalidate(run)
         self._save_states(run)
         if recovering and run.remaining:  # files left unrewritten may still hold stray bytes
             record = replace(record, in_flight=self._owner)
-        self.published.save(record)
+        if run.writing or recovering or record != run.published:
+            self.published.save(record)
         for key in record.files:
             if key in run.ledger:
                 self.ledger.forget(key)
@@ -188,6 +198,15 @@ class RebuildService:
         if run.written:
             report.status = "published"
         return report
+
+    def _invalidate(self, run: _RunState) -> list[str]:
+        """One invalidation for what the run wrote, noted in the record before it is sent."""
+        changes = {"/" + key: sha for key, sha in run.written.items()}
+        if not changes or not self.invalidator.enabled:
+            return []
+        reference = caller_reference(changes, run.generation, run.published.sent)
+        self.published.note_sent(SentBatch(reference, changes_digest(changes)))
+        return self.invalidator.invalidate(changes, reference)
 
     # -- rebuilding shards ---------------------------------------------------------------------
 
@@ -289,7 +308,7 @@ class RebuildService:
     def _write(self, run: _RunState, key: str, body: bytes) -> None:
         """Put an object; the run's first put is preceded by the ``in_flight`` mark."""
         if not run.writing:
-            self.published.begin(self._owner)
+            run.generation = self.published.begin(self._owner)
             run.writing = True
         self.publisher.put(key, body)
         run.written[key] = _sha(body)

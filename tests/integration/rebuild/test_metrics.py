@@ -1,0 +1,119 @@
+"""The per-run metrics the handler emits (CloudWatch EMF on stdout, captured the way the
+Powertools documentation tests metrics), checked against what the run did to the table and
+the bucket, counted independently of the run's own report."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
+
+NAMESPACE = "SitemapUpdaterTest"
+
+
+def emf_documents(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith('{"_aws"')]
+
+
+def metric_values(document: dict[str, Any]) -> dict[str, tuple[str, float]]:
+    """name -> (unit, value) of one EMF document (one value per metric)."""
+    (directive,) = document["_aws"]["CloudWatchMetrics"]
+    assert directive["Namespace"] == NAMESPACE
+    values = {}
+    for metric in directive["Metrics"]:
+        raw = document[metric["Name"]]
+        (value,) = raw if isinstance(raw, list) else [raw]
+        values[metric["Name"]] = (metric["Unit"], float(value))
+    return values
+
+
+def versions(aws: Aws) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(object versions, delete markers) of the versioned bucket, as (key, version id)."""
+    found: tuple[set[tuple[str, str]], set[tuple[str, str]]] = (set(), set())
+    for listing in aws.s3.get_paginator("list_object_versions").paginate(Bucket=BUCKET):
+        for version in listing.get("Versions", []):
+            found[0].add((version["Key"], version["VersionId"]))
+        for marker in listing.get("DeleteMarkers", []):
+            found[1].add((marker["Key"], marker["VersionId"]))
+    return found
+
+
+def dirty_leaves(aws: Aws) -> set[str]:
+    """Leaves whose state says dirty (dirty_seq > built_seq), read from the table."""
+    dirty = set()
+    for leaf in aws.leaves():
+        state = aws.shard_state(leaf)
+        seq = int(state.get("dirty_seq", {"N": "0"})["N"])
+        if seq > int(state.get("built_seq", {"N": "0"})["N"]):
+            dirty.add(leaf)
+    return dirty
+
+
+def test_each_run_metric_matches_what_the_run_did(
+    aws: Aws, capsys: pytest.CaptureFixture[str]
+) -> None:
+    aws.upsert(*(page(i, "2024-05-01") for i in range(40)))
+    aws.invoke()
+    aws.s3.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
+    by_leaf: dict[str, list[int]] = {}
+    for i in range(40):
+        by_leaf.setdefault(aws.leaf_of(f"{SITE}/page/{i}"), []).append(i)
+    updated = [pages[0] for pages in list(by_leaf.values())[:3]]
+    aws.upsert(*(page(i, "2024-06-01") for i in updated))
+    # pages for the smallest shard until it passes the cap of 8: it splits, its file is retired
+    smallest = min(by_leaf, key=lambda leaf: len(by_leaf[leaf]))
+    grown = [n for n in range(1000, 1400) if aws.leaf_of(f"{SITE}/page/{n}") == smallest]
+    aws.upsert(*(page(n, "2024-06-02") for n in grown[: 9 - len(by_leaf[smallest])]))
+    planned = dirty_leaves(aws)
+    puts_before, deletes_before = versions(aws)
+    capsys.readouterr()
+
+    started = time.monotonic()
+    aws.invoke()
+    elapsed = time.monotonic() - started
+
+    (document,) = emf_documents(capsys.readouterr().out)
+    metrics = metric_values(document)
+    puts_after, deletes_after = versions(aws)
+    written = puts_after - puts_before
+    deleted = deletes_after - deletes_before
+    assert len(planned) >= 3 and len(written) >= 4 and len(deleted) >= 1  # a run worth measuring
+    assert {key for key, _ in deleted} == {f"sitemap-{smallest}.xml.gz"}
+    assert dirty_leaves(aws) == set()
+    published = sum(len(locs) for locs in aws.crawl().values())
+
+    assert metrics["ShardsRebuilt"] == ("Count", len(planned))
+    assert metrics["FilesWritten"] == ("Count", len(written))
+    assert metrics["FilesDeleted"] == ("Count", len(deleted))
+    assert metrics["UrlsPublished"] == ("Count", published)
+    unit, seconds = metrics["RunSeconds"]
+    assert unit == "Seconds"
+    assert 0 < seconds <= elapsed
+    assert set(metrics) == {
+        "ShardsRebuilt",
+        "FilesWritten",
+        "FilesDeleted",
+        "UrlsPublished",
+        "RunSeconds",
+    }
+
+
+def test_a_run_with_nothing_to_do_reports_zeros_but_the_published_urls(
+    aws: Aws, capsys: pytest.CaptureFixture[str]
+) -> None:
+    aws.upsert(*(page(i) for i in range(5)))
+    aws.invoke()
+    capsys.readouterr()
+
+    aws.invoke()
+
+    (document,) = emf_documents(capsys.readouterr().out)
+    metrics = metric_values(document)
+    assert metrics["ShardsRebuilt"][1] == 0
+    assert metrics["FilesWritten"][1] == 0
+    assert metrics["FilesDeleted"][1] == 0
+    assert metrics["UrlsPublished"][1] == sum(len(locs) for locs in aws.crawl().values()) == 5
