@@ -3,17 +3,27 @@
 ``assert_valid_urlset(data)`` / ``assert_valid_index(data)`` accept plain or gzipped bytes, fail
 the test with lxml's messages if the document is not valid, and return the ``loc`` values in
 document order, parsed independently of the code that wrote them.
+
+:func:`check_written_sitemaps` makes this hold for every file without a test having to ask:
+``tests/conftest.py`` applies it to every test, so each :class:`UrlsetWriter` and
+:class:`IndexWriter` closed in the test process, whatever its sink (a ``BytesIO``, a file, an
+upload to S3), has its bytes validated, and the test fails if one is not valid.
 """
 
 from __future__ import annotations
 
 import functools
 import gzip
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 from lxml import etree
+
+from sitemap_updater.protocol import FileStats, IndexWriter, UrlsetWriter
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "tooling" / "sitemap_updater_local" / "schemas"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -65,3 +75,65 @@ def assert_valid_urlset(data: bytes) -> list[str]:
 def assert_valid_index(data: bytes) -> list[str]:
     """Fail unless ``data`` (plain or gzip) is a valid sitemap index; return its ``loc`` values."""
     return _assert_valid(data, _index_schema(), "sitemapindex")
+
+
+@dataclass
+class WrittenSitemaps:
+    """What :func:`check_written_sitemaps` saw: files validated, and one line per invalid one."""
+
+    checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+class _Copy:
+    """A sink that passes every write on to the writer's real sink and keeps a copy."""
+
+    __slots__ = ("chunks", "sink")
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+        self.chunks: list[bytes] = []
+
+    def write(self, data: bytes, /) -> object:
+        self.chunks.append(bytes(data))
+        return self.sink.write(data)
+
+
+def _watch(
+    monkeypatch: pytest.MonkeyPatch,
+    cls: type[UrlsetWriter] | type[IndexWriter],
+    check: Callable[[bytes], object],
+    seen: WrittenSitemaps,
+) -> None:
+    copies: weakref.WeakKeyDictionary[object, _Copy] = weakref.WeakKeyDictionary()
+    init: Callable[..., None] = cls.__init__
+    close: Callable[[Any], FileStats] = cls.close
+
+    def watched_init(self: Any, sink: Any, *args: Any, **kwargs: Any) -> None:
+        copy = _Copy(sink)
+        copies[self] = copy
+        init(self, copy, *args, **kwargs)
+
+    def watched_close(self: Any) -> FileStats:
+        stats = close(self)
+        copy = copies.pop(self, None)
+        if copy is not None:
+            seen.checked += 1
+            try:
+                check(b"".join(copy.chunks))
+            except (AssertionError, etree.XMLSyntaxError) as error:
+                seen.problems.append(f"a {type(self).__name__} wrote an invalid file: {error}")
+        return stats
+
+    monkeypatch.setattr(cls, "__init__", watched_init)
+    monkeypatch.setattr(cls, "close", watched_close)
+
+
+def check_written_sitemaps(monkeypatch: pytest.MonkeyPatch) -> WrittenSitemaps:
+    """Validate, on :meth:`close`, every file a urlset or index writer produces from now on
+    (until ``monkeypatch`` is undone); problems are collected in the returned record rather
+    than raised, so code under test that catches exceptions cannot hide them."""
+    seen = WrittenSitemaps()
+    _watch(monkeypatch, UrlsetWriter, assert_valid_urlset, seen)
+    _watch(monkeypatch, IndexWriter, assert_valid_index, seen)
+    return seen

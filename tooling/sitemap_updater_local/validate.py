@@ -5,6 +5,9 @@ Checks, each reported as one ``SOURCE: problem`` line:
 * well-formed XML and validity against the official XSDs (with the image and xhtml extension
   schemas bundled in ``schemas/``);
 * the protocol limits: at most 50,000 URLs (or child sitemaps) and 52,428,800 uncompressed bytes;
+* every ``loc`` and alternate ``href`` follows the URL rules the writers apply: an absolute
+  http(s) URL of 12 to 2,048 characters once normalized and XML-escaped, without control
+  characters, and with any whitespace inside it percent-encoded;
 * single host: every URL of a urlset (``loc`` and alternate ``href``) has the same scheme, host and
   port;
 * the location rule: a urlset at ``https://h/a/sitemap.xml`` lists only URLs under
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import re
 import urllib.request
 import zlib
 from collections.abc import Iterable
@@ -30,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.errors import SitemapError, show_value
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import (
     IMAGE_NS,
@@ -52,6 +56,9 @@ _LASTMOD = f"{{{SITEMAP_NS}}}lastmod"
 _XHTML_LINK = f"{{{XHTML_NS}}}link"
 _URLSET = f"{{{SITEMAP_NS}}}urlset"
 _INDEX = f"{{{SITEMAP_NS}}}sitemapindex"
+#: XML's whitespace characters, which the XSD types of loc, href and lastmod collapse.
+_XML_SPACE: Final = " \t\r\n"
+_SPACE: Final = re.compile(r"\s")
 
 
 def _wrapper_schema(imports: dict[str, str]) -> etree.XMLSchema:
@@ -164,14 +171,21 @@ def _check_urls(
         parent = element.getparent()
         if element.tag == _LOC and (parent is None or parent.tag not in (_URL, _SITEMAP)):
             continue
-        raw = element.get("href") if element.tag == _XHTML_LINK else element.text
+        text = element.get("href") if element.tag == _XHTML_LINK else element.text
+        # xsd:anyURI collapses whitespace: a pretty-printed <loc> is valid
+        raw = (text or "").strip(_XML_SPACE)
         what = "href" if element.tag == _XHTML_LINK else "loc"
         line = element.sourceline
         try:
-            url = normalize_url(raw or "")
+            url = normalize_url(raw)
         except SitemapError as err:
-            invalid.add(f"line {line}: {what} {raw!r}: {err.rule}")
+            invalid.add(f"line {line}: {what} {show_value(raw)}: {err.rule}")
             continue
+        if _SPACE.search(raw):
+            invalid.add(
+                f"line {line}: {what} {show_value(raw)}: whitespace inside a URL must be "
+                f"percent-encoded (RFC 3986): write {show_value(url)}"
+            )
         origin = _origin(url)
         if expected_origin is None:
             expected_origin = origin
@@ -192,7 +206,8 @@ def _check_lastmods(report: FileReport, root: etree._Element) -> None:
     rule = _Rule(report)
     for element in root.iter(_LASTMOD):
         try:
-            normalize_lastmod(element.text or "")
+            # xsd:date and xsd:dateTime collapse whitespace around the value
+            normalize_lastmod((element.text or "").strip(_XML_SPACE))
         except SitemapError as err:
             rule.add(f"line {element.sourceline}: lastmod {element.text!r}: {err.rule}")
     rule.finish("lastmod")

@@ -4,6 +4,7 @@ import gzip
 import http.server
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
@@ -18,6 +19,11 @@ SITE = Site.parse("https://www.example.com")
 ORIGIN = SITE.origin
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 URLSET = f'{HEAD}<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+EXTENDED_URLSET = (
+    f'{HEAD}<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml" '
+    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+)
 
 
 def _urlset(*urls: str) -> bytes:
@@ -87,6 +93,62 @@ def test_problems_are_reported(tmp_path: Path, body: bytes, expected: str) -> No
     report = validate_document(body, source="f.xml")
     assert not report.ok
     assert any(expected in p for p in report.problems), report.problems
+
+
+@pytest.mark.parametrize(
+    ("extension", "expected"),
+    [
+        (
+            '<xhtml:link rel="alternate" href="https://www.example.com/de/a"/>',
+            "The attribute 'hreflang' is required but missing",
+        ),
+        (
+            '<xhtml:link rel="alternate" hreflang="en_US" href="https://www.example.com/us/a"/>',
+            "hreflang",
+        ),
+        ("<image:image></image:image>", "sitemap-image/1.1}loc"),
+    ],
+)
+def test_extension_schema_errors_are_reported(extension: str, expected: str) -> None:
+    body = f"{EXTENDED_URLSET}<url><loc>{ORIGIN}/a</loc>{extension}</url></urlset>".encode()
+    report = validate_document(body, source="f.xml")
+    [problem] = report.problems
+    assert problem.startswith("line 2: ") and problem.endswith("(XSD)")
+    assert expected in problem
+
+
+def test_lastmod_more_than_a_day_ahead_is_reported() -> None:
+    now = datetime.now(UTC)
+    within = (now + timedelta(hours=23)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ahead = (now + timedelta(hours=25)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    body = _urlset(
+        f"<loc>{ORIGIN}/a</loc><lastmod>{within}</lastmod>",
+        f"<loc>{ORIGIN}/b</loc><lastmod>{ahead}</lastmod>",
+    )
+    report = validate_document(body, source="f.xml")
+    assert report.problems == [
+        f"line 2: lastmod {ahead!r}: must not be more than one day in the future"
+    ]
+
+
+def test_pretty_printed_values_are_valid_but_inner_whitespace_is_not() -> None:
+    pretty = _urlset(
+        f"\n  <loc>\n    {ORIGIN}/a\n  </loc>\n  <lastmod> 2026-01-01 </lastmod>\n",
+        f'<loc>{ORIGIN}/b</loc><xhtml:link xmlns:xhtml="http://www.w3.org/1999/xhtml" '
+        f'rel="alternate" hreflang="de" href=" {ORIGIN}/de/b "/>',
+    )
+    assert validate_document(pretty, source="f.xml").problems == []
+    spaced = validate_document(_urlset(f"<loc>{ORIGIN}/a b</loc>"), source="f.xml")
+    [problem] = spaced.problems
+    assert f"loc '{ORIGIN}/a b'" in problem
+    assert "percent-encoded" in problem and f"{ORIGIN}/a%20b" in problem
+
+
+def test_an_overlong_url_is_reported_on_one_short_line() -> None:
+    loc = f"{ORIGIN}/?" + "a=1&amp;" * 300
+    report = validate_document(_urlset(f"<loc>{loc}</loc>"), source="f.xml")
+    [problem] = [p for p in report.problems if "XSD" not in p]
+    assert "XML-escaped" in problem and len(problem) < 300
 
 
 def test_location_rule_needs_the_file_url(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ class InvalidUrlError(SitemapError):
 
 
 class UrlLengthError(InvalidUrlError):
-    """The normalized URL is shorter than 12 or longer than 2,048 characters."""
+    """The normalized, XML-escaped URL is shorter than 12 or longer than 2,048 characters."""
 
 
 class ForeignHostError(InvalidUrlError):

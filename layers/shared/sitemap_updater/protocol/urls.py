@@ -6,6 +6,17 @@ mapping), a default port and the fragment are dropped, an empty path becomes ``/
 that RFC 3986 does not allow in a path or query are percent-encoded (UTF-8), leaving every
 existing valid ``%XX`` as it is. Nothing else changes: case of path and query, trailing slash,
 dot segments and query order are kept.
+
+Whitespace inside the path or query is such a character: a space becomes ``%20``, U+00A0 becomes
+``%C2%A0``, U+3000 becomes ``%E3%80%80``. Three kinds of character are rejected instead:
+
+* C0 and C1 control characters and DEL (tab and line breaks included). RFC 3986 appendix C
+  treats a line break or tab inside a URI as layout to be removed by whoever extracts it, and
+  browsers (the WHATWG URL standard) delete them: neither ``%0A`` nor silently dropping it would
+  be the page's address, so the producer must fix the value.
+* Lone surrogates: they have no UTF-8 form, so there are no bytes to percent-encode.
+* Whitespace at the very start or end: by the same appendix it is not part of the URI, and a
+  trailing ``%20`` would quietly make a second identity for the same page.
 """
 
 from __future__ import annotations
@@ -23,12 +34,13 @@ from sitemap_updater.protocol.errors import (
     InvalidUrlError,
     UrlLengthError,
 )
+from sitemap_updater.protocol.escape import escape, needs_escape
 from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
-# Whitespace (Unicode), C0/C1 controls, DEL, lone surrogates: never part of a URL.
-_BAD_CHAR: Final = re.compile(r"[\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# C0/C1 controls, DEL, lone surrogates: never encoded, always rejected (see the module text).
+_BAD_CHAR: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 # RFC 3986 pchar minus pct-encoded, plus '/' (path) and '?' (query).
 _SUB_DELIMS: Final = "!$&'()*+,;="
@@ -93,15 +105,21 @@ def normalize_url(raw: object, *, field: str = "loc") -> str:
     """The normalized form of an absolute http(s) URL; raises :class:`InvalidUrlError`.
 
     The length rule (12 to 2,048 characters, sitemap.xsd ``tLoc``) applies to the normalized,
-    percent-encoded result.
+    percent-encoded result as it is written in the XML, that is once XML-escaped. Normalization
+    percent-encodes ``<``, ``>`` and ``"``, so only ``&`` (written ``&amp;``, 4 more characters)
+    and ``'`` (``&apos;``, 5 more) can make the written form longer than the URL.
     """
     url = _normalize(raw, field)
-    if not MIN_LOC_LENGTH <= len(url) <= MAX_LOC_LENGTH:
+    length = len(url)
+    if needs_escape(url):
+        length = len(escape(url))
+    if not MIN_LOC_LENGTH <= length <= MAX_LOC_LENGTH:
+        escaped = "" if length == len(url) else f", {len(url)} before XML escaping"
         raise UrlLengthError(
             field,
             raw,
-            f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once normalized "
-            f"(it has {len(url)})",
+            f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once normalized and "
+            f"XML-escaped (it has {length}{escaped})",
         )
     return url
 
@@ -115,10 +133,12 @@ def _normalize(raw: object, field: str) -> str:
     if bad is not None:
         raise _reject(
             raw,
-            f"must not contain whitespace, control characters or lone surrogates "
+            f"must not contain control characters or lone surrogates "
             f"(U+{ord(bad.group()):04X} at index {bad.start()})",
             field,
         )
+    if raw[0].isspace() or raw[-1].isspace():
+        raise _reject(raw, "must not begin or end with whitespace", field)
     scheme_match = _SCHEME.match(raw)
     if scheme_match is None:
         raise _reject(raw, "must be an absolute http or https URL (no scheme found)", field)

@@ -1,0 +1,62 @@
+"""The autouse check of tests/conftest.py: every file a writer produces is validated."""
+
+from __future__ import annotations
+
+import io
+
+from sitemap_updater.protocol import (
+    Alternate,
+    Entry,
+    IndexWriter,
+    Site,
+    UrlsetWriter,
+    render_index,
+    render_urlset,
+)
+from tests.helpers.xsd import WrittenSitemaps
+
+SITE = Site.parse("https://www.example.com")
+ORIGIN = SITE.origin
+
+
+class _Chunks:
+    """A sink that is neither a BytesIO nor a file."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes, /) -> int:
+        self.parts.append(data)
+        return len(data)
+
+
+def test_valid_files_are_counted_whatever_the_sink(written_sitemaps: WrittenSitemaps) -> None:
+    render_urlset([Entry(loc=ORIGIN + "/a")], SITE)
+    render_index([(ORIGIN + "/sitemap-r.xml.gz", None)], gzip=True)
+    sink = _Chunks()
+    with UrlsetWriter(sink, SITE) as writer:
+        writer.add(Entry(loc=ORIGIN + "/b"))
+    plain = io.BytesIO()
+    with IndexWriter(plain) as index:
+        index.add(ORIGIN + "/sitemap-r.xml.gz", "2026-01-01")
+    assert written_sitemaps.checked == 4
+    assert written_sitemaps.problems == []
+    # the writer's own sink still receives every byte
+    assert b"".join(sink.parts)[:2] == b"\x1f\x8b"
+    assert plain.getvalue().startswith(b"<?xml")
+
+
+def test_a_writer_left_unclosed_is_not_a_file(written_sitemaps: WrittenSitemaps) -> None:
+    UrlsetWriter(io.BytesIO(), SITE).add(Entry(loc=ORIGIN + "/a"))
+    assert written_sitemaps.checked == 0
+
+
+def test_an_invalid_file_is_reported(written_sitemaps: WrittenSitemaps) -> None:
+    # The writer trusts an Entry to come from make_entry, which rejects this hreflang; written
+    # directly, it produces a file xhtml-link.xsd refuses, and the check must notice.
+    entry = Entry(loc=ORIGIN + "/a", alternates=(Alternate("not a language", ORIGIN + "/b"),))
+    render_urlset([entry], SITE)
+    [problem] = written_sitemaps.problems
+    assert problem.startswith("a UrlsetWriter wrote an invalid file")
+    assert "hreflang" in problem
+    written_sitemaps.problems.clear()  # seen and asserted: do not fail this test at teardown
