@@ -30,6 +30,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
+from sitemap_updater_local.validate import validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -330,3 +331,8 @@ def test_sitemap_updater_commands(
     assert demo_index.exists()
     with gzip.open(next((workspace / "sim-out").glob("sitemap-*.xml.gz"))) as f:
         assert b"<urlset" in f.read()
+    # every file the README's build and simulate commands wrote passes the project's validator
+    for out in ("static-out", "sim-out", "sim-faults"):
+        reports = validate_path(workspace / out, base_url=SITE)
+        assert len(reports) >= 2, out
+        assert [line for r in reports for line in r.problems] == [], out
