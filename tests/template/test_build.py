@@ -45,7 +45,7 @@ def top_level_names(root: Path) -> set[str]:
 
 
 @pytest.mark.slow
-def test_layer_holds_the_shared_package_and_idna_only(build_dir: Path) -> None:
+def test_layer_holds_the_shared_package_idna_and_zlib_ng_only(build_dir: Path) -> None:
     python = build_dir / "SharedLayer" / "python"
     built = {p.relative_to(python).as_posix() for p in (python / "sitemap_updater").rglob("*.py")}
     source_root = ROOT / "layers" / "shared"
@@ -55,6 +55,8 @@ def test_layer_holds_the_shared_package_and_idna_only(build_dir: Path) -> None:
     }
     assert built == source
     assert (python / "idna" / "__init__.py").is_file()
+    # the compiled deflate the writer uses, built for Lambda's arm64 whatever machine builds it
+    assert list((python / "zlib_ng").glob("zlib_ng.cpython-312-aarch64-linux-gnu.so"))
     assert not top_level_names(python) & NEVER_SHIPPED
 
 

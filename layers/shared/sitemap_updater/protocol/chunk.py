@@ -1,35 +1,36 @@
 """Renders a run of entries as one block of ``<url>`` text, checking each rule once per block.
 
-:meth:`UrlsetWriter.add_many` hands blocks of entries to :meth:`ChunkRenderer.render`. Each check
-that :meth:`UrlsetWriter.add` makes per entry is made here on all entries of the block at once,
-with C-level string operations over the joined values:
+:meth:`UrlsetWriter.add_many` hands blocks of entries to :meth:`ChunkRenderer.render`. The text
+of each entry is one f-string; each check that :meth:`UrlsetWriter.add` makes per entry is made
+here on all entries of the block at once, with C-level operations over the joined values:
 
-- the locs are joined with ``\\n``, checked to be ASCII with no character XML 1.0 forbids
-  (``isascii`` and one ``bytes.translate``; anything else is left to the per-entry path),
-  escaped together (one ``str.replace`` per special character that occurs), and every
-  ``"\\n" + prefix`` between two locs becomes a ``{}`` field of a ``str.format`` template; a
-  line break left over means a loc off the site, so every loc is on the site;
-- each entry's text after its loc (lastmod, changefreq, priority, extensions, the next
-  ``<url><loc>`` and the prefix) is built once and put into the template by one ``format``;
-- alternates and images are rendered unescaped while their values are collected; if any value
-  holds a character to escape or to reject, the extensions are rendered the exact per-entry way;
-- every ``lastmod`` has the normalized form (digits mapped to ``0``, then the set of shapes);
-- changefreq and priority texts come from tables, so a value outside them is a ``KeyError``.
+- the locs are joined with ``\\n`` and checked together: ASCII, no character XML 1.0 forbids and
+  none of ``<``, ``>``, ``"`` (one ``bytes.translate`` leaves only the line breaks), exactly one
+  line break between two locs (so no loc holds one), and each line break followed by the site's
+  origin (so every loc is on the site);
+- every ``lastmod`` has the normalized form: digits are mapped to ``0`` and any other
+  character outside the two forms to ``?``, then each of the two shapes becomes ``D`` and the
+  result must be one ``D`` per value (see :func:`_newest_lastmod`);
+- changefreq and priority texts come from tables, so a value outside them is a ``KeyError``;
+- alternates and images (on few entries) are rendered unescaped, and their text is checked as a
+  whole: ASCII, no character XML 1.0 forbids, and exactly as many ``"``, ``<`` and ``>`` as their
+  tags hold, so none in a value, which also makes every ``" href="`` a tag's: each must be
+  followed by the site's origin (see :meth:`_Extensions.are_plain`);
+- ``&`` and ``'``, the two special characters a value may still hold, appear in no tag, so the
+  block is escaped for them at the end with one ``str.replace`` each.
 
 Any check that fails makes :meth:`render` return ``None``; the writer then adds the block entry by
-entry, and that path raises the precise typed error at the precise entry. The output is byte for
-byte what :meth:`UrlsetWriter.add` writes for the same entries.
+entry, and that path raises the precise typed error at the precise entry (or escapes the rare
+value that holds ``<``, ``>`` or ``"``, which normalization percent-encodes). The output is byte
+for byte what :meth:`UrlsetWriter.add` writes for the same entries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
-from operator import attrgetter, is_not
+from collections.abc import Sequence
 from typing import Final
 
 from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.protocol.escape import escape
 from sitemap_updater.protocol.limits import CHANGEFREQS
 
 #: ``<changefreq>`` text of each valid value; ``None`` (absent) writes nothing.
@@ -42,127 +43,144 @@ PRIORITY_ELEMENT: Final[dict[float | None, str]] = {
     None: "",
     **{i / 10: f"<priority>{i / 10:.1f}</priority>" for i in range(11)},
 }
-#: Every ASCII character XML 1.0 allows, plus the ``\\n`` that separates joined values.
+#: Every ASCII character XML 1.0 allows.
 _XML_ASCII: Final = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])
-#: The same without the five characters XML escapes.
-_PLAIN_ASCII: Final = bytes(c for c in _XML_ASCII if c not in b"&<>\"'")
-#: Maps each ASCII digit to ``0``, so a normalized lastmod becomes one of two shapes.
-_DIGITS_TO_ZERO: Final = str.maketrans("123456789", "000000000")
-_LASTMOD_SHAPES: Final = frozenset({"0000-00-00", "0000-00-00T00:00:00Z"})
-_URL_OPEN: Final = "<url><loc>"
-_loc: Final = attrgetter("loc")
-_lastmod: Final = attrgetter("lastmod")
-_present: Final = partial(is_not, None)
+#: The same without the line break that separates joined values and without ``<``, ``>``,
+#: ``"`` (nor ``&`` and ``'``, which are escaped over the whole block).
+_PLAIN: Final = bytes(c for c in _XML_ASCII if c not in b"\n&<>\"'")
+#: Deleted from what ``_PLAIN`` leaves of joined values: what is left must be the separators.
+_ESCAPED_OVER_BLOCK: Final = b"&'"
+#: Maps each ASCII digit to ``0``, keeps ``-:TZ`` and ``\\n``, and every other byte to ``?``:
+#: a normalized lastmod becomes one of the two shapes below, anything else does not.
+_LASTMOD_SHAPE: Final = bytes(
+    ord("0") if c in b"0123456789" else c if c in b"-:TZ\n" else ord("?") for c in range(256)
+)
+_DATETIME_SHAPE: Final = b"0000-00-00T00:00:00Z"
+_DATE_SHAPE: Final = b"0000-00-00"
+_ALTERNATE_OPEN: Final = '<xhtml:link rel="alternate" hreflang="'
+_ALTERNATE_HREF: Final = '" href="'
+_CLOSE: Final = '"/>'
+_IMAGE_OPEN: Final = "<image:image><image:loc>"
+_IMAGE_CLOSE: Final = "</image:loc></image:image>"
 
 
 class ChunkRenderer:
     """The block form of the per-entry checks and text of :class:`UrlsetWriter` for one site."""
 
-    __slots__ = ("_extensions", "_newline_prefix", "_prefix")
+    __slots__ = ("_newline_prefix", "_prefix")
 
-    def __init__(self, prefix: str, extensions: Callable[[Entry], str]) -> None:
-        """``prefix`` is the site origin plus ``/``; ``extensions`` renders (and checks) the
-        alternates and images of one entry, raising a typed error on a bad value."""
+    def __init__(self, prefix: str) -> None:
+        """``prefix`` is the site origin plus ``/``."""
         self._prefix = prefix
         self._newline_prefix = "\n" + prefix
-        self._extensions = extensions
 
     def render(self, entries: Sequence[Entry]) -> tuple[str, str | None] | None:
         """The ``<url>`` elements of ``entries`` and their newest lastmod, or ``None`` if any
-        entry breaks a rule (or might: the per-entry path decides)."""
+        entry breaks a rule (or might, or needs more escaping: the per-entry path decides)."""
         if not entries:
             return None
+        extensions = _Extensions()
         try:
-            template = self._loc_template(entries)
-            if template is None:
+            if not self._locs_are_plain([e.loc for e in entries]):
                 return None
-            newest = _newest_lastmod(entries)
-            values: list[str] = []
-            text = self._fill(template, entries, partial(self._plain_extensions, values))
-            if values and not _plain_ascii(values):
-                # an extension value to escape or to reject: render them the exact way
-                text = self._fill(template, entries, self._extensions)
+            newest = _newest_lastmod([m for e in entries if (m := e.lastmod) is not None])
+            changefreq = CHANGEFREQ_TEXT
+            priority = PRIORITY_ELEMENT
+            extension = extensions.render
+            text = "".join(
+                [
+                    f"<url><loc>{e.loc}</loc>"
+                    f"{'' if (lastmod := e.lastmod) is None else f'<lastmod>{lastmod}</lastmod>'}"
+                    f"{changefreq[e.changefreq]}{priority[e.priority]}"
+                    f"{extension(e) if e.alternates or e.images else ''}</url>\n"
+                    for e in entries
+                ]
+            )
+            if extensions.texts and not extensions.are_plain(self._prefix):
+                return None
         except (LookupError, TypeError, ValueError, AttributeError):
-            # a value outside the tables, a wrong type, a bad extension (SitemapError is a
-            # ValueError) or a loc holding a line break (IndexError from format): the
+            # a value outside the tables, a wrong type or a value that is not ASCII: the
             # per-entry path raises the precise error at the right entry
             return None
+        # no tag holds & or ': every one in the block is in a value, and is escaped as add does
+        if "&" in text:
+            text = text.replace("&", "&amp;")
+        if "'" in text:
+            text = text.replace("'", "&apos;")
         return text, newest
 
-    def _loc_template(self, entries: Sequence[Entry]) -> str | None:
-        """The escaped locs as one ``str.format`` template, each ``"\n" + prefix`` between
-        two locs replaced by ``{}``; ``None`` unless every loc is on the site and printable
-        ASCII."""
-        joined = "\n".join(map(_loc, entries))
-        if (
-            not joined.startswith(self._prefix)
-            or not joined.isascii()
-            or joined.encode("ascii").translate(None, _XML_ASCII)
-        ):
-            return None
-        joined = escape(joined)
-        if "{" in joined or "}" in joined:
-            joined = joined.replace("{", "{{").replace("}", "}}")
-        template = joined.replace(self._newline_prefix, "{}")
-        # A line break left over is not followed by the prefix: a loc off the site (or one
-        # holding a line break). A loc holding "\n" + prefix adds a field, so format raises
-        # IndexError; either way the block goes entry by entry.
-        return None if "\n" in template else template + "{}"
-
-    def _fill(
-        self, template: str, entries: Sequence[Entry], extensions: Callable[[Entry], str]
-    ) -> str:
-        """Each entry's elements after its loc, put between the locs of ``template``."""
-        changefreq = CHANGEFREQ_TEXT
-        priority = PRIORITY_ELEMENT
-        prefix = self._prefix
-        tails = [
-            f"</loc>{'' if (lastmod := e.lastmod) is None else f'<lastmod>{lastmod}</lastmod>'}"
-            f"{changefreq[e.changefreq]}{priority[e.priority]}"
-            f"{extensions(e) if e.alternates or e.images else ''}</url>\n<url><loc>{prefix}"
-            for e in entries
-        ]
-        tails[-1] = tails[-1][: -len(_URL_OPEN) - len(prefix)]
-        return _URL_OPEN + template.format(*tails)
-
-    def _plain_extensions(self, values: list[str], entry: Entry) -> str:
-        """The extensions of ``entry``, unescaped; their values are added to ``values`` to be
-        checked for the block as a whole (see :func:`_plain_ascii`)."""
-        parts = []
-        prefix = self._prefix
-        for alternate in entry.alternates:
-            hreflang = alternate.hreflang
-            href = alternate.href
-            if not href.startswith(prefix):
-                raise ValueError("foreign href")
-            values.append(hreflang)
-            values.append(href)
-            parts.append(f'<xhtml:link rel="alternate" hreflang="{hreflang}" href="{href}"/>')
-        for image in entry.images:
-            loc = image.loc
-            values.append(loc)
-            parts.append(f"<image:image><image:loc>{loc}</image:loc></image:image>")
-        return "".join(parts)
+    def _locs_are_plain(self, locs: list[str]) -> bool:
+        """Whether every loc is ASCII, on the site, free of line breaks, of characters XML 1.0
+        forbids and of ``<``, ``>``, ``"``."""
+        joined = "\n".join(locs)
+        breaks = len(locs) - 1
+        return (
+            joined.isascii()
+            and joined.encode("ascii").translate(None, _PLAIN).translate(None, _ESCAPED_OVER_BLOCK)
+            == b"\n" * breaks
+            and joined.startswith(self._prefix)
+            and joined.count(self._newline_prefix) == breaks
+        )
 
 
-def _plain_ascii(values: list[str]) -> bool:
-    """Whether every value is printable ASCII with nothing to escape (and no newline)."""
-    joined = "\n".join(values)
-    return (
-        joined.count("\n") == len(values) - 1
-        and joined.isascii()
-        and not joined.encode("ascii").translate(None, _PLAIN_ASCII)
-    )
+class _Extensions:
+    """Renders the alternates and images of the entries of one block unescaped, keeping what
+    :meth:`are_plain` needs to check them all at once."""
+
+    __slots__ = ("counts", "render", "texts")
+
+    def __init__(self) -> None:
+        texts: list[str] = []
+        #: how many alternates and images each rendered entry has, in turn
+        counts: list[int] = []
+
+        def render(entry: Entry) -> str:
+            parts: list[str] = []
+            alternates = entry.alternates
+            images = entry.images
+            for alternate in alternates:
+                parts += (_ALTERNATE_OPEN, alternate.hreflang, _ALTERNATE_HREF, alternate.href)
+                parts.append(_CLOSE)
+            for image in images:
+                parts += (_IMAGE_OPEN, image.loc, _IMAGE_CLOSE)
+            counts.extend((len(alternates), len(images)))
+            text = "".join(parts)  # a TypeError if a value is not a string
+            texts.append(text)
+            return text
+
+        self.texts = texts
+        self.counts = counts
+        self.render = render
+
+    def are_plain(self, prefix: str) -> bool:
+        """Whether every value rendered is ASCII, free of characters XML 1.0 forbids and of
+        ``<``, ``>``, ``"``, and every ``href`` is on the site (``prefix``).
+
+        The tags hold exactly 6 ``"``, one ``<`` and one ``>`` per alternate and four of each
+        per image, so any more are in a value; with no ``"`` in a value, each ``" href="``
+        is a tag's, right before its value."""
+        joined = "".join(self.texts)
+        alternates = sum(self.counts[0::2])
+        tags = alternates + 4 * sum(self.counts[1::2])
+        return (
+            joined.isascii()
+            and not joined.encode("ascii").translate(None, _XML_ASCII)
+            and joined.count('"') == 6 * alternates
+            and joined.count("<") == tags
+            and joined.count(">") == tags
+            and joined.count(_ALTERNATE_HREF + prefix) == alternates
+        )
 
 
-def _newest_lastmod(entries: Sequence[Entry]) -> str | None:
-    """The newest lastmod (``None`` if none); ``ValueError`` if one is not in normalized form."""
-    lastmods: list[str] = list(filter(_present, map(_lastmod, entries)))
+def _newest_lastmod(lastmods: list[str]) -> str | None:
+    """The newest of ``lastmods`` (``None`` if there is none); ``ValueError`` if one is not in
+    normalized form (or not ASCII), ``TypeError`` if one is not a string."""
     if not lastmods:
         return None
-    joined = "\n".join(lastmods)
-    if joined.count("\n") != len(lastmods) - 1 or not _LASTMOD_SHAPES.issuperset(
-        joined.translate(_DIGITS_TO_ZERO).split("\n")
+    shapes = "\n".join(lastmods).encode("ascii").translate(_LASTMOD_SHAPE)
+    # each value, and nothing else, must become one "D" ("D" itself became "?" above)
+    if shapes.replace(_DATETIME_SHAPE, b"D").replace(_DATE_SHAPE, b"D") != b"\n".join(
+        [b"D"] * len(lastmods)
     ):
         raise ValueError("a lastmod is not in normalized form")
     return max(lastmods)

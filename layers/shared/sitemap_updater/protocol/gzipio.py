@@ -1,25 +1,35 @@
 """Deterministic gzip (RFC 1952): the same bytes in always give the same bytes out.
 
-The header carries no file name, a zero mtime, ``XFL = 0`` and ``OS = 255`` (unknown), so the
-output depends only on the data, the level and the zlib build. The rebuild compares the sha256
-of the gzip bytes to skip unchanged files.
+The header carries no file name, a zero mtime, ``XFL = 0`` and ``OS = 255`` (unknown), and the
+deflate stream comes from zlib-ng (a maintained, faster implementation of zlib's deflate; plain
+gzip to any reader). Whatever sizes the caller writes, the compressor is fed the data in pieces
+of exactly :data:`PIECE_BYTES` (the last one shorter), so the output depends only on the data,
+the level and the zlib-ng version, never on how the writes were cut. The rebuild compares the
+sha256 of the gzip bytes to skip unchanged files (a new zlib-ng version may change the bytes,
+and so rewrite every file once).
 """
 
 from __future__ import annotations
 
 import struct
-import zlib
 from typing import BinaryIO, Final, Protocol
+
+from zlib_ng import zlib_ng
 
 #: Magic, CM=deflate, FLG=0, MTIME=0, XFL=0, OS=255.
 GZIP_HEADER: Final = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 GZIP_MAGIC: Final = b"\x1f\x8b"
-#: Chosen by measurement (benchmarks/bench_render.py, zlib 1.2.13, sitemap XML of realistic
-#: entries): level 2 gives 17.2% of the input against 18.3% at level 1, 14.8% at level 5 and
-#: 14.1% at level 6, while compressing at about 85-90% of level 1's speed (level 5: about 40%).
-#: Python rendering costs about as much as level-1 compression, so a faster level would raise
-#: the ratio to zlib alone and a slower one would cut entries per second.
+#: Chosen by measurement (the level table of benchmarks/bench_render.py, zlib-ng 2.x through
+#: the zlib-ng package, sitemap XML of realistic entries): level 2 gives 17.05% of the
+#: input at about 3x the speed of level 6 (13.94%) and 1.8x stock zlib's level 2 (17.20%);
+#: level 1 is zlib-ng's "quick" strategy, 21.89% of the input, and level 3 takes about 30%
+#: more time for 15.89%.
 DEFAULT_COMPRESSLEVEL: Final = 2
+#: The most memory for the compressor's state (a slightly smaller output than the default 8,
+#: at the same speed).
+MEM_LEVEL: Final = 9
+#: Bytes the compressor is given per call (see the module docstring).
+PIECE_BYTES: Final = 1 << 16
 
 
 class ByteSink(Protocol):
@@ -40,7 +50,13 @@ class PlainOutput:
 
 
 class GzipOutput:
-    """Streams one gzip member into the sink; call :meth:`close` once to write the trailer."""
+    """Streams one gzip member into the sink; call :meth:`close` once to write the trailer.
+
+    Writes of any size are handed to the compressor in pieces of exactly :data:`PIECE_BYTES`
+    (straight from the written bytes, only a piece's start or end is copied to be completed
+    by the next write)."""
+
+    __slots__ = ("_crc", "_deflate", "_pending", "_sink", "_size")
 
     def __init__(
         self, sink: BinaryIO | ByteSink, compresslevel: int = DEFAULT_COMPRESSLEVEL
@@ -48,25 +64,46 @@ class GzipOutput:
         if not 0 <= compresslevel <= 9:
             raise ValueError(f"compresslevel {compresslevel} must be from 0 to 9")
         self._sink = sink
-        self._deflate = zlib.compressobj(compresslevel, zlib.DEFLATED, -zlib.MAX_WBITS, 9)
+        # raw deflate (negative wbits): this class writes the gzip header and trailer itself
+        self._deflate = zlib_ng.compressobj(
+            compresslevel, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, MEM_LEVEL
+        )
         self._crc = 0
         self._size = 0
+        self._pending = bytearray()
         sink.write(GZIP_HEADER)
 
     def write(self, data: bytes) -> None:
-        self._crc = zlib.crc32(data, self._crc)
+        self._crc = zlib_ng.crc32(data, self._crc)
         self._size += len(data)
-        out = self._deflate.compress(data)
-        if out:
-            self._sink.write(out)
+        pending = self._pending
+        compress = self._deflate.compress
+        out: list[bytes] = []
+        with memoryview(data) as view:
+            start = 0
+            if pending:  # complete the piece begun by earlier writes
+                start = min(PIECE_BYTES - len(pending), len(view))
+                pending += view[:start]
+                if len(pending) < PIECE_BYTES:
+                    return
+                out.append(compress(pending))
+                pending.clear()
+            end = len(view) - (len(view) - start) % PIECE_BYTES
+            out += [compress(view[i : i + PIECE_BYTES]) for i in range(start, end, PIECE_BYTES)]
+            pending += view[end:]
+        compressed = b"".join(out)
+        if compressed:
+            self._sink.write(compressed)
 
     def close(self) -> None:
-        self._sink.write(self._deflate.flush())
+        out = self._deflate.compress(self._pending) + self._deflate.flush()
+        self._pending.clear()
+        self._sink.write(out)
         self._sink.write(struct.pack("<II", self._crc, self._size & 0xFFFFFFFF))
 
 
-#: Bytes of text buffered before it is encoded and compressed in one call.
-FLUSH_BYTES: Final = 1 << 18
+#: Bytes of text buffered before it is encoded and handed to the output.
+FLUSH_BYTES: Final = PIECE_BYTES
 
 
 class TextBuffer:

@@ -121,7 +121,7 @@ class UrlsetWriter:
         self._clean_loc = re.compile(
             re.escape(self._prefix) + r"[^\x00-\x1f\x7f-\U0010ffff&<>\"']*"
         ).fullmatch
-        self._chunks = ChunkRenderer(self._prefix, self._extensions)
+        self._chunks = ChunkRenderer(self._prefix)
         self._newest: str | None = None
         self._closed = False
         self._buffer.append(URLSET_OPEN, self._bytes)
