@@ -36,6 +36,7 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_render.py
+	$(BIN)/python benchmarks/bench_build.py
 	$(BIN)/python benchmarks/bench_rebuild.py
 	$(BIN)/python benchmarks/bench_scale.py --with-10m
 	$(BIN)/python benchmarks/cost_model.py

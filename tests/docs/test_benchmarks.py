@@ -44,6 +44,25 @@ def test_render_benchmark_reports_speed_ratio_and_memory() -> None:
     assert re.search(r"peak RSS 3,000 +[\d.]+ MiB", out)
 
 
+def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_sizes() -> None:
+    out = run("bench_build.py", "--entries", "2000")
+    for size in ("2,000", "200"):
+        for command in ("build jsonl", "build csv", "backfill index", "backfill csv"):
+            line = re.search(
+                rf"{command} +{size} entries: +[\d.]+ s wall += +[\d,]+ entries/s, "
+                rf"peak RSS +[\d.]+ MiB, wrote (.*)",
+                out,
+            )
+            assert line, (command, size, out)
+            wrote = line.group(1)
+            if command.startswith("build"):
+                assert re.fullmatch(r"[\d,]+ files \(\d+ gz \+ index\), [\d,]+ URLs", wrote)
+            else:
+                assert wrote == f"{size} events"
+    for command in ("build jsonl", "build csv", "backfill index", "backfill csv"):
+        assert re.search(rf"peak RSS {command} +2,000 vs 200 entries: [-+][\d.]+ MiB", out)
+
+
 def test_rebuild_benchmark_reports_ratio_memory_and_a_one_url_change() -> None:
     out = run("bench_rebuild.py", "--urls", "1500", "--cap", "400")
     assert re.search(r"RATIO full rebuild / plain scan = [\d.]+", out)

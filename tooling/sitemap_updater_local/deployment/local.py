@@ -269,8 +269,11 @@ class LocalDeployment:
         """Run the emulated event source mapping until no message is visible."""
         return self.mapping.drain(progress)
 
-    def rebuild(self, full: bool = False, remaining_ms: int = 900_000) -> dict[str, Any]:
+    def rebuild(self, full: bool = False, remaining_ms: int | None = None) -> dict[str, Any]:
         """One rebuild invocation (scheduled event, or a full rebuild); the handler's report.
+
+        The context reports ``remaining_ms`` left, by default the function's ``Timeout`` from
+        the template, as Lambda does at the start of an invocation.
 
         An exception from the handler propagates, as a failed invocation.
         """
@@ -283,7 +286,7 @@ class LocalDeployment:
         return inv.result
 
     def rebuild_until_clean(
-        self, max_runs: int = 20, remaining_ms: int = 900_000
+        self, max_runs: int = 20, remaining_ms: int | None = None
     ) -> list[dict[str, Any]]:
         """Scheduled rebuilds until one reports ``complete``; failed invocations are retried.
 

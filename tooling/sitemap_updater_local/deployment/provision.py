@@ -144,6 +144,27 @@ def _create_distribution(
     else:
         cache_behavior["ForwardedValues"] = {"QueryString": False, "Cookies": {"Forward": "none"}}
         cache_behavior["MinTTL"] = 0
+    if "Compress" in behavior:
+        cache_behavior["Compress"] = _text(behavior["Compress"]) == "true"
+    if behavior.get("AllowedMethods"):
+        allowed = [str(m) for m in behavior["AllowedMethods"]]
+        cached = [str(m) for m in behavior.get("CachedMethods") or ["GET", "HEAD"]]
+        cache_behavior["AllowedMethods"] = {
+            "Quantity": len(allowed),
+            "Items": allowed,
+            "CachedMethods": {"Quantity": len(cached), "Items": cached},
+        }
+    if behavior.get("ResponseHeadersPolicyId"):
+        cache_behavior["ResponseHeadersPolicyId"] = str(behavior["ResponseHeadersPolicyId"])
+    # CloudFormation's property names where they differ from the API's (IPV6Enabled).
+    settings: dict[str, Any] = {
+        key: str(config[key]) for key in ("PriceClass", "HttpVersion") if key in config
+    }
+    if "IPV6Enabled" in config:
+        settings["IsIPV6Enabled"] = _text(config["IPV6Enabled"]) == "true"
+    aliases = [str(a) for a in config.get("Aliases") or []]
+    if aliases:
+        settings["Aliases"] = {"Quantity": len(aliases), "Items": aliases}
     dist = c["cloudfront"].create_distribution(
         DistributionConfig={
             "CallerReference": f"{tpl.stack_name}-{lid}",
@@ -152,6 +173,7 @@ def _create_distribution(
             "DefaultRootObject": str(config.get("DefaultRootObject", "")),
             "Origins": {"Quantity": len(origins), "Items": origins},
             "DefaultCacheBehavior": cache_behavior,
+            **settings,
         }
     )["Distribution"]
     st.distributions[lid] = dist["Id"]

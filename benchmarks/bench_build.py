@@ -1,0 +1,257 @@
+"""Benchmark: ``sitemap-updater build`` and ``backfill`` end to end, run as a user runs them.
+
+    .venv/bin/python benchmarks/bench_build.py                      # 1,000,000 and 100,000 entries
+    .venv/bin/python benchmarks/bench_build.py --entries 200000 [--jobs 2] [--workdir DIR]
+
+For N (``--entries``) and N/10, it first writes two inputs, streamed to disk line by line:
+
+- ``events.jsonl``: N change events of the producer contract for a shop-and-magazine site (the
+  demo's event shape: lastmod, changefreq, priority, hreflang alternates on a fifth of the pages,
+  images on products and posts). Most lines publish a new page; every 10th edits a page published
+  a little earlier and every 50th deletes one, so the build has to resolve last-writer-wins.
+- ``export.csv``: a ``url,lastmod`` header and N rows, one page each.
+
+It then runs the installed console script (``.venv/bin/sitemap-updater``, or ``--command``) as a
+child process, one run at a time:
+
+- ``build --from events.jsonl --site URL --out DIR``
+- ``build --from export.csv --site URL --out DIR``
+- ``backfill --from DIR/sitemap.xml --out FILE.jsonl``: the index the CSV build just wrote, whose
+  children are gzipped sitemap files (a site's existing sitemaps, as a migration starts from)
+- ``backfill --from export.csv --out FILE.jsonl``
+
+For each run it prints the wall time, input entries per second, what it wrote (files for build,
+events for backfill) and the child's peak RSS, read from the child's own resource usage
+(``os.wait4``) once it has ended. Last, for each command, the peak RSS at N minus the peak at N/10:
+memory that does not grow with the input (target: within 25 MiB). The published URL counts are
+checked against what the generator made, so a run that drops entries fails instead of looking
+fast. The load average is printed before and after, since the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from sitemap_updater_local.events_gen import Page, delete_event, upsert_event  # noqa: E402
+
+SITE = "https://www.example.com"
+#: Events are dated from here on, one second apart: a million lines stay in the past.
+BASE = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)
+MEMORY_TOLERANCE_MIB = 25.0
+SECTIONS = (  # path, changefreq, priority, share out of 100
+    ("products", "daily", 0.8, 55),
+    ("blog", "weekly", 0.6, 25),
+    ("category", "daily", 0.7, 12),
+    ("help", "monthly", 0.4, 8),
+)
+WORDS = (
+    "oak", "linen", "walnut", "ceramic", "copper", "wool", "slate", "amber", "cotton", "maple",
+    "lamp", "chair", "table", "mug", "rug", "shelf", "vase", "desk", "sofa", "bowl",
+    "guide", "tips", "care", "review", "ideas", "autumn", "small", "studio", "garden", "kitchen",
+)  # fmt: skip
+#: SECTIONS with the cumulative share each one ends at.
+SECTIONS_UPTO = tuple(
+    (path, freq, priority, sum(share for *_, share in SECTIONS[: n + 1]))
+    for n, (path, freq, priority, _) in enumerate(SECTIONS)
+)
+#: Every EDIT_EVERY-th line edits the page published EDIT_BACK pages earlier; every
+#: DELETE_EVERY-th line deletes the page published DELETE_BACK pages earlier (after its edit).
+EDIT_EVERY, EDIT_BACK = 10, 5
+DELETE_EVERY, DELETE_BACK = 50, 37
+
+
+def page(i: int) -> Page:
+    """Page ``i`` of the generated site, always the same."""
+    spread = (i * 2_654_435_761) % 100
+    path, freq, priority = next((p, f, pr) for p, f, pr, upto in SECTIONS_UPTO if spread < upto)
+    slug = f"{WORDS[(i * 7) % len(WORDS)]}-{WORDS[(i * 13 + 5) % len(WORDS)]}"
+    images = (0, 0, 1, 2, 3)[i % 5] if path in {"products", "blog"} else 0
+    return Page(f"{SITE}/{path}/{slug}-{i}", path, freq, priority, i % 5 == 0, images)
+
+
+@dataclass
+class Inputs:
+    """The generated files of one size and what a correct build must publish from them."""
+
+    entries: int
+    jsonl: Path
+    csv: Path
+    jsonl_live_urls: int
+
+
+def _events(entries: int) -> Iterator[tuple[str, dict[str, object]]]:
+    """(kind, event) per line: kind is "new", "edit" or "delete"."""
+    published = 0
+    for line in range(entries):
+        moment = BASE + timedelta(seconds=line)
+        if line % DELETE_EVERY == DELETE_EVERY - 1 and published > DELETE_BACK:
+            yield "delete", delete_event(page(published - DELETE_BACK), moment)
+        elif line % EDIT_EVERY == EDIT_EVERY - 1 and published > EDIT_BACK:
+            yield "edit", upsert_event(page(published - EDIT_BACK), SITE, moment, revision=1)
+        else:
+            yield "new", upsert_event(page(published), SITE, moment)
+            published += 1
+
+
+def write_inputs(directory: Path, entries: int) -> Inputs:
+    jsonl, csv = directory / "events.jsonl", directory / "export.csv"
+    pages = deletes = 0
+    with open(jsonl, "w", encoding="utf-8") as out:
+        for kind, event in _events(entries):
+            out.write(json.dumps(event) + "\n")
+            pages += kind == "new"
+            deletes += kind == "delete"
+    with open(csv, "w", encoding="utf-8") as out:
+        out.write("url,lastmod\n")
+        for i in range(entries):
+            day = BASE + timedelta(seconds=20 * i)  # a million rows span about 7 months
+            out.write(f"{page(i).url},{day:%Y-%m-%d}\n")
+    return Inputs(entries, jsonl, csv, pages - deletes)
+
+
+@dataclass
+class Run:
+    label: str
+    entries: int
+    seconds: float
+    peak_rss_mib: float
+    stdout: str
+    wrote: str
+
+
+def run_child(label: str, entries: int, argv: list[str], log: Path) -> Run:
+    """Run ``argv`` to completion; its wall time and its own peak RSS (``os.wait4``)."""
+    with open(log, "w+", encoding="utf-8") as out:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read()
+    if child.returncode != 0:
+        raise RuntimeError(f"{label}: exit {child.returncode}\n{' '.join(argv)}\n{text[-3000:]}")
+    # Linux reports ru_maxrss in KiB
+    return Run(label, entries, seconds, usage.ru_maxrss / 1024, text, "")
+
+
+def _built_urls(run: Run) -> int:
+    found = re.search(r"^(\d+) URLs from \d+ changes", run.stdout, re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"{run.label}: no summary line in\n{run.stdout[-2000:]}")
+    return int(found.group(1))
+
+
+def _lines(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(1 for _ in fh)
+
+
+def measure_size(command: str, inputs: Inputs, work: Path, jobs: int) -> Iterator[Run]:
+    """The four runs of one size, each checked against what its input must give."""
+    site = ["--site", SITE]
+    for kind, source, expected in (
+        ("jsonl", inputs.jsonl, inputs.jsonl_live_urls),
+        ("csv", inputs.csv, inputs.entries),
+    ):
+        out = work / f"site-{kind}"
+        argv = [command, "build", "--from", str(source), *site, "--out", str(out)]
+        run = run_child(f"build {kind}", inputs.entries, [*argv, "--jobs", str(jobs)], work / "log")
+        urls = _built_urls(run)
+        if urls != expected:
+            raise RuntimeError(f"{run.label}: published {urls} URLs, expected {expected}")
+        files = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+        run.wrote = f"{len(files):,} files ({len(files) - 1} gz + index), {urls:,} URLs"
+        yield run
+    index = work / "site-csv" / "sitemap.xml"
+    for kind, source in (("index", index), ("csv", inputs.csv)):
+        events = work / f"backfill-{kind}.jsonl"
+        argv = [command, "backfill", "--from", str(source), "--out", str(events), "--no-progress"]
+        run = run_child(f"backfill {kind}", inputs.entries, argv, work / "log")
+        written = _lines(events)
+        if written != inputs.entries:
+            raise RuntimeError(f"{run.label}: wrote {written} events, expected {inputs.entries}")
+        run.wrote = f"{written:,} events"
+        events.unlink()
+        yield run
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--entries", type=int, default=1_000_000, help="N (also runs N/10)")
+    parser.add_argument("--jobs", type=int, default=1, help="build --jobs (default 1)")
+    parser.add_argument(
+        "--command",
+        default=str(ROOT / ".venv" / "bin" / "sitemap-updater"),
+        help="the console script to run (default: the project's .venv)",
+    )
+    parser.add_argument("--workdir", help="where to write inputs and outputs (default: a temp dir)")
+    args = parser.parse_args(argv)
+    if args.entries < 100:
+        parser.error(f"--entries {args.entries}: must be at least 100")
+    sizes = [args.entries, args.entries // 10]
+    print(_load(), flush=True)
+    results: dict[int, list[Run]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-build-", dir=args.workdir) as tmp:
+        for entries in sizes:
+            work = Path(tmp) / str(entries)
+            work.mkdir()
+            started = time.perf_counter()
+            inputs = write_inputs(work, entries)
+            sizes_mib = [f.stat().st_size / 2**20 for f in (inputs.jsonl, inputs.csv)]
+            print(
+                f"inputs {entries:,} entries: events.jsonl {sizes_mib[0]:.0f} MiB, "
+                f"export.csv {sizes_mib[1]:.0f} MiB "
+                f"(written in {time.perf_counter() - started:.1f} s)",
+                flush=True,
+            )
+            results[entries] = []
+            for run in measure_size(args.command, inputs, work, args.jobs):
+                results[entries].append(run)
+                print(
+                    f"{run.label:<14} {entries:>11,} entries: {run.seconds:8.1f} s wall "
+                    f"= {entries / run.seconds:>9,.0f} entries/s, peak RSS "
+                    f"{run.peak_rss_mib:6.1f} MiB, wrote {run.wrote}",
+                    flush=True,
+                )
+            for path in work.iterdir():
+                if path.is_file():
+                    path.unlink()
+    print(_load())
+    big, small = results[sizes[0]], results[sizes[1]]
+    flat = True
+    for high, low in zip(big, small, strict=True):
+        delta = high.peak_rss_mib - low.peak_rss_mib
+        flat = flat and delta <= MEMORY_TOLERANCE_MIB
+        print(
+            f"peak RSS {high.label:<14} {sizes[0]:,} vs {sizes[1]:,} entries: {delta:+.1f} MiB "
+            f"({high.peak_rss_mib:.1f} vs {low.peak_rss_mib:.1f})"
+        )
+    verdict = "flat" if flat else "NOT flat"
+    print(f"memory {verdict} (target: each difference within {MEMORY_TOLERANCE_MIB:.0f} MiB)")
+    return 0 if flat else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
