@@ -335,7 +335,7 @@ def _renderer() -> ChunkRenderer:
 def test_clean_block_is_rendered_in_one_piece_like_add() -> None:
     entries = [
         *_good(300),
-        Entry(loc=f"{ORIGIN}/{{brace}}}}{{", lastmod="2026-01-01"),
+        Entry(loc=f"{ORIGIN}/%7Bbrace%7D%7D%7B", lastmod="2026-01-01"),
         Entry(
             loc=f"{ORIGIN}/q?a=1&b='2'",
             alternates=(Alternate("de", f"{ORIGIN}/de?x=1&y='z'"),),

@@ -4,10 +4,11 @@
 of each entry is one f-string; each check that :meth:`UrlsetWriter.add` makes per entry is made
 here on all entries of the block at once, with C-level operations over the joined values:
 
-- the locs are joined with ``\\n`` and checked together: ASCII, no character XML 1.0 forbids and
-  none of ``<``, ``>``, ``"`` (one ``bytes.translate`` leaves only the line breaks), exactly one
-  line break between two locs (so no loc holds one), and each line break followed by the site's
-  origin (so every loc is on the site);
+- the locs are joined with ``\\n`` and checked together: only the characters of a normalized URL
+  (one ``bytes.translate`` leaves only the line breaks; no ``<``, ``>``, ``"`` nor ``#``), ``%``
+  only in ``%XX``, exactly one line break between two locs (so no loc holds one), each line break
+  followed by the site's origin (so every loc is on the site), and 12 to 2,048 characters once
+  XML-escaped;
 - every ``lastmod`` has the normalized form: digits are mapped to ``0`` and any other
   character outside the two forms to ``?``, then each of the two shapes becomes ``D`` and the
   result must be one ``D`` per value (see :func:`_newest_lastmod`);
@@ -15,23 +16,26 @@ here on all entries of the block at once, with C-level operations over the joine
 - alternates and images (on few entries) are rendered unescaped, and their text is checked as a
   whole: ASCII, no character XML 1.0 forbids, and exactly as many ``"``, ``<`` and ``>`` as their
   tags hold, so none in a value, which also makes every ``" href="`` a tag's: each must be
-  followed by the site's origin (see :meth:`_Extensions.are_plain`);
+  followed by the site's origin and be in normalized form, and each hreflang a language code
+  (see :meth:`_Extensions.are_plain`);
 - ``&`` and ``'``, the two special characters a value may still hold, appear in no tag, so the
   block is escaped for them at the end with one ``str.replace`` each.
 
 Any check that fails makes :meth:`render` return ``None``; the writer then adds the block entry by
 entry, and that path raises the precise typed error at the precise entry (or escapes the rare
-value that holds ``<``, ``>`` or ``"``, which normalization percent-encodes). The output is byte
+image loc that holds ``<``, ``>`` or ``"``; locs and hrefs are normalized, so they never do). The output is byte
 for byte what :meth:`UrlsetWriter.add` writes for the same entries.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
-from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.protocol.limits import CHANGEFREQS
+from sitemap_updater.protocol.entry import HREFLANG, Entry
+from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH
+from sitemap_updater.protocol.urls import NORMALIZED_TAIL, xml_length
 
 #: ``<changefreq>`` text of each valid value; ``None`` (absent) writes nothing.
 CHANGEFREQ_TEXT: Final[dict[str | None, str]] = {
@@ -45,11 +49,13 @@ PRIORITY_ELEMENT: Final[dict[float | None, str]] = {
 }
 #: Every ASCII character XML 1.0 allows.
 _XML_ASCII: Final = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])
-#: The same without the line break that separates joined values and without ``<``, ``>``,
-#: ``"`` (nor ``&`` and ``'``, which are escaped over the whole block).
-_PLAIN: Final = bytes(c for c in _XML_ASCII if c not in b"\n&<>\"'")
-#: Deleted from what ``_PLAIN`` leaves of joined values: what is left must be the separators.
-_ESCAPED_OVER_BLOCK: Final = b"&'"
+#: The characters of a normalized URL (RFC 3986 unreserved, sub-delims, ``:@/?`` and ``%``);
+#: ``#`` is not one, since normalization drops the fragment.
+_URL_CHARS: Final = (
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%"
+)
+#: A ``%`` that does not start a ``%XX`` escape.
+_LONE_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
 #: Maps each ASCII digit to ``0``, keeps ``-:TZ`` and ``\\n``, and every other byte to ``?``:
 #: a normalized lastmod becomes one of the two shapes below, anything else does not.
 _LASTMOD_SHAPE: Final = bytes(
@@ -110,27 +116,38 @@ class ChunkRenderer:
         return text, newest
 
     def _locs_are_plain(self, locs: list[str]) -> bool:
-        """Whether every loc is ASCII, on the site, free of line breaks, of characters XML 1.0
-        forbids and of ``<``, ``>``, ``"``."""
+        """Whether every loc is on the site and in normalized form (only the characters of a
+        normalized URL, ``%`` only in ``%XX``, no fragment), and 12 to 2,048 characters long
+        once XML-escaped."""
         joined = "\n".join(locs)
         breaks = len(locs) - 1
-        return (
+        if not (
             joined.isascii()
-            and joined.encode("ascii").translate(None, _PLAIN).translate(None, _ESCAPED_OVER_BLOCK)
-            == b"\n" * breaks
+            and joined.encode("ascii").translate(None, _URL_CHARS) == b"\n" * breaks
             and joined.startswith(self._prefix)
             and joined.count(self._newline_prefix) == breaks
-        )
+            and ("%" not in joined or _LONE_PERCENT.search(joined) is None)
+        ):
+            return False
+        lengths = list(map(len, locs))
+        if min(lengths) < MIN_LOC_LENGTH or max(lengths) > MAX_LOC_LENGTH:
+            return False
+        if "&" in joined or "'" in joined:
+            # escaping makes these longer: & -> &amp;, ' -> &apos;
+            escaped = [xml_length(loc) for loc in locs if "&" in loc or "'" in loc]
+            return max(escaped) <= MAX_LOC_LENGTH
+        return True
 
 
 class _Extensions:
     """Renders the alternates and images of the entries of one block unescaped, keeping what
     :meth:`are_plain` needs to check them all at once."""
 
-    __slots__ = ("counts", "render", "texts")
+    __slots__ = ("counts", "hrefs", "render", "texts")
 
     def __init__(self) -> None:
         texts: list[str] = []
+        hrefs: list[str] = []
         #: how many alternates and images each rendered entry has, in turn
         counts: list[int] = []
 
@@ -139,6 +156,9 @@ class _Extensions:
             alternates = entry.alternates
             images = entry.images
             for alternate in alternates:
+                if HREFLANG.fullmatch(alternate.hreflang) is None:
+                    raise ValueError("hreflang is not a language code")
+                hrefs.append(alternate.href)
                 parts += (_ALTERNATE_OPEN, alternate.hreflang, _ALTERNATE_HREF, alternate.href)
                 parts.append(_CLOSE)
             for image in images:
@@ -149,6 +169,7 @@ class _Extensions:
             return text
 
         self.texts = texts
+        self.hrefs = hrefs
         self.counts = counts
         self.render = render
 
@@ -169,6 +190,17 @@ class _Extensions:
             and joined.count("<") == tags
             and joined.count(">") == tags
             and joined.count(_ALTERNATE_HREF + prefix) == alternates
+            and self._hrefs_are_normalized(len(prefix) - 1)
+        )
+
+    def _hrefs_are_normalized(self, origin_length: int) -> bool:
+        """Whether every href (already known to be on the site) is in normalized form and
+        12 to 2,048 characters long once XML-escaped."""
+        tail = NORMALIZED_TAIL.fullmatch
+        return all(
+            tail(href, origin_length) is not None
+            and MIN_LOC_LENGTH <= xml_length(href) <= MAX_LOC_LENGTH
+            for href in self.hrefs
         )
 
 

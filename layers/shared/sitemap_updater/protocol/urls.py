@@ -177,6 +177,42 @@ def _normalize(raw: object, field: str) -> str:
     return url
 
 
+#: Everything after the origin of a normalized URL: RFC 3986 path and query characters, ``%``
+#: only as the start of a ``%XX`` escape, and no fragment.
+NORMALIZED_TAIL: Final = _QUERY_OK
+
+
+def xml_length(url: str) -> int:
+    """Characters ``url`` takes once XML-escaped (a normalized URL holds no ``<``, ``>``, ``"``)."""
+    return len(url) + 4 * url.count("&") + 5 * url.count("'")
+
+
+def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
+    """Raise :class:`InvalidUrlError` unless ``url`` is in the form :func:`normalize_url` returns
+    for a URL on ``origin`` (``scheme://host[:port]``), length rule included. For values that
+    were never normalized (an :class:`Entry` built by hand): the writers call it, so they never
+    write a loc or href that sitemap.xsd would refuse."""
+    if not url.startswith(origin + "/"):
+        raise ForeignHostError(
+            field, url, f"must be on {origin} (same scheme, host and port as the site)"
+        )
+    if NORMALIZED_TAIL.fullmatch(url, len(origin)) is None:
+        raise InvalidUrlError(
+            field,
+            url,
+            "must be normalized: only RFC 3986 path and query characters, % only in %XX, "
+            "no fragment (see normalize_url)",
+        )
+    length = xml_length(url)
+    if not MIN_LOC_LENGTH <= length <= MAX_LOC_LENGTH:
+        raise UrlLengthError(
+            field,
+            url,
+            f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once XML-escaped "
+            f"(it has {length})",
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Site:
     """The one scheme, host and port that every ``loc`` of the site must have."""

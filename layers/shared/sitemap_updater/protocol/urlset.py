@@ -17,11 +17,12 @@ from types import TracebackType
 from typing import BinaryIO, Final, Self
 
 from sitemap_updater.protocol.chunk import ChunkRenderer
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.entry import HREFLANG, Entry
 from sitemap_updater.protocol.errors import (
     EmptySitemapError,
     EntryTooLargeError,
     InvalidChangefreqError,
+    InvalidHreflangError,
     InvalidLastmodError,
     InvalidPriorityError,
     SitemapFullError,
@@ -38,11 +39,13 @@ from sitemap_updater.protocol.limits import (
     CHANGEFREQS,
     IMAGE_NS,
     MAX_BYTES,
+    MAX_LOC_LENGTH,
     MAX_URLS,
+    MIN_LOC_LENGTH,
     SITEMAP_NS,
     XHTML_NS,
 )
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urls import Site, check_normalized
 
 XML_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 URLSET_OPEN: Final = (
@@ -117,9 +120,10 @@ class UrlsetWriter:
         self._close_bytes = len(URLSET_CLOSE)
         #: most bytes the entries may take so that the closing tag still fits
         self._room = max_bytes - self._close_bytes
-        # one C-level check for the common loc: on the site, printable ASCII, no XML specials
+        # one C-level check for the common loc: on the site, in normalized form (RFC 3986 path
+        # and query characters, % only in %XX, no fragment) and nothing to escape
         self._clean_loc = re.compile(
-            re.escape(self._prefix) + r"[^\x00-\x1f\x7f-\U0010ffff&<>\"']*"
+            re.escape(self._prefix) + r"(?:[A-Za-z0-9\-._~!$()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
         ).fullmatch
         self._chunks = ChunkRenderer(self._prefix)
         self._newest: str | None = None
@@ -141,10 +145,12 @@ class UrlsetWriter:
         if self._count >= self._max_urls:
             raise SitemapFullError("urls", f"the file already holds {self._count} URLs")
         loc = entry.loc
-        if self._clean_loc(loc) is None:
-            # not the common case (on the site, printable ASCII, nothing to escape): check all
+        if not MIN_LOC_LENGTH <= len(loc) <= MAX_LOC_LENGTH or self._clean_loc(loc) is None:
+            # not the common case (normalized, on the site, nothing to escape): check all, so
+            # that an entry that was never normalized cannot make the file invalid
             self._site.check(loc)
             check_chars("loc", loc)
+            check_normalized(loc, self._site.origin)
             loc = escape(loc)
         lastmod = entry.lastmod
         if lastmod is None:
@@ -229,7 +235,16 @@ class UrlsetWriter:
             href = alternate.href
             if not href.startswith(self._prefix):
                 self._site.check(href, field=field + ".href")
-            hreflang = _text(field + ".hreflang", alternate.hreflang)
+            check_chars(field + ".href", href)
+            check_normalized(href, self._site.origin, field=field + ".href")
+            check_chars(field + ".hreflang", alternate.hreflang)
+            if HREFLANG.fullmatch(alternate.hreflang) is None:
+                raise InvalidHreflangError(
+                    field + ".hreflang",
+                    alternate.hreflang,
+                    "must be a language code such as 'de' or 'en-GB', or 'x-default'",
+                )
+            hreflang = alternate.hreflang
             parts.append(
                 f'<xhtml:link rel="alternate" hreflang="{hreflang}"'
                 f' href="{_text(field + ".href", href)}"/>'
