@@ -18,8 +18,10 @@ from sitemap_updater.ingest.events import MISSING, Rejection
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
-#: SQS message size limit (body plus attributes) of a queue created with default settings.
-MAX_MESSAGE_BYTES: Final = 262_144
+#: Message size limit (body plus attributes) of the dead-letter queue: template.yaml sets its
+#: ``MaximumMessageSize`` to 1 MiB, the SQS maximum, and the main queue's to 256 KiB, so a
+#: rejected body always fits with its reason.
+MAX_MESSAGE_BYTES: Final = 1_048_576
 #: Longest reason attribute; longer ones end with a count of what was left out.
 MAX_REASON_CHARS: Final = 2_000
 #: Longest rendering of an offending value inside a reason.
