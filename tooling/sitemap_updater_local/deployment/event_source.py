@@ -13,6 +13,11 @@ What Lambda does, step by step, and what this module does in the same order:
 4. A failed record becomes visible again when its visibility timeout runs out; here its
    visibility is set to 0 at once (``ChangeMessageVisibility``) instead of waiting. SQS itself
    moves a message to the dead-letter queue on the receive after its ``maxReceiveCount``-th.
+
+Two settings of the mapping are not emulated, because they shape timing, not outcomes:
+``MaximumBatchingWindowInSeconds`` (a batch is whatever is visible when it is gathered, never
+waited for) and ``ScalingConfig.MaximumConcurrency`` (batches run one after another here; the
+concurrency tests run handlers in parallel threads themselves).
 """
 
 from __future__ import annotations
