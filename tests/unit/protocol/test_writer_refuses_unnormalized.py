@@ -35,6 +35,11 @@ CASES = [
         "alternates[0].hreflang",
     ),
     (
+        Entry(loc=ORIGIN + "/a", alternates=(Alternate("de\nfr", ORIGIN + "/b"),)),
+        InvalidHreflangError,
+        "alternates[0].hreflang",
+    ),
+    (
         Entry(loc=ORIGIN + "/a", alternates=(Alternate("de", ORIGIN + "/de b"),)),
         InvalidUrlError,
         "alternates[0].href",

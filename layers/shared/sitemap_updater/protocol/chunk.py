@@ -23,7 +23,8 @@ here on all entries of the block at once, with C-level operations over the joine
 
 Any check that fails makes :meth:`render` return ``None``; the writer then adds the block entry by
 entry, and that path raises the precise typed error at the precise entry (or escapes the rare
-image loc that holds ``<``, ``>`` or ``"``; locs and hrefs are normalized, so they never do). The output is byte
+image loc that holds ``<``, ``>`` or ``"``; locs and hrefs are normalized, so they never do).
+The output is byte
 for byte what :meth:`UrlsetWriter.add` writes for the same entries.
 """
 
@@ -35,7 +36,7 @@ from typing import Final
 
 from sitemap_updater.protocol.entry import HREFLANG, Entry
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH
-from sitemap_updater.protocol.urls import NORMALIZED_TAIL, xml_length
+from sitemap_updater.protocol.urls import xml_length
 
 #: ``<changefreq>`` text of each valid value; ``None`` (absent) writes nothing.
 CHANGEFREQ_TEXT: Final[dict[str | None, str]] = {
@@ -54,6 +55,10 @@ _XML_ASCII: Final = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])
 _URL_CHARS: Final = (
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%"
 )
+#: At most how many times longer XML escaping makes a URL (``'`` becomes ``&apos;``).
+_MOST_ESCAPED_GROWTH: Final = 6
+#: One or more hreflang values (:data:`HREFLANG`) joined with ``\\n``.
+_HREFLANGS: Final = re.compile(f"(?:{HREFLANG.pattern})(?:\n(?:{HREFLANG.pattern}))*")
 #: A ``%`` that does not start a ``%XX`` escape.
 _LONE_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
 #: Maps each ASCII digit to ``0``, keeps ``-:TZ`` and ``\\n``, and every other byte to ``?``:
@@ -120,33 +125,22 @@ class ChunkRenderer:
         normalized URL, ``%`` only in ``%XX``, no fragment), and 12 to 2,048 characters long
         once XML-escaped."""
         joined = "\n".join(locs)
-        breaks = len(locs) - 1
-        if not (
-            joined.isascii()
-            and joined.encode("ascii").translate(None, _URL_CHARS) == b"\n" * breaks
-            and joined.startswith(self._prefix)
-            and joined.count(self._newline_prefix) == breaks
-            and ("%" not in joined or _LONE_PERCENT.search(joined) is None)
-        ):
-            return False
-        lengths = list(map(len, locs))
-        if min(lengths) < MIN_LOC_LENGTH or max(lengths) > MAX_LOC_LENGTH:
-            return False
-        if "&" in joined or "'" in joined:
-            # escaping makes these longer: & -> &amp;, ' -> &apos;
-            escaped = [xml_length(loc) for loc in locs if "&" in loc or "'" in loc]
-            return max(escaped) <= MAX_LOC_LENGTH
-        return True
+        return (
+            joined.startswith(self._prefix)
+            and joined.count(self._newline_prefix) == len(locs) - 1
+            and _normalized(locs, joined, self._prefix)
+        )
 
 
 class _Extensions:
     """Renders the alternates and images of the entries of one block unescaped, keeping what
     :meth:`are_plain` needs to check them all at once."""
 
-    __slots__ = ("counts", "hrefs", "render", "texts")
+    __slots__ = ("counts", "hreflangs", "hrefs", "render", "texts")
 
     def __init__(self) -> None:
         texts: list[str] = []
+        hreflangs: list[str] = []
         hrefs: list[str] = []
         #: how many alternates and images each rendered entry has, in turn
         counts: list[int] = []
@@ -156,8 +150,7 @@ class _Extensions:
             alternates = entry.alternates
             images = entry.images
             for alternate in alternates:
-                if HREFLANG.fullmatch(alternate.hreflang) is None:
-                    raise ValueError("hreflang is not a language code")
+                hreflangs.append(alternate.hreflang)
                 hrefs.append(alternate.href)
                 parts += (_ALTERNATE_OPEN, alternate.hreflang, _ALTERNATE_HREF, alternate.href)
                 parts.append(_CLOSE)
@@ -169,6 +162,7 @@ class _Extensions:
             return text
 
         self.texts = texts
+        self.hreflangs = hreflangs
         self.hrefs = hrefs
         self.counts = counts
         self.render = render
@@ -190,18 +184,44 @@ class _Extensions:
             and joined.count("<") == tags
             and joined.count(">") == tags
             and joined.count(_ALTERNATE_HREF + prefix) == alternates
-            and self._hrefs_are_normalized(len(prefix) - 1)
+            and self._hrefs_are_normalized(prefix)
+            and (not alternates or _language_codes(self.hreflangs))
         )
 
-    def _hrefs_are_normalized(self, origin_length: int) -> bool:
+    def _hrefs_are_normalized(self, prefix: str) -> bool:
         """Whether every href (already known to be on the site) is in normalized form and
         12 to 2,048 characters long once XML-escaped."""
-        tail = NORMALIZED_TAIL.fullmatch
-        return all(
-            tail(href, origin_length) is not None
-            and MIN_LOC_LENGTH <= xml_length(href) <= MAX_LOC_LENGTH
-            for href in self.hrefs
-        )
+        hrefs = self.hrefs
+        return not hrefs or _normalized(hrefs, "\n".join(hrefs), prefix)
+
+
+def _normalized(urls: list[str], joined: str, prefix: str) -> bool:
+    """Whether each of ``urls`` (``joined`` with ``\\n``; each known to start with ``prefix``) has
+    only the characters of a normalized URL, ``%`` only in ``%XX``, and 12 to 2,048 characters
+    once XML-escaped; checked over the joined text with C-level operations (one
+    ``bytes.translate`` leaves only the line breaks)."""
+    if not (
+        joined.isascii()
+        and joined.encode("ascii").translate(None, _URL_CHARS) == b"\n" * (len(urls) - 1)
+        and ("%" not in joined or _LONE_PERCENT.search(joined) is None)
+    ):
+        return False
+    longest = max(map(len, urls))
+    if longest > MAX_LOC_LENGTH:
+        return False
+    if len(prefix) < MIN_LOC_LENGTH and min(map(len, urls)) < MIN_LOC_LENGTH:
+        return False
+    if longest * _MOST_ESCAPED_GROWTH > MAX_LOC_LENGTH and ("&" in joined or "'" in joined):
+        # escaping makes these longer: & -> &amp;, ' -> &apos;
+        return max(xml_length(url) for url in urls if "&" in url or "'" in url) <= MAX_LOC_LENGTH
+    return True
+
+
+def _language_codes(hreflangs: list[str]) -> bool:
+    """Whether every hreflang is a language code or ``x-default`` (one match over all of them;
+    the line breaks must be the separators only)."""
+    joined = "\n".join(hreflangs)
+    return joined.count("\n") == len(hreflangs) - 1 and _HREFLANGS.fullmatch(joined) is not None
 
 
 def _newest_lastmod(lastmods: list[str]) -> str | None:
