@@ -1,6 +1,8 @@
 """Hostile and broken SQS message bodies, each with the outcome it must get.
 
-Site under test: ``https://www.example.com``. Every case is one raw message body (sent as is).
+Site under test: ``https://www.example.com`` (``CASES``), and for the spellings of a host that is
+itself an IDN, ``https://bücher.example`` (``IDN_SITE_CASES``). Every case is one raw message body
+(sent as is).
 ``expect`` is ``"accepted"`` (applied, published escaped) or ``"rejected"`` (dead-lettered at once
 with a reason that names ``field``). Array bodies may be ``"partial"``: the valid entries are
 applied
@@ -38,6 +40,11 @@ def _j(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
+def _fullwidth(text: str) -> str:
+    """``text`` with every ASCII letter and '.' in its full-width form (U+FF01 to U+FF5E)."""
+    return "".join(chr(ord(c) + 0xFEE0) if c.isalpha() or c == "." else c for c in text)
+
+
 def _nested(depth: int) -> str:
     return '{"a":' * depth + "1" + "}" * depth
 
@@ -59,12 +66,12 @@ def build_cases() -> list[Case]:
             "accepted",
         )
     )
+    # spaces are percent-encoded like any character RFC 3986 does not allow
     add(
         Case(
             "doctype-with-spaces",
             _j(_up(u + "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>")),
-            "rejected",
-            field="url",
+            "accepted",
         )
     )
     add(
@@ -211,7 +218,42 @@ def build_cases() -> list[Case]:
             published=(SITE + "/port",),
         )
     )
+    # the site's own host written as an IDN (full-width letters, ideographic full stops) or in
+    # mixed case: UTS #46 maps it onto www.example.com, so the page is the site's
+    add(
+        Case(
+            "idn-fullwidth-site-host",
+            _j(_up(f"https://{_fullwidth('www.example.com')}/idn/fw")),
+            "accepted",
+            published=(SITE + "/idn/fw",),
+        )
+    )
+    add(
+        Case(
+            "idn-ideographic-dots-site-host",
+            _j(_up("https://www\u3002example\uff0ecom/idn/dots")),
+            "accepted",
+            published=(SITE + "/idn/dots",),
+        )
+    )
+    add(
+        Case(
+            "idn-mixed-case-fullwidth-site-host",
+            _j(_up(f"https://WWW.{_fullwidth('EXAMPLE')}.Com/idn/Mixed")),
+            "accepted",
+            published=(SITE + "/idn/Mixed",),
+        )
+    )
     add(Case("idn-foreign-host", _j(_up("https://bücher.example/x")), "rejected", field="url"))
+    # a look-alike: Cyrillic 'е' (U+0435) in place of 'e' is another host, not the site
+    add(
+        Case(
+            "idn-homograph-of-site-host",
+            _j(_up("https://www.\u0435xample.com/x")),
+            "rejected",
+            field="url",
+        )
+    )
     add(Case("foreign-host", _j(_up("https://evil.example.org/x")), "rejected", field="url"))
     add(Case("foreign-port", _j(_up("https://www.example.com:8443/x")), "rejected", field="url"))
     add(Case("foreign-scheme", _j(_up("http://www.example.com/x")), "rejected", field="url"))
@@ -389,6 +431,28 @@ def build_cases() -> list[Case]:
             "accepted",
         )
     )
+    # --- injection in occurred_at and priority: never published, so rejected whole ------------
+    for name, bad in [
+        ("injection-in-occurred-at", "2026-11-20T10:00:00Z</lastmod><x>"),
+        ("cdata-in-occurred-at", "<![CDATA[2026-11-20T10:00:00Z]]>"),
+        ("entity-in-occurred-at", "2026-11-20T10:00:00&#x5A;"),
+        ("doctype-in-occurred-at", "<!DOCTYPE x [<!ENTITY e 'Z'>]>2026-11-20T10:00:00Z"),
+    ]:
+        add(
+            Case(
+                name,
+                _j({"action": "upsert", "url": u + name, "occurred_at": bad}),
+                "rejected",
+                field="occurred_at",
+            )
+        )
+    for name, bad in [
+        ("injection-in-priority", "0.5</priority><x>"),
+        ("cdata-in-priority", "<![CDATA[0.5]]>"),
+        ("entity-in-priority", "&#48;.5"),
+        ("doctype-in-priority", "<!DOCTYPE x [<!ENTITY e '0.5'>]>&e;"),
+    ]:
+        add(Case(name, _j(_up(u + name, priority=bad)), "rejected", field="priority"))
     add(
         Case(
             "occurred-at-no-zone",
@@ -441,4 +505,54 @@ def build_cases() -> list[Case]:
     return cases
 
 
+#: A site whose own host is an IDN: configured in Unicode, published in punycode (IDNA 2008).
+IDN_SITE = "https://bücher.example"
+IDN_SITE_ASCII = "https://xn--bcher-kva.example"
+
+
+def build_idn_site_cases() -> list[Case]:
+    """Bodies for the site ``IDN_SITE``: each spelling of its host lands on the punycode one."""
+    cases: list[Case] = []
+    add = cases.append
+    for name, url, published in [
+        ("idn-site-unicode-host", "https://bücher.example/katalog/1", "/katalog/1"),
+        ("idn-site-upper-case-unicode-host", "https://BÜCHER.Example/katalog/2", "/katalog/2"),
+        ("idn-site-punycode-host", "https://xn--bcher-kva.example/katalog/3", "/katalog/3"),
+        ("idn-site-upper-case-punycode", "https://XN--BCHER-KVA.EXAMPLE/katalog/4", "/katalog/4"),
+        (
+            "idn-site-fullwidth-dot-and-port",
+            "https://bücher\uff0eexample:443/katalog/5",
+            "/katalog/5",
+        ),
+        (
+            "idn-site-unicode-path-and-query",
+            "https://bücher.example/bücher?titel=Straße",
+            "/b%C3%BCcher?titel=Stra%C3%9Fe",
+        ),
+    ]:
+        add(Case(name, _j(_up(url)), "accepted", published=(IDN_SITE_ASCII + published,)))
+    add(
+        Case(
+            "idn-site-alternate-in-unicode",
+            _j(
+                _up(
+                    "https://bücher.example/katalog/6",
+                    alternates=[{"hreflang": "en", "href": "https://BÜCHER.example/en/katalog/6"}],
+                )
+            ),
+            "accepted",
+            published=(IDN_SITE_ASCII + "/katalog/6",),
+        )
+    )
+    for name, url in [
+        ("idn-site-without-umlaut", "https://bucher.example/x"),
+        ("idn-site-as-subdomain-of-foreign", "https://bücher.example.evil.org/x"),
+        ("idn-site-other-umlaut", "https://böcher.example/x"),
+        ("idn-site-invalid-label", "https://bü--cher-.example/x"),
+    ]:
+        add(Case(name, _j(_up(url)), "rejected", field="url"))
+    return cases
+
+
 CASES = build_cases()
+IDN_SITE_CASES = build_idn_site_cases()

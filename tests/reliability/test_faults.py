@@ -9,28 +9,32 @@ until clean: once without faults, and once per (rate, seed) with a seeded share 
 functions' DynamoDB and S3 calls failing with throttling or 5xx errors. The SDK's retry waits are
 skipped (every retry still happens; see ``sitemap_updater_local.backoff``).
 
-moto costs about 3 to 6 ms per conditional write here, so one replay of 20,000 events takes one
-to two minutes; the replays run in a pool of worker processes. Environment knobs:
+Each (rate, seed) runs with two seeds per rate, split over two files so that pytest-xdist runs
+them on two workers: this file (seeds 1 and 2) and ``test_faults_more_seeds.py`` (seeds 3 and 4).
+The replay without faults is computed once per test run and shared by both files
+(``sitemap_updater_local.replay.SharedReplay``). moto costs a few ms per conditional write, so
+one replay of 20,000 events takes one to two minutes of CPU; each file runs its replays in a
+pool of worker processes. Environment knobs:
 
 * ``SITEMAP_FAULTS_EVENTS``: events per stream (default 20000);
-* ``SITEMAP_FAULTS_RUNS``: the faulted runs as ``rate:seed`` pairs (default ``0.1:1,0.3:2``);
-* ``SITEMAP_FAULTS_WORKERS``: worker processes (default: 2, at most the CPU count).
+* ``SITEMAP_FAULTS_RUNS``: this file's faulted runs as ``rate:seed`` pairs (default
+  ``0.1:1,0.3:2``); ``SITEMAP_FAULTS_MORE_RUNS`` the other file's (default ``0.1:3,0.3:4``);
+* ``SITEMAP_FAULTS_WORKERS``: worker processes per file (default: 2, at most the CPU count).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from lxml import etree
 
 from sitemap_updater_local.mixed_stream import MixedStream, PageState, mixed_stream
-from sitemap_updater_local.replay import ReplayOutcome, replay_in_worker
+from sitemap_updater_local.replay import FaultRun, ReplayOutcome, replay_runs
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 SITE = "https://www.example.com"
@@ -40,13 +44,18 @@ PARAMETERS = {"MaxUrlsPerSitemap": "1000"}
 WAVES = 2
 
 EVENTS = int(os.environ.get("SITEMAP_FAULTS_EVENTS", "20000"))
-FAULT_RUNS = tuple(
-    (float(rate), int(seed))
-    for rate, seed in (
-        pair.split(":") for pair in os.environ.get("SITEMAP_FAULTS_RUNS", "0.1:1,0.3:2").split(",")
-    )
-)
 WORKERS = max(1, min(int(os.environ.get("SITEMAP_FAULTS_WORKERS", "2")), os.cpu_count() or 1))
+
+
+def fault_runs(variable: str, default: str) -> tuple[FaultRun, ...]:
+    """``rate:seed`` pairs from the environment variable ``variable`` (else ``default``)."""
+    return tuple(
+        (float(rate), int(seed))
+        for rate, seed in (pair.split(":") for pair in os.environ.get(variable, default).split(","))
+    )
+
+
+FAULT_RUNS = fault_runs("SITEMAP_FAULTS_RUNS", "0.1:1,0.3:2")
 
 NS = {
     "s": "http://www.sitemaps.org/schemas/sitemap/0.9",
@@ -54,7 +63,7 @@ NS = {
     "i": "http://www.google.com/schemas/sitemap-image/1.1",
 }
 
-Run = tuple[float, int] | None  # (rate, seed), or None for the run without faults
+Run = FaultRun | None  # (rate, seed), or None for the run without faults
 
 
 @dataclass
@@ -63,25 +72,26 @@ class Proof:
     outcomes: dict[Run, ReplayOutcome]
 
 
-@pytest.fixture(scope="module")
-def faults_proof() -> Proof:
+def shared_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory every pytest-xdist worker of this test run sees (the run's own temp root)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "fault-replays"
+
+
+def build_proof(runs: tuple[FaultRun, ...], tmp_path_factory: pytest.TempPathFactory) -> Proof:
+    """The stream, its replay without faults (shared across files) and one replay per run."""
     stream = mixed_stream(EVENTS, site=SITE, seed=STREAM_SEED)
-    runs: list[Run] = [None, *FAULT_RUNS]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=WORKERS, mp_context=context) as pool:
-        futures = {
-            run: pool.submit(
-                replay_in_worker,
-                stream.bodies,
-                SITE,
-                PARAMETERS,
-                None if run is None else run[0],
-                None if run is None else run[1],
-                WAVES,
-            )
-            for run in runs
-        }
-        outcomes = {run: future.result() for run, future in futures.items()}
+    outcomes: dict[Run, ReplayOutcome] = dict(
+        replay_runs(
+            stream.bodies,
+            SITE,
+            PARAMETERS,
+            runs,
+            waves=WAVES,
+            workers=WORKERS,
+            shared=shared_directory(tmp_path_factory),
+        )
+    )
     for run, out in outcomes.items():
         print(
             f"\nreplay {run or 'without faults'}: {out.seconds:.1f} s, {out.batches} batches, "
@@ -90,6 +100,11 @@ def faults_proof() -> Proof:
             f"({out.rebuild_failures} failed), SDK waits skipped {out.backoff_skipped_seconds} s"
         )
     return Proof(stream, outcomes)
+
+
+@pytest.fixture(scope="module")
+def faults_proof(tmp_path_factory: pytest.TempPathFactory) -> Proof:
+    return build_proof(FAULT_RUNS, tmp_path_factory)
 
 
 def _published(objects: dict[str, bytes]) -> dict[str, etree._Element]:
@@ -155,12 +170,9 @@ def test_without_faults_the_sitemap_is_the_streams_answer(faults_proof: Proof) -
             assert got == expected[url], url
 
 
-@pytest.mark.parametrize("run", FAULT_RUNS, ids=[f"rate{r}-seed{s}" for r, s in FAULT_RUNS])
-def test_with_faults_the_published_bytes_equal_the_run_without(
-    faults_proof: Proof, run: tuple[float, int]
-) -> None:
-    clean = faults_proof.outcomes[None]
-    faulted = faults_proof.outcomes[run]
+def assert_faulted_bytes_equal_clean(proof: Proof, run: FaultRun) -> None:
+    clean = proof.outcomes[None]
+    faulted = proof.outcomes[run]
     # the faults did happen, in both services, and the SDK retried them
     assert faulted.faults_injected >= run[0] * EVENTS * 0.8
     assert faulted.faults_by_operation.get("dynamodb.PutItem", 0) > 0
@@ -173,16 +185,11 @@ def test_with_faults_the_published_bytes_equal_the_run_without(
     assert set(faulted.objects) == set(clean.objects)
 
 
-@pytest.mark.parametrize(
-    "run", [None, *FAULT_RUNS], ids=["no-faults"] + [f"rate{r}-seed{s}" for r, s in FAULT_RUNS]
-)
-def test_only_the_poison_records_reach_the_dlq_each_with_its_reason(
-    faults_proof: Proof, run: Run
-) -> None:
-    dead = faults_proof.outcomes[run].dead_letters
+def assert_only_poison_dead_lettered(proof: Proof, run: Run) -> None:
+    dead = proof.outcomes[run].dead_letters
     redriven = [d for d in dead if d.reason is None]
     assert redriven == [], "a valid record was dead-lettered after maxReceiveCount receives"
-    poison = faults_proof.stream.poison
+    poison = proof.stream.poison
     assert len(dead) == len(poison)
     by_body = {p.body: p for p in poison if p.bad_index is None}
     arrays = [p for p in poison if p.bad_index is not None]
@@ -197,3 +204,19 @@ def test_only_the_poison_records_reach_the_dlq_each_with_its_reason(
         source = next(p for p in arrays if json.loads(p.body)[1] == bad["entry"])
         assert bad["index"] == source.bad_index
         assert letter.reason and letter.reason.startswith(f"entry {source.bad_index}: field ")
+
+
+@pytest.mark.parametrize("run", FAULT_RUNS, ids=[f"rate{r}-seed{s}" for r, s in FAULT_RUNS])
+def test_with_faults_the_published_bytes_equal_the_run_without(
+    faults_proof: Proof, run: FaultRun
+) -> None:
+    assert_faulted_bytes_equal_clean(faults_proof, run)
+
+
+@pytest.mark.parametrize(
+    "run", [None, *FAULT_RUNS], ids=["no-faults"] + [f"rate{r}-seed{s}" for r, s in FAULT_RUNS]
+)
+def test_only_the_poison_records_reach_the_dlq_each_with_its_reason(
+    faults_proof: Proof, run: Run
+) -> None:
+    assert_only_poison_dead_lettered(faults_proof, run)

@@ -9,6 +9,7 @@ the sitemap formats do not define, and every ``loc`` text equal to the expected 
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -22,10 +23,26 @@ import pytest
 from lxml import etree
 from moto import mock_aws
 
-from tests.integration.ingest.harness import BASE_ENV, IngestStack, make_stack, sqs_record
+from tests.helpers.xsd import assert_valid_index
+from tests.integration.ingest.harness import (
+    BASE_ENV,
+    IngestStack,
+    LambdaContext,
+    make_stack,
+    sqs_event,
+    sqs_record,
+)
+from tests.integration.ingest.harness import load_handler as load_ingest_handler
 from tests.integration.rebuild.conftest import FakeContext, load_handler
 from tests.reliability.crash_support import BucketReader
-from tests.reliability.hostile_corpus import CASES, SITE, Case
+from tests.reliability.hostile_corpus import (
+    CASES,
+    IDN_SITE,
+    IDN_SITE_ASCII,
+    IDN_SITE_CASES,
+    SITE,
+    Case,
+)
 
 TABLE = "sitemap-hostile"
 BUCKET = "sitemap-test-bucket"  # the bucket the shared readers use
@@ -265,3 +282,47 @@ def test_every_hostile_case_gets_its_outcome_and_costs_no_valid_record(
     assert len(got) == len(set(got)), "a URL is published twice"
     assert set(got) == want
     assert got_links == links
+
+
+def test_a_site_whose_host_is_an_idn_accepts_every_spelling_of_it(stack: IngestStack) -> None:
+    """SITE_URL in Unicode: the Unicode, upper-case, full-width and punycode spellings of the host
+    are the site (published in punycode); look-alikes and invalid labels are foreign."""
+    env = {**stack.env, "SITE_URL": IDN_SITE}
+    records = [sqs_record(c.body, message_id=f"case-{c.name}") for c in IDN_SITE_CASES]
+    for start in range(0, len(records), 10):
+        with mock.patch.dict(os.environ, env):
+            response = load_ingest_handler().lambda_handler(
+                sqs_event(*records[start : start + 10]), LambdaContext()
+            )
+        assert response == {"batchItemFailures": []}
+    dead = _reasons_by_source(stack)
+    for case in IDN_SITE_CASES:
+        letters = dead.get(f"case-{case.name}", [])
+        if case.expect == "accepted":
+            assert letters == [], f"{case.name} was rejected: {letters}"
+        else:
+            assert len(letters) == 1, case.name
+            assert_names_field_and_value(case, letters[0]["reason"])
+            assert "rejected: " in letters[0]["reason"]
+
+    with mock.patch.dict(os.environ, {**rebuild_env(BUCKET), "SITE_URL": IDN_SITE}):
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        report = load_handler().lambda_handler({"detail-type": "Scheduled Event"}, FakeContext())
+    assert report["complete"] is True
+    objects = BucketReader(s3).objects()  # every object validated against the XSDs
+    files: dict[str, bytes] = {}
+    for loc in assert_valid_index(objects["sitemap.xml"]):
+        assert loc.startswith(IDN_SITE_ASCII + "/sitemap-"), f"index names {loc!r}"
+        files[loc.rsplit("/", 1)[-1]] = gzip.decompress(objects[loc.rsplit("/", 1)[-1]])
+    locs = [
+        e.text or "" for xml in files.values() for e in etree.fromstring(xml).iter(f"{{{SM}}}loc")
+    ]
+    hrefs = {
+        e.get("href")
+        for xml in files.values()
+        for e in etree.fromstring(xml).iter(f"{{{XHTML}}}link")
+    }
+    want = {url for case in IDN_SITE_CASES for url in case.published}
+    assert sorted(locs) == sorted(want)
+    assert hrefs == {IDN_SITE_ASCII + "/en/katalog/6"}

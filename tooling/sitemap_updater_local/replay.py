@@ -8,14 +8,21 @@ and the counters of the run. With faults, the SDK's retry waits are skipped (see
 :mod:`sitemap_updater_local.backoff`); every retry still happens.
 
 Everything in :class:`ReplayOutcome` is plain data, so a replay can run in a worker process
-(:func:`replay_in_worker` takes only picklable arguments).
+(:func:`replay_in_worker` takes only picklable arguments), and several processes can share one
+replay through :class:`SharedReplay` (computed by the first that asks, read by the others).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
+import json
+import multiprocessing
+import pickle
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,3 +133,124 @@ def replay_in_worker(
     if fault_rate is not None:
         plan = FaultPlan(fault_rate, seed=fault_seed if fault_seed is not None else 0)
     return replay(bodies, site=site, parameters=parameters, faults=plan, waves=waves)
+
+
+def replay_key(
+    bodies: Sequence[str],
+    site: str,
+    parameters: Mapping[str, str],
+    fault_rate: float | None,
+    fault_seed: int | None,
+    waves: int,
+) -> str:
+    """A name for one replay: the sha256 of everything :func:`replay_in_worker` is given."""
+    digest = hashlib.sha256()
+    for body in bodies:
+        digest.update(hashlib.sha256(body.encode("utf-8", "surrogatepass")).digest())
+    spec = [site, sorted(parameters.items()), fault_rate, fault_seed, waves]
+    digest.update(json.dumps(spec).encode("utf-8"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class SharedReplay:
+    """One replay outcome shared by processes through ``directory`` (one run of tests, say).
+
+    The first process to take the lock computes the outcome and stores it; a process that finds
+    the lock taken waits for it (an exclusive ``flock``) and reads what was stored. If the holder
+    failed, nothing was stored and the next holder computes it.
+    """
+
+    directory: Path
+    key: str
+
+    @property
+    def _data(self) -> Path:
+        return self.directory / f"replay-{self.key}.pickle"
+
+    @contextlib.contextmanager
+    def lock(self, *, wait: bool) -> Iterator[bool]:
+        """Hold the lock for the duration; yields False (``wait=False``) if another holds it."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with (self.directory / f"replay-{self.key}.lock").open("a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def load(self) -> ReplayOutcome | None:
+        if not self._data.exists():
+            return None
+        outcome = pickle.loads(self._data.read_bytes())
+        if not isinstance(outcome, ReplayOutcome):
+            raise TypeError(f"{self._data} holds {type(outcome).__name__}, not a ReplayOutcome")
+        return outcome
+
+    def load_stored(self) -> ReplayOutcome:
+        outcome = self.load()
+        if outcome is None:
+            raise FileNotFoundError(f"{self._data} was not stored")
+        return outcome
+
+    def store(self, outcome: ReplayOutcome) -> None:
+        partial = self._data.with_suffix(".partial")
+        partial.write_bytes(pickle.dumps(outcome))
+        partial.replace(self._data)
+
+
+FaultRun = tuple[float, int]
+
+
+def replay_runs(
+    bodies: Sequence[str],
+    site: str,
+    parameters: Mapping[str, str],
+    runs: Sequence[FaultRun],
+    *,
+    waves: int,
+    workers: int,
+    shared: Path | None = None,
+) -> dict[FaultRun | None, ReplayOutcome]:
+    """The replay without faults (key None) and one per ``(rate, seed)`` of ``runs``.
+
+    The replays run in a pool of ``workers`` spawned processes. With ``shared`` (a directory every
+    process of one test run sees), the replay without faults is computed once for all of them
+    (:class:`SharedReplay`); the faulted ones start at once, whoever computes it.
+    """
+    args = (list(bodies), site, dict(parameters))
+    clean = SharedReplay(shared, replay_key(*args, None, None, waves)) if shared else None
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+
+        def submit(run: FaultRun | None) -> Future[ReplayOutcome]:
+            rate, seed = (None, None) if run is None else run
+            return pool.submit(replay_in_worker, *args, rate, seed, waves)
+
+        if clean is None:
+            futures = {run: submit(run) for run in [None, *runs]}
+            return {run: future.result() for run, future in futures.items()}
+        outcomes: dict[FaultRun | None, ReplayOutcome] = {}
+        faulted: dict[FaultRun, Future[ReplayOutcome]] = {}
+        with clean.lock(wait=False) as held:
+            if held:
+                stored = clean.load()
+                pending = submit(None) if stored is None else None
+                faulted = {run: submit(run) for run in runs}
+                if pending is not None:
+                    clean.store(pending.result())
+                outcomes[None] = pending.result() if pending is not None else clean.load_stored()
+        if not held:
+            faulted = {run: submit(run) for run in runs}
+            with clean.lock(wait=True):
+                stored = clean.load()
+                if stored is None:  # the holder failed: compute it here
+                    stored = submit(None).result()
+                    clean.store(stored)
+                outcomes[None] = stored
+        outcomes.update({run: future.result() for run, future in faulted.items()})
+    return outcomes
