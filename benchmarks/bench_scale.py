@@ -3,20 +3,22 @@
 The URL items come from ``sitemap_updater_local.synthetic.SyntheticSource`` in place of the
 DynamoDB Scan; everything after the read is production code: ``RebuildService.run(full=True)``
 spools the items to disk per shard, splits shards over the cap, renders and gzips every file,
-puts them into S3 (moto, through the real publisher), writes the index and records the shard
-states, lease and publish record in a moto DynamoDB table.
+puts them into S3 through the real publisher, writes the index and records the shard states,
+lease and publish record in a DynamoDB table.
 
-Each size runs in a fresh subprocess, so its peak memory (``ru_maxrss``) is its own and not
-inherited from an earlier size. moto keeps objects up to ``MOTO_S3_DEFAULT_KEY_BUFFER_SIZE`` in
-memory; it is set to 64 KiB here so that the bucket's contents (about 30 MB per million URLs)
-spill to disk instead of counting as the rebuild's memory.
+S3 and DynamoDB are a moto server in a process of its own (``moto.server.ThreadedMotoServer``
+on 127.0.0.1, a free port), reached over HTTP as a Lambda reaches the real services, so the
+bucket's objects are not counted as the rebuild's memory. Each size runs in a fresh measured
+subprocess with a fresh server, so its peak memory (``ru_maxrss``) is its own and not inherited
+from an earlier size.
 
     .venv/bin/python benchmarks/bench_scale.py                  # 1,000,000 URLs
     .venv/bin/python benchmarks/bench_scale.py --with-10m       # 1,000,000 then 10,000,000
     .venv/bin/python benchmarks/bench_scale.py --urls 200000 --urls 400000 [--cap 40000]
 
-Prints one line per size (wall time, URLs/s, peak RSS, files) and, when several sizes ran, the
-peak-memory difference between the largest and the smallest (target: within 50 MB).
+Prints one line per size (wall time, URLs/s, peak RSS of the measured process, files) and, when
+several sizes ran, the peak-memory difference between the largest and the smallest (target: within
+50 MB).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -33,37 +34,28 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
+for _path in (ROOT / "layers" / "shared", ROOT / "tooling", ROOT / "benchmarks"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+from bench_rebuild import CREDENTIALS, client, moto_server, peak_rss_mb  # noqa: E402
+
 SITE = "https://www.example.com"
-REGION = "us-east-1"
 TABLE = "bench-scale"
 BUCKET = "bench-scale-bucket"
 MEMORY_TOLERANCE_MB = 50.0
 
 
-def _child(urls: int, cap: int) -> dict[str, Any]:
-    """One full rebuild of ``urls`` generated URLs in this process; returns its figures."""
-    os.environ.update(
-        {
-            "AWS_ACCESS_KEY_ID": "bench",
-            "AWS_SECRET_ACCESS_KEY": "bench",
-            "AWS_DEFAULT_REGION": REGION,
-            "MOTO_S3_DEFAULT_KEY_BUFFER_SIZE": str(64 * 1024),
-            "POWERTOOLS_TRACE_DISABLED": "true",
-        }
-    )
-    import boto3
-    from moto import mock_aws
-
+def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
+    """One full rebuild of ``urls`` generated URLs in this process against the moto server at
+    ``endpoint``; returns its figures."""
+    os.environ.update({**CREDENTIALS, "POWERTOOLS_TRACE_DISABLED": "true"})
     from sitemap_updater.config import RebuildConfig
     from sitemap_updater.rebuild import RebuildService
     from sitemap_updater_local.synthetic import SyntheticSource
 
-    with mock_aws(), tempfile.TemporaryDirectory(prefix="bench-scale-") as spool:
-        dynamodb = boto3.client("dynamodb", region_name=REGION)
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as spool:
+        dynamodb = client("dynamodb", endpoint)
         dynamodb.create_table(
             TableName=TABLE,
             KeySchema=[
@@ -76,7 +68,7 @@ def _child(urls: int, cap: int) -> dict[str, Any]:
             ],
             BillingMode="PAY_PER_REQUEST",
         )
-        s3 = boto3.client("s3", region_name=REGION)
+        s3 = client("s3", endpoint)
         s3.create_bucket(Bucket=BUCKET)
         config = RebuildConfig.from_env(
             {
@@ -97,11 +89,11 @@ def _child(urls: int, cap: int) -> dict[str, Any]:
             source=source,
             spool_root=spool,
         )
-        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rss_before = peak_rss_mb()
         started = time.perf_counter()
         report = service.run(full=True)
         seconds = time.perf_counter() - started
-        rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rss_peak = peak_rss_mb()
         keys = 0
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET):
             keys += len(page.get("Contents", []))
@@ -121,12 +113,14 @@ def _child(urls: int, cap: int) -> dict[str, Any]:
 
 
 def _run_size(urls: int, cap: int) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", "--urls", str(urls), "--cap", str(cap)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    with moto_server() as endpoint:
+        command = [sys.executable, __file__, "--child", "--urls", str(urls), "--cap", str(cap)]
+        out = subprocess.run(
+            [*command, "--endpoint", endpoint],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
     figures: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return figures
 
@@ -139,12 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-10m", action="store_true", help="also run 10,000,000 URLs")
     parser.add_argument("--cap", type=int, default=40_000, help="MAX_URLS_PER_SITEMAP")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--endpoint", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sizes: list[int] = args.urls or [1_000_000]
     if args.with_10m and 10_000_000 not in sizes:
         sizes.append(10_000_000)
     if args.child:
-        print(json.dumps(_child(sizes[0], args.cap)))
+        print(json.dumps(_child(sizes[0], args.cap, args.endpoint)))
         return 0
     results = []
     for urls in sizes:
@@ -152,9 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         results.append(figures)
         print(
             f"{urls:>11,} URLs: {figures['seconds']:8.1f} s wall "
-            f"({figures['urls_per_second']:,} URLs/s), peak RSS {figures['peak_rss_mb']:.1f} MB, "
+            f"({figures['urls_per_second']:,} URLs/s), measured-process peak RSS "
+            f"{figures['peak_rss_mb']:.1f} MB, "
             f"{figures['files']:,} sitemap files ({figures['shards_split']} splits), "
-            f"cap {figures['cap']:,}",
+            f"cap {figures['cap']:,} (RSS {figures['rss_before_mb']:.1f} MB before the run)",
             flush=True,
         )
     if len(results) > 1:

@@ -85,3 +85,17 @@ def test_more_leaves_than_open_files_still_spools_everything(
         item["sk"]["S"] for leaf in leaves for _, items in spools.load(leaf, 99) for item in items
     ]
     assert loaded == sorted(uhs)
+
+
+def test_a_split_leaf_is_loaded_one_part_at_a_time(tmp_path: Path) -> None:
+    # r splits into r0 and r1 at cap 2: r1's spool is read only when its part is asked for
+    uhs = ["0" * HASH_HEX_LEN, "1" * HASH_HEX_LEN, "8" * HASH_HEX_LEN, "9" * HASH_HEX_LEN]
+    spools = Spools(tmp_path, ["r"])
+    spools.fill((_item(u) for u in uhs), should_stop=lambda: False)
+    parts = spools.load("r", 2)
+    first, items = next(parts)
+    assert (first, [i["sk"]["S"] for i in items]) == ("r0", uhs[:2])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r1.spool"]
+    second, items = next(parts)
+    assert (second, [i["sk"]["S"] for i in items]) == ("r1", uhs[2:])
+    assert list(tmp_path.iterdir()) == []

@@ -119,6 +119,9 @@ class Spools:
             yield leaf, []
             return
         with path.open(encoding="utf-8") as src:
-            lines = sorted(src)
+            lines = sorted(src, reverse=True)
         path.unlink()
-        yield leaf, [json.loads(line.split("\t", 1)[1]) for line in lines]
+        items: list[Item] = []
+        while lines:  # each line is let go as it is parsed: never both copies in full
+            items.append(json.loads(lines.pop().split("\t", 1)[1]))
+        yield leaf, items

@@ -243,10 +243,16 @@ class RebuildService:
                 if self._out_of_time():
                     run.remaining.append(leaf)
                     continue
-                rendered: list[RenderedShard] = []
+                # Each part is rendered and put before the next is loaded, so a leaf that splits
+                # into many files holds one file's items and bytes at a time, not all of them.
+                ids: list[str] = []
                 for part, items in spools.load(leaf, self.config.max_urls_per_sitemap):
-                    rendered.extend(self._render(part, items))
-                self._apply(run, report, leaf, rendered, force=True)
+                    rendered = self._render(part, items)
+                    del items
+                    self._apply_parts(run, report, rendered, force=True)
+                    ids.extend(r.shard_id for r in rendered)
+                    del rendered
+                self._record_split(run, report, leaf, ids)
 
     def _apply(
         self,
@@ -258,6 +264,13 @@ class RebuildService:
         force: bool,
     ) -> None:
         """Put the changed files of a rebuilt leaf and record its new state(s)."""
+        self._apply_parts(run, report, rendered, force=force)
+        self._record_split(run, report, leaf, [part.shard_id for part in rendered])
+
+    def _apply_parts(
+        self, run: _RunState, report: RunReport, rendered: Sequence[RenderedShard], *, force: bool
+    ) -> None:
+        """Put the changed files of rendered leaves and record their new states."""
         now_iso = _w3c(run.now)
         for part in rendered:
             old = run.state_of(part.shard_id) or NodeState(part.shard_id)
@@ -279,7 +292,9 @@ class RebuildService:
                 file_bytes=part.uncompressed_bytes,
             )
             report.urls_skipped.extend(part.skipped)
-        ids = [part.shard_id for part in rendered]
+
+    def _record_split(self, run: _RunState, report: RunReport, leaf: str, ids: list[str]) -> None:
+        """Record that ``leaf`` was rebuilt as the leaves ``ids`` (a split when not just itself)."""
         if ids != [leaf]:
             run.shard_map = run.shard_map.split(leaf, ids)
             run.leaf_states.pop(leaf, None)

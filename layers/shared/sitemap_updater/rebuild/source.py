@@ -107,12 +107,14 @@ class DynamoShardSource:
     def scan_all(self, segments: int) -> Iterator[Item]:
         """Every live URL item, read by ``segments`` parallel Scan threads.
 
-        Pages pass through a queue of at most two pages per segment, so memory stays bounded
-        however large the table is.
+        Pages pass through a queue of one page, so memory stays bounded however large the table
+        is: a reader whose page is not taken yet waits holding it, so about ``segments + 2``
+        parsed pages (several MB each in Python for a 1 MB page) are alive at once. A deeper
+        queue would add memory and no speed: the pages the waiting readers hold are the buffer.
         """
         if segments < 1:
             raise ValueError(f"segments={segments} must be >= 1")
-        out: queue.Queue[Any] = queue.Queue(maxsize=2 * segments)
+        out: queue.Queue[Any] = queue.Queue(maxsize=1)
         stop = threading.Event()
         threads = [
             threading.Thread(
