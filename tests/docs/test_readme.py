@@ -43,6 +43,9 @@ RUN_ELSEWHERE = {
     'PATH="$PWD/.venv/bin:$PATH" sam build': "tests/template/test_build.py runs sam build",
     'PATH="$PWD/.venv/bin:$PATH" sam deploy --guided': "needs an AWS account",
     "make test": "CI runs it (.ci/run)",
+    ".venv/bin/python benchmarks/cost_model.py": (
+        "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
+    ),
 }
 
 
