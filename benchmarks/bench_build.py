@@ -48,41 +48,16 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from sitemap_updater_local.events_gen import Page, delete_event, upsert_event  # noqa: E402
+from sitemap_updater_local.events_gen import delete_event, page_at, upsert_event  # noqa: E402
 
 SITE = "https://www.example.com"
 #: Events are dated from here on, one second apart: a million lines stay in the past.
 BASE = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)
 MEMORY_TOLERANCE_MIB = 25.0
-SECTIONS = (  # path, changefreq, priority, share out of 100
-    ("products", "daily", 0.8, 55),
-    ("blog", "weekly", 0.6, 25),
-    ("category", "daily", 0.7, 12),
-    ("help", "monthly", 0.4, 8),
-)
-WORDS = (
-    "oak", "linen", "walnut", "ceramic", "copper", "wool", "slate", "amber", "cotton", "maple",
-    "lamp", "chair", "table", "mug", "rug", "shelf", "vase", "desk", "sofa", "bowl",
-    "guide", "tips", "care", "review", "ideas", "autumn", "small", "studio", "garden", "kitchen",
-)  # fmt: skip
-#: SECTIONS with the cumulative share each one ends at.
-SECTIONS_UPTO = tuple(
-    (path, freq, priority, sum(share for *_, share in SECTIONS[: n + 1]))
-    for n, (path, freq, priority, _) in enumerate(SECTIONS)
-)
 #: Every EDIT_EVERY-th line edits the page published EDIT_BACK pages earlier; every
 #: DELETE_EVERY-th line deletes the page published DELETE_BACK pages earlier (after its edit).
 EDIT_EVERY, EDIT_BACK = 10, 5
 DELETE_EVERY, DELETE_BACK = 50, 37
-
-
-def page(i: int) -> Page:
-    """Page ``i`` of the generated site, always the same."""
-    spread = (i * 2_654_435_761) % 100
-    path, freq, priority = next((p, f, pr) for p, f, pr, upto in SECTIONS_UPTO if spread < upto)
-    slug = f"{WORDS[(i * 7) % len(WORDS)]}-{WORDS[(i * 13 + 5) % len(WORDS)]}"
-    images = (0, 0, 1, 2, 3)[i % 5] if path in {"products", "blog"} else 0
-    return Page(f"{SITE}/{path}/{slug}-{i}", path, freq, priority, i % 5 == 0, images)
 
 
 @dataclass
@@ -101,11 +76,12 @@ def _events(entries: int) -> Iterator[tuple[str, dict[str, object]]]:
     for line in range(entries):
         moment = BASE + timedelta(seconds=line)
         if line % DELETE_EVERY == DELETE_EVERY - 1 and published > DELETE_BACK:
-            yield "delete", delete_event(page(published - DELETE_BACK), moment)
+            yield "delete", delete_event(page_at(published - DELETE_BACK, SITE), moment)
         elif line % EDIT_EVERY == EDIT_EVERY - 1 and published > EDIT_BACK:
-            yield "edit", upsert_event(page(published - EDIT_BACK), SITE, moment, revision=1)
+            edited = page_at(published - EDIT_BACK, SITE)
+            yield "edit", upsert_event(edited, SITE, moment, revision=1)
         else:
-            yield "new", upsert_event(page(published), SITE, moment)
+            yield "new", upsert_event(page_at(published, SITE), SITE, moment)
             published += 1
 
 
@@ -121,7 +97,7 @@ def write_inputs(directory: Path, entries: int) -> Inputs:
         out.write("url,lastmod\n")
         for i in range(entries):
             day = BASE + timedelta(seconds=20 * i)  # a million rows span about 7 months
-            out.write(f"{page(i).url},{day:%Y-%m-%d}\n")
+            out.write(f"{page_at(i, SITE).url},{day:%Y-%m-%d}\n")
     return Inputs(entries, jsonl, csv, pages - deletes)
 
 

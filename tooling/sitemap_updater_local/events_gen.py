@@ -67,6 +67,16 @@ def make_pages(n: int, site: str, seed: int = 2026) -> list[Page]:
     return pages
 
 
+def page_at(i: int, site: str) -> Page:
+    """Page ``i`` of a generated site: always the same for the same ``i``, made without the
+    others (for event streams too large to hold in memory). A multiplicative hash of ``i``
+    spreads the pages over the sections in their shares."""
+    path, freq, prio = _section((i * 2_654_435_761) % 100 / 100)
+    slug = f"{_WORDS[(i * 7) % len(_WORDS)]}-{_WORDS[(i * 13 + 5) % len(_WORDS)]}"
+    images = (0, 0, 1, 2, 3)[i % 5] if path in {"products", "blog"} else 0
+    return Page(f"{site}/{path}/{slug}-{i}", path, freq, prio, i % 5 == 0, images)
+
+
 def upsert_event(page: Page, site: str, moment: datetime, revision: int = 0) -> dict[str, Any]:
     event: dict[str, Any] = {
         "action": "upsert",

@@ -176,6 +176,18 @@ class Aws:
             result[loc[len(SITE) + 1 :]] = node.findtext("sm:lastmod", namespaces=NS)
         return result
 
+    def record_puts(self) -> list[str]:
+        """A list that fills with the key of every PutObject the handler's S3 client sends."""
+        keys: list[str] = []
+
+        def before(params: dict[str, Any], **_: Any) -> None:
+            keys.append(params["Key"])
+
+        self.handler_module._client("s3").meta.events.register(
+            "before-parameter-build.s3.PutObject", before
+        )
+        return keys
+
     def invalidations(self) -> list[list[str]]:
         listing = self.cloudfront.list_invalidations(DistributionId=self.distribution_id)
         batches = []

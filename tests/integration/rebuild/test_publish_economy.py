@@ -20,19 +20,6 @@ from tests.integration.rebuild.conftest import BUCKET, SITE, TABLE, Aws, page
 _owners = itertools.count()
 
 
-def s3_writes(aws: Aws) -> list[str]:
-    """Keys of every PutObject the handler's S3 client sends."""
-    keys: list[str] = []
-
-    def before(params: dict[str, Any], **_: Any) -> None:
-        keys.append(params["Key"])
-
-    aws.handler_module._client("s3").meta.events.register(
-        "before-parameter-build.s3.PutObject", before
-    )
-    return keys
-
-
 def index_versions(aws: Aws) -> int:
     listing = aws.s3.list_object_versions(Bucket=BUCKET, Prefix="sitemap.xml")
     return sum(1 for v in listing.get("Versions", []) if v["Key"] == "sitemap.xml")
@@ -47,7 +34,7 @@ def test_a_change_that_moves_no_lastmod_rewrites_the_file_but_not_the_index(aws:
     versions_before = index_versions(aws)
     index_before = aws.object("sitemap.xml")["Body"].read()
     file_before = aws.object("sitemap-r.xml.gz")["Body"].read()
-    writes = s3_writes(aws)
+    writes = aws.record_puts()
     aws.upsert(Entry(loc=f"{SITE}/b", lastmod="2024-05-01", priority=0.3))  # a priority only
 
     report = aws.invoke()

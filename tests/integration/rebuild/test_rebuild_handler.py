@@ -28,18 +28,6 @@ def _reads(aws: Aws) -> list[tuple[str, str, int]]:
     return seen
 
 
-def _puts(aws: Aws) -> list[str]:
-    keys: list[str] = []
-
-    def before(params: dict[str, Any], **_: Any) -> None:
-        keys.append(params["Key"])
-
-    aws.handler_module._client("s3").meta.events.register(
-        "before-parameter-build.s3.PutObject", before
-    )
-    return keys
-
-
 def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     aws.upsert(*(page(i, "2024-05-01") for i in range(5)))
     report = aws.invoke()
@@ -87,7 +75,7 @@ def test_one_changed_url_rewrites_one_shard_file_and_the_index(aws: Aws) -> None
     leaf = aws.leaf_of(changed.loc)
     leaf_size = len(aws.crawl()[f"sitemap-{leaf}.xml.gz"])
     reads = _reads(aws)
-    puts = _puts(aws)
+    puts = aws.record_puts()
     aws.upsert(changed)
 
     report = aws.invoke()

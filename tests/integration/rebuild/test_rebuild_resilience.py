@@ -17,18 +17,6 @@ class InjectedCrashError(RuntimeError):
     pass
 
 
-def _index_puts(aws: Aws) -> list[str]:
-    keys: list[str] = []
-
-    def before(params: dict[str, Any], **_: Any) -> None:
-        keys.append(params["Key"])
-
-    aws.handler_module._client("s3").meta.events.register(
-        "before-parameter-build.s3.PutObject", before
-    )
-    return keys
-
-
 def _all_urls(aws: Aws) -> list[str]:
     return sorted(loc for locs in aws.crawl().values() for loc in locs)
 
@@ -69,7 +57,7 @@ def test_a_run_that_overlaps_a_running_one_gets_locked_and_nothing_is_published_
     aws: Aws,
 ) -> None:
     aws.upsert(*(page(i) for i in range(4)))
-    puts = _index_puts(aws)
+    puts = aws.record_puts()
     second: list[dict[str, Any]] = []
 
     def overlap(params: dict[str, Any], **_: Any) -> None:
