@@ -16,6 +16,7 @@ from sitemap_updater.rebuild import RebuildService, record_metrics, wants_full_r
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient
     from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_dynamodbstreams.client import DynamoDBStreamsClient
     from mypy_boto3_s3.client import S3Client
 
 _CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
@@ -37,12 +38,14 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     config = RebuildConfig.from_env()
     dynamodb: DynamoDBClient = _client("dynamodb")
     s3: S3Client = _client("s3")
+    streams: DynamoDBStreamsClient = _client("dynamodbstreams")
     cloudfront: CloudFrontClient | None = _client("cloudfront") if config.distribution_id else None
     service = RebuildService(
         config,
         dynamodb=dynamodb,
         s3=s3,
         cloudfront=cloudfront,
+        streams=streams,
         owner=context.aws_request_id,
         remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000,
     )

@@ -28,7 +28,11 @@ After the last wave, DIR holds the bucket's objects under their keys, and ``DIR/
        "objects_written": ["sitemap-r.xml.gz", "sitemap.xml"],   # keys put, sorted
        "objects_deleted": [],    # keys removed (retired files past their grace period), sorted
        "invalidated_paths": ["/sitemap-r.xml.gz", "/sitemap.xml"],  # CloudFront, in order
-       "dynamodb_items_read": 2} # URL items the rebuild runs read
+       "dynamodb_items_read": 5, # items and stream records the rebuild runs read from
+                                 # DynamoDB (metadata, change feed, leaf states, URL items)
+       "state_objects_written": [],  # private state objects put (none: the published files
+                                     # are the state an incremental run patches)
+       "s3_objects_read": ["sitemap-r.xml.gz"]}  # published files read back to be patched
     ]}
 
 ``accepted`` and ``stale`` count changes (an array body holds several); ``rejected`` lists the
@@ -112,6 +116,10 @@ def simulate(
                     "objects_deleted": sorted({k for r in runs for k in r["objects_deleted"]}),
                     "invalidated_paths": paths,
                     "dynamodb_items_read": sum(int(r["dynamodb_items_read"]) for r in runs),
+                    "state_objects_written": sorted(
+                        {k for r in runs for k in r["state_objects_written"]}
+                    ),
+                    "s3_objects_read": [k for r in runs for k in r["s3_objects_read"]],
                 }
             )
         out.mkdir(parents=True, exist_ok=True)

@@ -75,6 +75,13 @@ class RebuildConfig:
     time_budget_margin_seconds: int = 60
     invalidation_max_paths: int = 1000
     full_rebuild_segments: int = 8
+    #: the table's DynamoDB Stream (the change feed the incremental run reads)
+    stream_arn: str = ""
+    #: the rebuild's own table (lease, shard map, publish record, checkpoint, retired files);
+    #: kept apart from the URL table so that its writes never enter the URL table's stream
+    state_table_name: str = ""
+    #: most stream records one incremental run reads; the rest waits for the next run
+    feed_max_records: int = 200_000
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -96,4 +103,7 @@ class RebuildConfig:
             time_budget_margin_seconds=_int(e, "TIME_BUDGET_MARGIN_SECONDS", 60, 0, 900),
             invalidation_max_paths=_int(e, "INVALIDATION_MAX_PATHS", 1000, 1, 3000),
             full_rebuild_segments=_int(e, "FULL_REBUILD_SEGMENTS", 8, 1, 64),
+            stream_arn=_get(e, "TABLE_STREAM_ARN"),
+            state_table_name=_get(e, "STATE_TABLE_NAME", _get(e, "TABLE_NAME")),
+            feed_max_records=_int(e, "FEED_MAX_RECORDS", 200_000, 1_000, 10_000_000),
         )

@@ -25,6 +25,7 @@ from moto import mock_aws
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.store.items import live_item, tombstone_item
 from sitemap_updater.store.keys import (
+    FEED_SK,
     SHARDMAP_SK,
     hash_bits,
     meta_key,
@@ -38,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[3]
 HANDLER_PATH = ROOT / "functions" / "rebuild" / "app.py"
 SITE = "https://www.example.com"
 TABLE = "sitemap-test"
+STATE_TABLE = "sitemap-test-state"
 BUCKET = "sitemap-test-bucket"
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 
@@ -97,7 +99,7 @@ class Aws:
     # -- what ingest would do ----------------------------------------------------------------
     def leaves(self) -> list[str]:
         item = self.dynamodb.get_item(
-            TableName=TABLE, Key={k: {"S": v} for k, v in meta_key(SHARDMAP_SK).items()}
+            TableName=STATE_TABLE, Key={k: {"S": v} for k, v in meta_key(SHARDMAP_SK).items()}
         ).get("Item")
         return [v["S"] for v in item["leaves"]["L"]] if item else ["r"]
 
@@ -108,39 +110,31 @@ class Aws:
                 return leaf
         raise AssertionError(f"no leaf for {loc}")
 
-    def mark(self, shard_id: str) -> None:
-        self.dynamodb.update_item(
-            TableName=TABLE,
-            Key={k: {"S": v} for k, v in shard_key(shard_id).items()},
-            UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
-            ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": "1"}},
-        )
-
     def upsert(self, *entries: Entry) -> None:
-        touched = set()
+        """Write live URL items as ingest does (the table's stream carries them)."""
         for entry in entries:
             digest = hashlib.sha256(repr(entry).encode()).hexdigest()
             ev = f"20240501T120000.{next(_counter):06d}Z#0#{digest}"
             self.dynamodb.put_item(TableName=TABLE, Item=live_item(entry, ev, digest))
-            touched.add(self.leaf_of(entry.loc))
-        for leaf in touched:
-            self.mark(leaf)
 
     def delete(self, *locs: str) -> None:
-        touched = set()
+        """Write tombstones as ingest does."""
         for loc in locs:
             digest = hashlib.sha256(loc.encode()).hexdigest()
             ev = f"20240501T120000.{next(_counter):06d}Z#1#{digest}"
             self.dynamodb.put_item(
                 TableName=TABLE, Item=tombstone_item(loc, ev, digest, 2_000_000_000)
             )
-            touched.add(self.leaf_of(loc))
-        for leaf in touched:
-            self.mark(leaf)
+
+    def checkpoint(self) -> dict[str, Any] | None:
+        item: dict[str, Any] | None = self.dynamodb.get_item(
+            TableName=STATE_TABLE, Key={k: {"S": v} for k, v in meta_key(FEED_SK).items()}
+        ).get("Item")
+        return item
 
     def shard_state(self, shard_id: str) -> dict[str, Any]:
         item: dict[str, Any] = self.dynamodb.get_item(
-            TableName=TABLE, Key={k: {"S": v} for k, v in shard_key(shard_id).items()}
+            TableName=STATE_TABLE, Key={k: {"S": v} for k, v in shard_key(shard_id).items()}
         ).get("Item", {})
         return item
 
@@ -262,18 +256,9 @@ def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 def aws(env: pytest.MonkeyPatch) -> Iterator[Aws]:
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        dynamodb.create_table(
-            TableName=TABLE,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        stream_arn = create_tables(dynamodb, TABLE, STATE_TABLE)
+        env.setenv("TABLE_STREAM_ARN", stream_arn)
+        env.setenv("STATE_TABLE_NAME", STATE_TABLE)
         dynamodb.update_time_to_live(
             TableName=TABLE,
             TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"},
@@ -284,6 +269,29 @@ def aws(env: pytest.MonkeyPatch) -> Iterator[Aws]:
         distribution_id = _distribution(cloudfront)
         env.setenv("DISTRIBUTION_ID", distribution_id)
         yield Aws(dynamodb, s3, cloudfront, distribution_id, load_handler())
+
+
+def create_tables(dynamodb: Any, table: str, state_table: str) -> str:
+    """The URL table (with its NEW_IMAGE stream) and the rebuild's state table, as template.yaml
+    declares them; returns the stream's ARN."""
+    keys = {
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    created = dynamodb.create_table(
+        TableName=table,
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+        **keys,
+    )
+    dynamodb.create_table(TableName=state_table, **keys)
+    return str(created["TableDescription"]["LatestStreamArn"])
 
 
 def page(n: int, lastmod: str | None = None) -> Entry:

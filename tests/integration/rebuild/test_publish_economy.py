@@ -5,6 +5,7 @@ what a full rebuild reads: every segment of its parallel Scan."""
 from __future__ import annotations
 
 import itertools
+import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,7 +16,7 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.rebuild import RebuildService
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
-from tests.integration.rebuild.conftest import BUCKET, SITE, TABLE, Aws, page
+from tests.integration.rebuild.conftest import BUCKET, SITE, STATE_TABLE, TABLE, Aws, page
 
 _owners = itertools.count()
 
@@ -58,12 +59,15 @@ def service(clock: list[float], **env: str) -> RebuildService:
             "BUCKET_NAME": BUCKET,
             "MAX_URLS_PER_SITEMAP": "8",
             "RETIRE_GRACE_SECONDS": "0",
+            "TABLE_STREAM_ARN": os.environ["TABLE_STREAM_ARN"],
+            "STATE_TABLE_NAME": STATE_TABLE,
             **env,
         }
     )
     return RebuildService(
         config,
         dynamodb=boto3.client("dynamodb", region_name="us-east-1"),
+        streams=boto3.client("dynamodbstreams", region_name="us-east-1"),
         s3=boto3.client("s3", region_name="us-east-1"),
         cloudfront=None,
         owner=f"run-{next(_owners)}",
@@ -79,7 +83,7 @@ def w3c(epoch: float) -> str:
 def test_index_lastmod_of_a_file_without_lastmods_is_when_its_bytes_last_changed(
     aws: Aws,
 ) -> None:
-    day = 86_400.0
+    day = 3_600.0  # an hour: well within the change feed's 24-hour retention
     clock = [1_700_000_000.0]
     aws.upsert(*(page(i) for i in range(20)))  # no entry carries a lastmod
     service(clock).run()
@@ -95,8 +99,7 @@ def test_index_lastmod_of_a_file_without_lastmods_is_when_its_bytes_last_changed
     assert after_change == {**built, leaf_file: w3c(clock[0])}
 
     clock[0] += day
-    for leaf in aws.leaves():
-        aws.mark(leaf)  # every shard dirty, no byte changes
+    aws.upsert(Entry(loc=changed.loc, priority=0.5))  # a newer event, the same entry
     assert service(clock).run().objects_written == []
     assert aws.index_lastmods() == after_change
 
@@ -127,7 +130,7 @@ def record_writes(aws: Aws) -> list[str]:
 
 def published_item(aws: Aws) -> dict[str, Any]:
     key = {k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()}
-    item: dict[str, Any] = aws.dynamodb.get_item(TableName=TABLE, Key=key)["Item"]
+    item: dict[str, Any] = aws.dynamodb.get_item(TableName=STATE_TABLE, Key=key)["Item"]
     return item
 
 
@@ -138,7 +141,7 @@ def test_a_run_with_nothing_to_publish_leaves_the_publish_record_alone(aws: Aws)
     writes = record_writes(aws)
 
     idle = aws.invoke()
-    aws.mark(aws.leaves()[0])  # dirty, but the bytes do not change
+    aws.upsert(page(0))  # a newer event with the same entry: the bytes do not change
     unchanged = aws.invoke()
 
     assert idle["status"] == unchanged["status"] == "nothing-to-do"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 from typing import Any
 
-from sitemap_updater.store.shards import query_ranges
 from tests.integration.rebuild.conftest import SITE, Aws, page
 
 
@@ -30,37 +29,49 @@ def _reads(aws: Aws) -> list[tuple[str, str, int]]:
 
 def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     aws.upsert(*(page(i, "2024-05-01") for i in range(5)))
+    reads = _reads(aws)
     report = aws.invoke()
     assert report["status"] == "published"
+    # no checkpoint yet: the first run publishes from a Scan of the table
+    assert report["mode"] == "full"
+    assert "no checkpoint" in report["feed_gap"]
     assert report["complete"] is True
     assert report["shards_rebuilt"] == 1
     assert sorted(report["objects_written"]) == ["sitemap-r.xml.gz", "sitemap.xml"]
     assert report["urls_published"] == 5
     assert report["files"] == 1
-    assert report["dynamodb_items_read"] == 5
+    scanned = sum(count for name, _, count in reads if name == "Scan")
+    assert scanned == 5
+    # the URL items plus the shard map, the publish record and the checkpoint
+    assert report["dynamodb_items_read"] == scanned + 3
     files = aws.crawl()
     assert sorted(files["sitemap-r.xml.gz"]) == sorted(f"{SITE}/page/{i}" for i in range(5))
     assert aws.invalidations() == [["/sitemap-r.xml.gz", "/sitemap.xml"]]
     index = aws.object("sitemap.xml")
     assert index["ContentType"] == "application/xml; charset=utf-8"
-    assert index["CacheControl"] == "public, max-age=300"
+    assert index["CacheControl"] == "public, max-age=60"
     shard = aws.object("sitemap-r.xml.gz")
     assert shard["ContentType"] == "application/gzip"
-    assert shard["CacheControl"] == "public, max-age=3600"
+    assert shard["CacheControl"] == "public, max-age=60"
     assert "ContentEncoding" not in shard
     assert aws.index_lastmods() == {"sitemap-r.xml.gz": "2024-05-01"}
-    state = aws.shard_state("r")
-    assert state["built_seq"] == state["dirty_seq"]
+    assert aws.checkpoint() is not None
 
 
 def test_a_second_run_without_changes_does_nothing(aws: Aws) -> None:
     aws.upsert(page(1))
     aws.invoke()
     before = aws.invalidations()
+    reads = _reads(aws)
     report = aws.invoke()
     assert report["status"] == "nothing-to-do"
+    assert report["mode"] == "incremental"
     assert report["objects_written"] == []
-    assert report["dynamodb_items_read"] == 0
+    assert report["feed_records"] == 0
+    assert [r for r in reads if r[1] != "retired"] == []  # no URL Query, no Scan
+    assert report["s3_objects_read"] == []
+    # only the shard map, the publish record and the checkpoint (no file awaits retirement)
+    assert report["dynamodb_items_read"] == 3
     assert report["invalidated_paths"] == []
     assert aws.invalidations() == before
 
@@ -85,12 +96,15 @@ def test_one_changed_url_rewrites_one_shard_file_and_the_index(aws: Aws) -> None
     assert sorted(report["objects_written"]) == sorted(puts)
     assert report["invalidated_paths"] == sorted([f"/sitemap-{leaf}.xml.gz", "/sitemap.xml"])
     assert aws.invalidations()[-1] == report["invalidated_paths"]
-    # the only URL items read are the changed shard's, by Query (never a Scan)
-    assert {name for name, _, _ in reads} == {"Query"}
-    url_queries = [(pk, count) for _, pk, count in reads if pk.startswith("u#")]
-    assert [pk for pk, _ in url_queries] == [r.pk for r in query_ranges(leaf)]
-    url_reads = sum(count for _, count in url_queries)
-    assert url_reads == leaf_size == report["dynamodb_items_read"]
+    # no URL item of the table is read: the change comes from the stream, the unchanged
+    # entries from the published file
+    assert [r for r in reads if r[1] != "retired"] == []
+    assert report["feed_records"] == 1
+    assert report["s3_objects_read"] == [f"sitemap-{leaf}.xml.gz"]
+    assert report["urls_changed"] == 1
+    # one stream record, the changed leaf's state, and three metadata items
+    assert report["dynamodb_items_read"] == 5
+    assert len(aws.crawl()[f"sitemap-{leaf}.xml.gz"]) == leaf_size
     assert aws.index_lastmods()[f"sitemap-{leaf}.xml.gz"] == "2024-06-01"
     others = {k: v for k, v in aws.index_lastmods().items() if k != f"sitemap-{leaf}.xml.gz"}
     assert set(others.values()) == {"2024-05-01"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import Any
 
 import boto3
@@ -10,7 +11,15 @@ import pytest
 
 from sitemap_updater.config import RebuildConfig
 from sitemap_updater.rebuild import RebuildService
-from tests.integration.rebuild.conftest import BUCKET, SITE, TABLE, Aws, FakeContext, page
+from tests.integration.rebuild.conftest import (
+    BUCKET,
+    SITE,
+    STATE_TABLE,
+    TABLE,
+    Aws,
+    FakeContext,
+    page,
+)
 
 
 class InjectedCrashError(RuntimeError):
@@ -35,14 +44,14 @@ def test_a_crash_before_the_index_write_keeps_the_old_index_valid_and_is_repaire
     s3_events = aws.handler_module._client("s3").meta.events
     s3_events.register("before-parameter-build.s3.PutObject", crash, unique_id="crash")
     aws.upsert(*(page(i) for i in range(6, 12)))  # pushes the root past the cap: a split
+    checkpoint_before = aws.checkpoint()
     with pytest.raises(InjectedCrashError):
         aws.invoke()
 
     # crawlers still get the old index, and every file it names exists and is valid
     assert aws.crawl() == published_before
-    assert int(aws.shard_state("r")["dirty_seq"]["N"]) > int(
-        aws.shard_state("r").get("built_seq", {"N": "0"})["N"]
-    )
+    # the checkpoint is saved last: the next run reads the same changes again
+    assert aws.checkpoint() == checkpoint_before
 
     s3_events.unregister("before-parameter-build.s3.PutObject", unique_id="crash")
     report = aws.invoke()  # the lease was released by the crashed run
@@ -86,9 +95,10 @@ def test_a_run_out_of_time_publishes_what_it_finished_and_the_next_run_continues
     dirty_leaves = {aws.leaf_of(e.loc) for e in changed}
     assert len(dirty_leaves) >= 3
     aws.upsert(*changed)
-    budget = iter([120_000])  # time for one shard, then less than the 60 s margin
+    puts = aws.record_puts()
+    # time until the first shard file is put, then less than the 60 s margin
 
-    report = aws.invoke(context=FakeContext(lambda: next(budget, 30_000)))
+    report = aws.invoke(context=FakeContext(lambda: 30_000 if puts else 120_000))
 
     assert report["shards_rebuilt"] == 1
     assert report["complete"] is False
@@ -104,14 +114,16 @@ def test_a_run_out_of_time_publishes_what_it_finished_and_the_next_run_continues
     assert set(aws.index_lastmods().values()) == {"2024-06-01"}
 
 
-def test_a_change_that_arrives_during_the_rebuild_keeps_its_shard_dirty(aws: Aws) -> None:
+def test_a_change_that_arrives_during_the_rebuild_is_published_by_the_next_run(
+    aws: Aws,
+) -> None:
     aws.upsert(page(1))
     late = page(2)
 
     def ingest_meanwhile(params: dict[str, Any], **_: Any) -> None:
         if not raced and params["Key"].startswith("sitemap-r"):
             raced.append(True)
-            aws.upsert(late)  # written and marked after the rebuild read the shard
+            aws.upsert(late)  # written after the rebuild read the shard
 
     raced: list[bool] = []
     aws.handler_module._client("s3").meta.events.register(
@@ -119,14 +131,15 @@ def test_a_change_that_arrives_during_the_rebuild_keeps_its_shard_dirty(aws: Aws
     )
     first = aws.invoke()
 
-    assert first["complete"] is False
+    assert first["status"] == "published"
     assert late.loc not in _all_urls(aws)
     second = aws.invoke()
     assert second["complete"] is True
+    assert second["feed_records"] == 1  # the late change, from the checkpoint the first saved
     assert _all_urls(aws) == [f"{SITE}/page/1", late.loc]
 
 
-def test_full_rebuild_out_of_time_leaves_every_unfinished_shard_dirty(aws: Aws) -> None:
+def test_full_rebuild_out_of_time_leaves_every_unfinished_shard_pending(aws: Aws) -> None:
     aws.upsert(*(page(i) for i in range(40)))
     aws.invoke()
     leaves = aws.leaves()
@@ -153,16 +166,14 @@ def test_full_rebuild_gives_the_same_bytes_as_the_incremental_runs(aws: Aws) -> 
     # a first deploy over an existing table: no shard map, no states, an empty bucket
     for key in list(aws.object_keys()):
         aws.s3.delete_object(Bucket=BUCKET, Key=key)
-    scan = aws.dynamodb.scan(TableName=TABLE)["Items"]
-    for item in scan:
-        if not item["pk"]["S"].startswith("u#"):
-            aws.dynamodb.delete_item(TableName=TABLE, Key={"pk": item["pk"], "sk": item["sk"]})
+    for item in aws.dynamodb.scan(TableName=STATE_TABLE)["Items"]:
+        aws.dynamodb.delete_item(TableName=STATE_TABLE, Key={"pk": item["pk"], "sk": item["sk"]})
 
     report = aws.invoke({"full_rebuild": True})
 
     assert report["complete"] is True
-    # every URL item (live and tombstone) plus the run's own lease item, all by one Scan
-    assert report["dynamodb_items_read"] == 45 + 1
+    # every URL item (live and tombstone) by one Scan, and the three metadata items
+    assert report["dynamodb_items_read"] == 45 + 3
     full = {key: aws.object(key)["Body"].read() for key in aws.object_keys()}
     assert full == incremental
 
@@ -174,10 +185,13 @@ def _service(aws: Aws, clock: list[float], grace: int) -> RebuildService:
         "BUCKET_NAME": BUCKET,
         "MAX_URLS_PER_SITEMAP": "8",
         "RETIRE_GRACE_SECONDS": str(grace),
+        "TABLE_STREAM_ARN": os.environ["TABLE_STREAM_ARN"],
+        "STATE_TABLE_NAME": STATE_TABLE,
     }
     return RebuildService(
         RebuildConfig.from_env(env),
         dynamodb=boto3.client("dynamodb", region_name="us-east-1"),
+        streams=boto3.client("dynamodbstreams", region_name="us-east-1"),
         s3=boto3.client("s3", region_name="us-east-1"),
         cloudfront=None,
         owner=hashlib.sha256(str(clock).encode()).hexdigest(),

@@ -11,6 +11,9 @@ with LocalDeployment(template="template.yaml", site_url="https://www.example.com
 ```
 
 Not shipped to Lambda: this is development and demonstration tooling.
+
+moto's table stream differs from AWS: a table has one open stream shard, which moto never closes,
+splits or trims, and an UpdateItem that creates an item gives two stream records (AWS gives one).
 """
 
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping

@@ -1,4 +1,7 @@
-"""Apply one change event to its URL item with a conditional write, and mark shards dirty.
+"""Apply one change event to its URL item with a conditional write.
+
+The write is the whole of ingest's work: the table's stream carries every item it changes to
+the rebuild (docs/architecture.md, "Change feed"), so ingest marks nothing and reads nothing.
 
 One ``PutItem`` per event, ``attribute_not_exists(sk) OR ev < :ev``, returning the old item
 both on success (``ReturnValues``) and on a failed condition
@@ -19,11 +22,7 @@ from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,
     ATTR_STATE,
-    ROOT_SHARD,
-    SHARDMAP_SK,
     STATE_LIVE,
-    meta_key,
-    shard_key,
     url_hash,
 )
 
@@ -32,9 +31,6 @@ if TYPE_CHECKING:
 
 #: Attribute of a URL item: when ingest wrote it (epoch ms).
 ATTR_WRITTEN_AT: Final = "wt"
-#: Attribute of a shard node: when ingest last marked it dirty (epoch ms).
-ATTR_MARKED_AT: Final = "marked_at"
-ATTR_DIRTY_SEQ: Final = "dirty_seq"
 
 _CONDITION: Final = "attribute_not_exists(sk) OR ev < :ev"
 
@@ -125,56 +121,3 @@ class UrlWriter:
             return ApplyResult(Outcome.STALE, uh)
         written = stored.get(ATTR_WRITTEN_AT, {}).get("N")
         return ApplyResult(Outcome.DUPLICATE, uh, int(written) if written is not None else None)
-
-
-class ShardMarks:
-    """Reads the shard map and marks shard nodes dirty (``ADD dirty_seq 1``)."""
-
-    def __init__(self, client: DynamoDBClient, table_name: str) -> None:
-        self._client = client
-        self._table = table_name
-
-    def leaves(self) -> list[str]:
-        """Current leaf shard ids (``["r"]`` before the first rebuild wrote a map)."""
-        response = self._client.get_item(
-            TableName=self._table,
-            Key={k: {"S": v} for k, v in meta_key(SHARDMAP_SK).items()},
-            ConsistentRead=True,
-            ProjectionExpression="leaves",
-        )
-        listed = response.get("Item", {}).get("leaves", {}).get("L", [])
-        leaves = [v["S"] for v in listed if "S" in v]
-        return leaves or [ROOT_SHARD]
-
-    def mark(self, shard_id: str, *, now_ms: int) -> None:
-        """Mark a shard dirty: a change in it has been written."""
-        self._client.update_item(
-            TableName=self._table,
-            Key={k: {"S": v} for k, v in shard_key(shard_id).items()},
-            UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
-            ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": str(now_ms)}},
-        )
-
-    def mark_if_lost(self, shard_id: str, *, written_at_ms: int, now_ms: int) -> bool:
-        """Mark a shard dirty unless it was marked after ``written_at_ms``; True if marked.
-
-        Used for redelivered events: if the shard's last mark is older than the stored write,
-        the mark for that write was lost and is made now; otherwise this changes nothing.
-        """
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key={k: {"S": v} for k, v in shard_key(shard_id).items()},
-                UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
-                ConditionExpression="attribute_not_exists(marked_at) OR marked_at < :wt",
-                ExpressionAttributeValues={
-                    ":one": {"N": "1"},
-                    ":now": {"N": str(now_ms)},
-                    ":wt": {"N": str(written_at_ms)},
-                },
-            )
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True

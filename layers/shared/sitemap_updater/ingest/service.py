@@ -1,5 +1,4 @@
-"""The batch flow: judge each SQS record, apply its changes, dead-letter what can never apply,
-then mark every shard that changed (once per shard per batch) after all writes are done.
+"""The batch flow: judge each SQS record, apply its changes, dead-letter what can never apply.
 
 Per record (the record handler given to Powertools' ``BatchProcessor``):
 
@@ -9,9 +8,8 @@ Per record (the record handler given to Powertools' ``BatchProcessor``):
 * any exception (throttling, a timeout, DynamoDB or SQS unavailable, or anything unexpected)
   propagates, so Powertools reports the record as a batch item failure and SQS retries it.
 
-After the records (``finish_batch``): one ``UpdateItem`` per leaf shard that holds a visible
-change, and for redeliveries one conditional ``UpdateItem`` per shard that repairs a mark lost
-by an earlier attempt. If a mark fails, every record that needed it is reported as failed.
+After the records, ``finish_batch`` publishes the batch's metrics. Nothing else is written: the
+table's stream tells the rebuild which URLs changed.
 """
 
 from __future__ import annotations
@@ -28,12 +26,11 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, ReadTimeoutError
 
 from sitemap_updater.config import IngestConfig
-from sitemap_updater.ingest.apply import ApplyResult, Outcome, ShardMarks, UrlWriter
+from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
 from sitemap_updater.ingest.dlq import DeadLetterQueue, describe, sendable
 from sitemap_updater.ingest.events import ChangeEvent, Rejection, decode_body
 from sitemap_updater.observability import logger, metrics, tracer
 from sitemap_updater.protocol import Site
-from sitemap_updater.store.shards import leaf_for
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -128,14 +125,9 @@ class RecordResult:
 
 @dataclass(slots=True)
 class _Batch:
-    leaves: list[str] | None = None
     order: list[str] = field(default_factory=list)
     #: ids of the records whose handler raised (already batch item failures)
     raised: set[str] = field(default_factory=set)
-    #: shard -> ids of the records that changed it
-    changed: dict[str, set[str]] = field(default_factory=dict)
-    #: shard -> (newest stored write time of a redelivered change, ids of those records)
-    repairs: dict[str, tuple[int, set[str]]] = field(default_factory=dict)
     tally: Tally = field(default_factory=Tally)
 
 
@@ -160,7 +152,6 @@ class IngestService:
     ) -> None:
         self._site = Site.parse(config.site_url)
         self._writer = UrlWriter(dynamodb, config.table_name, config.tombstone_ttl_days)
-        self._marks = ShardMarks(dynamodb, config.table_name)
         self._dlq = DeadLetterQueue(sqs, config.dlq_url)
         self._clock = clock
         self._batch = _Batch()
@@ -168,7 +159,7 @@ class IngestService:
     # -- batch lifecycle ----------------------------------------------------------------------
 
     def begin_batch(self) -> None:
-        """Forget the previous batch (the shard map is read again, once, when first needed)."""
+        """Forget the previous batch."""
         self._batch = _Batch()
 
     @tracer.capture_method(capture_response=False)
@@ -192,32 +183,10 @@ class IngestService:
 
     @tracer.capture_method(capture_response=False)
     def finish_batch(self) -> list[str]:
-        """Mark the touched shards; return the ids of records whose mark failed (batch order)."""
-        batch = self._batch
-        now_ms = _epoch_ms(self._clock())
-        failed: set[str] = set()
-        failed_shards: set[str] = set()
-        for shard_id, ids in sorted(batch.changed.items()):
-            try:
-                self._marks.mark(shard_id, now_ms=now_ms)
-            except Exception:
-                logger.exception("marking shard failed", shard=shard_id, records=len(ids))
-                failed |= ids
-                failed_shards.add(shard_id)
-        for shard_id, (written_at, ids) in sorted(batch.repairs.items()):
-            if shard_id in batch.changed:
-                if shard_id in failed_shards:
-                    failed |= ids
-                continue
-            try:
-                if self._marks.mark_if_lost(shard_id, written_at_ms=written_at, now_ms=now_ms):
-                    logger.info("re-marked shard whose earlier mark was lost", shard=shard_id)
-            except Exception:
-                logger.exception("repairing a lost shard mark failed", shard=shard_id)
-                failed |= ids
-        batch.tally.failed += len(failed - batch.raised)
-        batch.tally.publish()
-        return [message_id for message_id in batch.order if message_id in failed]
+        """Publish the batch's metrics; returns the ids of records that failed after their
+        handler returned (none: every write happens inside the record handler)."""
+        self._batch.tally.publish()
+        return []
 
     # -- one record -----------------------------------------------------------------------------
 
@@ -245,23 +214,10 @@ class IngestService:
         return result.outcome
 
     def _note(self, result: ApplyResult, message_id: str) -> None:
-        batch = self._batch
         if result.outcome in {Outcome.ACCEPTED, Outcome.UNCHANGED}:
-            batch.tally.accepted += 1
-            if result.outcome is Outcome.ACCEPTED:
-                batch.changed.setdefault(self._leaf(result.uh), set()).add(message_id)
-            return
-        batch.tally.stale += 1
-        if result.outcome is Outcome.DUPLICATE and result.stored_written_at is not None:
-            shard_id = self._leaf(result.uh)
-            newest, ids = batch.repairs.get(shard_id, (0, set()))
-            ids.add(message_id)
-            batch.repairs[shard_id] = (max(newest, result.stored_written_at), ids)
-
-    def _leaf(self, uh: str) -> str:
-        if self._batch.leaves is None:
-            self._batch.leaves = self._marks.leaves()
-        return leaf_for(uh, self._batch.leaves)
+            self._batch.tally.accepted += 1
+        else:
+            self._batch.tally.stale += 1
 
     def _reject(
         self, record: SQSRecord, body: str, rejections: list[Rejection], *, array_body: bool
@@ -298,8 +254,7 @@ def process_batch(
 ) -> PartialItemFailureResponse:
     """Run one SQS batch through ``processor`` and return the partial batch response.
 
-    Marks are made inside the processor's context, after every record and before the
-    response is built; records whose mark failed are added to ``batchItemFailures``.
+    The batch's metrics are published inside the processor's context, after every record.
     """
     records: list[dict[str, Any]] = event["Records"]
     with processor(records, service.handle_record, lambda_context=context):

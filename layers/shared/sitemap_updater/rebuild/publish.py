@@ -21,8 +21,11 @@ class ObjectKind:
     cache_control: str
 
 
-INDEX: Final = ObjectKind("application/xml; charset=utf-8", "public, max-age=300")
-SHARD_FILE: Final = ObjectKind("application/gzip", "public, max-age=3600")
+#: Every object keeps its name and is rewritten in place, so its max-age bounds how stale an edge
+#: copy can be; with no invalidation that is the freshness (README, "Cost and freshness").
+MAX_AGE_SECONDS: Final = 60
+INDEX: Final = ObjectKind("application/xml; charset=utf-8", f"public, max-age={MAX_AGE_SECONDS}")
+SHARD_FILE: Final = ObjectKind("application/gzip", f"public, max-age={MAX_AGE_SECONDS}")
 ROBOTS: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
 
 
@@ -58,6 +61,15 @@ class Publisher:
             ContentType=kind.content_type,
             CacheControl=kind.cache_control,
         )
+
+    def get(self, key: str) -> bytes | None:
+        """The published object under ``key``, or None if there is none."""
+        kind_of(key)  # only ever reads objects the rebuild owns
+        try:
+            response = self._s3.get_object(Bucket=self._bucket, Key=key)
+        except self._s3.exceptions.NoSuchKey:
+            return None
+        return response["Body"].read()
 
     def delete(self, key: str) -> None:
         kind_of(key)  # only ever deletes objects the rebuild owns

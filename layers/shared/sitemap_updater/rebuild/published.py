@@ -39,6 +39,21 @@ class PublishedRecord:
     generation: int = 0
     #: the invalidation of a run that crashed after noting it (and maybe sending it)
     sent: SentBatch | None = None
+    #: for each of ``files``: its lastmod in the index and its URL count (None for a record
+    #: written before they were kept; the next run then reads every leaf state once)
+    lastmods: tuple[str | None, ...] | None = None
+    counts: tuple[int, ...] | None = None
+    #: leaves a full rebuild ran out of time for; incremental runs rebuild them from the table
+    pending: tuple[str, ...] = ()
+
+    def listing(self) -> dict[str, tuple[str | None, int]] | None:
+        """File key -> (index lastmod, URL count), or None if the record does not hold it."""
+        if self.lastmods is None or self.counts is None:
+            return None
+        return {
+            key: (lastmod, count)
+            for key, lastmod, count in zip(self.files, self.lastmods, self.counts, strict=True)
+        }
 
 
 class PublishedStore:
@@ -71,6 +86,11 @@ class PublishedStore:
             in_flight=text("in_flight"),
             generation=int(item["generation"]["N"]) if "generation" in item else 0,
             sent=SentBatch(reference, changes) if reference and changes else None,
+            lastmods=(
+                tuple(v.get("S") for v in item["lastmods"]["L"]) if "lastmods" in item else None
+            ),
+            counts=(tuple(int(v["N"]) for v in item["counts"]["L"]) if "counts" in item else None),
+            pending=tuple(str(v["S"]) for v in item.get("pending", {}).get("L", [])),
         )
 
     def begin(self, owner: str) -> int:
@@ -114,6 +134,13 @@ class PublishedStore:
             value = getattr(record, name)
             if value is not None:
                 item[name] = {"S": value}
+        if record.lastmods is not None and record.counts is not None:
+            item["lastmods"] = {
+                "L": [{"NULL": True} if v is None else {"S": v} for v in record.lastmods]
+            }
+            item["counts"] = {"L": [{"N": str(c)} for c in record.counts]}
+        if record.pending:
+            item["pending"] = {"L": [{"S": leaf} for leaf in record.pending]}
         if record.sent is not None:
             item["sent_reference"] = {"S": record.sent.reference}
             item["sent_changes"] = {"S": record.sent.changes}

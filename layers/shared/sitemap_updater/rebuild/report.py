@@ -27,18 +27,38 @@ class RunReport:
     urls_published: int = 0
     #: Files listed in the published index.
     files: int = 0
-    #: URL items DynamoDB read for this run (Query or Scan ``ScannedCount``).
+    #: Items and stream records the run read from DynamoDB: the metadata items, the change
+    #: feed's records, the states of the changed leaves, and URL items (Query or Scan
+    #: ``ScannedCount``) where a leaf is rebuilt from the table.
     dynamodb_items_read: int = 0
+    #: Stream records read from the change feed (part of ``dynamodb_items_read``).
+    feed_records: int = 0
+    #: Published objects read back from S3 (the state of the files that have a change).
+    s3_objects_read: list[str] = field(default_factory=list)
+    #: Private state objects written (the design keeps none: the published files are the state).
+    state_objects_written: list[str] = field(default_factory=list)
+    #: Why the change feed could not be trusted, when that made the run a full rebuild.
+    feed_gap: str | None = None
+    #: In a full rebuild: URLs whose published entry differed from the table (added, changed or
+    #: removed), all repaired by the run. An incremental design that loses nothing keeps it 0.
+    drift_repaired: int = 0
     #: URLs left out because one entry alone is larger than the byte cap.
     urls_skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: The locs whose published entry was added, changed or removed by this run's publish
+    #: (incremental runs; what an IndexNow submission sends). Not part of :meth:`to_dict`.
+    changed_locs: list[str] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data.pop("changed_locs")
+        data["urls_changed"] = len(self.changed_locs)
+        return data
 
 
 def record_metrics(metrics: Metrics, report: RunReport) -> None:
-    """The per-run metrics: ShardsRebuilt, FilesWritten, FilesDeleted, UrlsPublished, RunSeconds."""
+    """The per-run metrics: ShardsRebuilt, FilesWritten, FilesDeleted, UrlsPublished, RunSeconds,
+    FeedRecords, UrlsChanged, FeedGapFullRebuilds and, for a full rebuild, DriftRepaired."""
     metrics.add_metric(name="ShardsRebuilt", unit=MetricUnit.Count, value=report.shards_rebuilt)
     metrics.add_metric(
         name="FilesWritten", unit=MetricUnit.Count, value=len(report.objects_written)
@@ -48,3 +68,10 @@ def record_metrics(metrics: Metrics, report: RunReport) -> None:
     )
     metrics.add_metric(name="UrlsPublished", unit=MetricUnit.Count, value=report.urls_published)
     metrics.add_metric(name="RunSeconds", unit=MetricUnit.Seconds, value=report.seconds)
+    metrics.add_metric(name="FeedRecords", unit=MetricUnit.Count, value=report.feed_records)
+    metrics.add_metric(name="UrlsChanged", unit=MetricUnit.Count, value=len(report.changed_locs))
+    metrics.add_metric(
+        name="FeedGapFullRebuilds", unit=MetricUnit.Count, value=int(report.feed_gap is not None)
+    )
+    if report.mode == "full":
+        metrics.add_metric(name="DriftRepaired", unit=MetricUnit.Count, value=report.drift_repaired)

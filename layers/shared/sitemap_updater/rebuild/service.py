@@ -1,8 +1,16 @@
 """One rebuild run, in the order docs/architecture.md prescribes.
 
-lease -> plan -> rebuild dirty leaves while time remains (or, in a full rebuild, every leaf from a
-spooled parallel Scan) -> index -> invalidate -> save states and the shard map -> record the
-publish -> clear dirty markers -> retire old files -> release the lease.
+lease -> read the change feed from the checkpoint -> patch the published file of every leaf with a
+change while time remains (or, in a full rebuild, render every leaf from a spooled parallel Scan)
+-> index -> invalidate -> save states and the shard map -> record the publish -> save the
+checkpoint -> retire old files -> release the lease.
+
+An incremental run reads from DynamoDB only the stream records since the checkpoint, a constant
+number of metadata items and the states of the leaves that have a change; the unchanged entries
+of a changed file come from the published file itself (``patch``). The checkpoint is saved last,
+so a run that dies anywhere leaves it where the next run reads every change again; applying a
+change twice gives the same file. A feed that cannot prove it still holds every change since the
+checkpoint (``FeedGapError``) makes the run a full rebuild, with a metric and a log line.
 
 Before its first S3 write a run marks the publish record ``in_flight`` and takes the next publish
 generation; saving the record (after the states) removes the mark. A run that wrote nothing and
@@ -30,7 +38,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
+from sitemap_updater.observability import logger
 from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.rebuild.feed import (
+    Checkpoint,
+    CheckpointStore,
+    FeedGapError,
+    FeedRead,
+    StreamFeed,
+)
 from sitemap_updater.rebuild.full import ScanStoppedError, Spools
 from sitemap_updater.rebuild.invalidate import (
     Invalidator,
@@ -39,19 +55,22 @@ from sitemap_updater.rebuild.invalidate import (
     changes_digest,
 )
 from sitemap_updater.rebuild.lease import Lease
+from sitemap_updater.rebuild.patch import PublishedFormatError, parse_published, patch_shard
 from sitemap_updater.rebuild.publish import Publisher, robots_txt
 from sitemap_updater.rebuild.published import PublishedRecord, PublishedStore
 from sitemap_updater.rebuild.render import RenderedShard, render_home, render_shard
 from sitemap_updater.rebuild.report import RunReport
 from sitemap_updater.rebuild.retire import RetireLedger, sweep
 from sitemap_updater.rebuild.source import DynamoShardSource, ShardSource
-from sitemap_updater.rebuild.state import NodeState, Plan, ShardMap, StateStore, plan_dirty
+from sitemap_updater.rebuild.state import NodeState, ShardMap, StateStore
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROBOTS_KEY, shard_file_key
+from sitemap_updater.store.shards import leaf_for
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient
     from mypy_boto3_dynamodb.client import DynamoDBClient
+    from mypy_boto3_dynamodbstreams.client import DynamoDBStreamsClient
     from mypy_boto3_s3.client import S3Client
 
 
@@ -70,13 +89,14 @@ class IndexPlan:
     entries: tuple[tuple[str, str | None], ...]
     urls: int
     empty_site: bool
+    #: the URL count of each of ``entries``
+    counts: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
 class _RunState:
     shard_map: ShardMap
     states: dict[str, NodeState]
-    plan: Plan
     published: PublishedRecord
     ledger: dict[str, int]
     now: float
@@ -89,6 +109,8 @@ class _RunState:
     writing: bool = False
     #: the publish generation: the record's, or the one ``begin`` gave this run's writes
     generation: int = 0
+    #: file key -> (index lastmod, URL count) of the last publish (None: read every state)
+    listing: dict[str, tuple[str | None, int]] | None = None
 
     def state_of(self, shard_id: str) -> NodeState | None:
         return self.leaf_states.get(shard_id) or self.states.get(shard_id)
@@ -109,6 +131,8 @@ class RebuildService:
         clock: Callable[[], float] = time.time,
         source: ShardSource | None = None,
         spool_root: str | None = None,
+        streams: DynamoDBStreamsClient | None = None,
+        feed: StreamFeed | None = None,
     ) -> None:
         self.config = config
         self.site = Site.parse(config.site_url)
@@ -119,9 +143,17 @@ class RebuildService:
         self._clock = clock
         self._spool_root = spool_root
         self.source: ShardSource = source or DynamoShardSource(dynamodb, config.table_name)
-        self.store = StateStore(dynamodb, config.table_name)
-        self.published = PublishedStore(dynamodb, config.table_name)
-        self.ledger = RetireLedger(dynamodb, config.table_name)
+        state_table = config.state_table_name or config.table_name
+        self._state_table = state_table
+        self.store = StateStore(dynamodb, state_table)
+        self.published = PublishedStore(dynamodb, state_table)
+        self.ledger = RetireLedger(dynamodb, state_table)
+        self.checkpoints = CheckpointStore(dynamodb, state_table)
+        if feed is None:
+            if streams is None:
+                raise ValueError("a DynamoDB Streams client or a feed is required")
+            feed = StreamFeed(streams, config.stream_arn, clock=clock)
+        self.feed = feed
         self.publisher = Publisher(s3, config.bucket_name)
         self.invalidator = Invalidator(
             cloudfront, config.distribution_id, config.invalidation_max_paths
@@ -131,7 +163,7 @@ class RebuildService:
 
     def run(self, *, full: bool = False) -> RunReport:
         started = time.monotonic()
-        lease = Lease(self._dynamodb, self._table, self._owner, self.config.lease_seconds)
+        lease = Lease(self._dynamodb, self._state_table, self._owner, self.config.lease_seconds)
         if not lease.acquire(self._clock()):
             return RunReport(
                 status="locked", mode="full" if full else "incremental", complete=False
@@ -146,29 +178,66 @@ class RebuildService:
     def _out_of_time(self) -> bool:
         return self._remaining_seconds() < self.config.time_budget_margin_seconds
 
+    def _read_feed(self, checkpoint: Checkpoint | None, report: RunReport) -> FeedRead | None:
+        """The changes since ``checkpoint``; None (and the reason in the report and the log)
+        when the feed cannot prove it still holds all of them."""
+        try:
+            feed = self.feed.read(
+                checkpoint,
+                max_records=self.config.feed_max_records,
+                out_of_time=self._out_of_time,
+            )
+        except FeedGapError as gap:
+            logger.warning(
+                "the change feed cannot prove it holds every change since the checkpoint; "
+                "running a full rebuild instead",
+                reason=gap.reason,
+            )
+            report.feed_gap = gap.reason
+            return None
+        report.feed_records = feed.records
+        return feed
+
     def _run(self, full: bool) -> RunReport:
         read_before = self.source.items_read
+        report = RunReport(status="nothing-to-do", mode="full" if full else "incremental")
         shard_map = self.store.load_map()
-        states = self.store.load_states(shard_map.nodes)
+        published = self.published.load() or PublishedRecord()
+        checkpoint = self.checkpoints.load()
+        metadata_items = 3
+        feed = None if full else self._read_feed(checkpoint, report)
+        if feed is None:
+            full = True
+            report.mode = "full"
+        # a full rebuild covers every change up to the moment its Scan starts
+        tip = self.feed.tip(checkpoint) if full else None
+        listing = published.listing()
+        states: dict[str, NodeState] = {}
+        if full or listing is None:
+            states = self.store.load_states(shard_map.nodes)
+            metadata_items += len(states)
         run = _RunState(
             shard_map=shard_map,
             states=states,
-            plan=plan_dirty(shard_map, states),
-            published=self.published.load() or PublishedRecord(),
+            published=published,
             ledger=self.ledger.load(),
             now=self._clock(),
             loaded_map=shard_map,
+            listing=listing,
         )
         run.generation = run.published.generation
-        report = RunReport(status="nothing-to-do", mode="full" if full else "incremental")
+        metadata_items += len(run.ledger)
         # The previous run died after writing objects: rewrite rather than trust the hashes.
         recovering = run.published.in_flight is not None
         if full:
             self._rebuild_all(run, report)
         else:
-            self._rebuild_dirty(run, report, force=recovering)
-        published = self._publish(run, report, force=full or recovering)
-        record = replace(published, generation=run.generation)  # after the run's last write
+            assert feed is not None
+            metadata_items += self._rebuild_changed(run, report, feed, force=recovering)
+        published_record = self._publish(run, report, force=full or recovering)
+        record = replace(
+            published_record, generation=run.generation, pending=tuple(sorted(run.remaining))
+        )  # after the run's last write
         report.invalidated_paths = self._invalidate(run)
         self._save_states(run)
         if recovering and run.remaining:  # files left unrewritten may still hold stray bytes
@@ -179,9 +248,11 @@ class RebuildService:
             if key in run.ledger:
                 self.ledger.forget(key)
                 del run.ledger[key]
-        report.complete = self._clear(run) and not run.remaining
-        for leaf in run.remaining if full else ():
-            self.store.mark(leaf, int(run.now * 1000))
+        # last: a run that died before this point is read again in full by the next one
+        new_checkpoint = tip if tip is not None else feed.checkpoint if feed else None
+        if new_checkpoint is not None and new_checkpoint != checkpoint:
+            self.checkpoints.save(new_checkpoint)
+        report.complete = not run.remaining and (feed is None or feed.complete)
         report.shards_remaining = len(run.remaining)
         report.objects_deleted = list(
             sweep(
@@ -194,10 +265,79 @@ class RebuildService:
             )
         )
         report.objects_written = sorted(run.written)
-        report.dynamodb_items_read = self.source.items_read - read_before
+        report.dynamodb_items_read = (
+            self.source.items_read - read_before + metadata_items + report.feed_records
+        )
         if run.written:
             report.status = "published"
         return report
+
+    def _rebuild_changed(
+        self, run: _RunState, report: RunReport, feed: FeedRead, *, force: bool
+    ) -> int:
+        """Patch every leaf with a change (and rebuild the leaves a full rebuild left pending
+        from the table); returns how many leaf states it read."""
+        groups: dict[str, dict[str, Item | None]] = {}
+        for uh, item in feed.changes.items():
+            groups.setdefault(leaf_for(uh, run.shard_map.leaves), {})[uh] = item
+        pending = [leaf for leaf in run.published.pending if leaf in run.shard_map.leaves]
+        wanted = sorted(set(groups) | set(pending))
+        loaded = self.store.load_states(leaf for leaf in wanted if leaf not in run.states)
+        run.states.update(loaded)
+        for leaf in wanted:
+            if self._out_of_time():
+                # its changes are behind the checkpoint this run saves: rebuild it in full later
+                run.remaining.append(leaf)
+                continue
+            if leaf in pending:
+                items = list(self.source.iter_shard(leaf))
+                self._apply(run, report, leaf, self._render(leaf, items), force=force)
+                continue
+            self._patch(run, report, leaf, groups[leaf], force=force)
+        return len(loaded)
+
+    def _patch(
+        self,
+        run: _RunState,
+        report: RunReport,
+        leaf: str,
+        changes: dict[str, Item | None],
+        *,
+        force: bool,
+    ) -> None:
+        state = run.states.get(leaf)
+        key = shard_file_key(leaf)
+        body = None
+        if state is not None and state.file_sha256 is not None:
+            body = self.publisher.get(key)
+            report.s3_objects_read.append(key)
+        try:
+            if state is not None and state.file_sha256 is not None and body is None:
+                raise PublishedFormatError(f"{key} is missing from the bucket")
+            patched = patch_shard(
+                leaf,
+                body,
+                changes,
+                self.site,
+                max_urls=self.config.max_urls_per_sitemap,
+                max_bytes=self.config.max_bytes_per_sitemap,
+            )
+        except PublishedFormatError as error:
+            logger.warning(
+                "published file cannot be patched; rebuilding its shard from the table",
+                shard=leaf,
+                reason=str(error),
+            )
+            items = list(self.source.iter_shard(leaf))
+            self._apply(run, report, leaf, self._render(leaf, items), force=True)
+            report.changed_locs.extend(str(i["loc"]["S"]) for i in changes.values() if i)
+            return
+        if body is not None and state is not None:
+            # compare with the bytes in the bucket, which a crashed run may have replaced
+            run.states[leaf] = replace(state, file_sha256=_sha(body))
+        self._apply(run, report, leaf, patched.rendered, force=force)
+        report.changed_locs.extend(patched.changed_locs)
+        report.urls_skipped.extend(patched.skipped)
 
     def _invalidate(self, run: _RunState) -> list[str]:
         """One invalidation for what the run wrote, noted in the record before it is sent."""
@@ -218,14 +358,6 @@ class RebuildService:
             max_urls=self.config.max_urls_per_sitemap,
             max_bytes=self.config.max_bytes_per_sitemap,
         )
-
-    def _rebuild_dirty(self, run: _RunState, report: RunReport, *, force: bool) -> None:
-        for leaf in run.plan.dirty_leaves:
-            if self._out_of_time():
-                run.remaining.append(leaf)
-                continue
-            items = list(self.source.iter_shard(leaf))
-            self._apply(run, report, leaf, self._render(leaf, items), force=force)
 
     def _rebuild_all(self, run: _RunState, report: RunReport) -> None:
         leaves = sorted(run.shard_map.leaves)
@@ -249,10 +381,24 @@ class RebuildService:
                 for part, items in spools.load(leaf, self.config.max_urls_per_sitemap):
                     rendered = self._render(part, items)
                     del items
+                    for shard in rendered:
+                        report.drift_repaired += self._drift(shard.shard_id, shard.body)
                     self._apply_parts(run, report, rendered, force=True)
                     ids.extend(r.shard_id for r in rendered)
                     del rendered
                 self._record_split(run, report, leaf, ids)
+
+    def _drift(self, shard_id: str, body: bytes | None) -> int:
+        """URLs whose entry in the published file of ``shard_id`` differs from ``body``."""
+        old = self.publisher.get(shard_file_key(shard_id))
+        if old == body:
+            return 0
+        try:
+            before = parse_published(old) if old is not None else {}
+        except PublishedFormatError:
+            before = {}
+        after = parse_published(body) if body is not None else {}
+        return sum(1 for uh in before.keys() | after.keys() if before.get(uh) != after.get(uh))
 
     def _apply(
         self,
@@ -332,14 +478,22 @@ class RebuildService:
 
     def index_plan(self, run: _RunState) -> IndexPlan:
         entries: list[tuple[str, str | None]] = []
-        urls = 0
+        counts: list[int] = []
         for leaf in sorted(run.shard_map.leaves):
+            key = shard_file_key(leaf)
             state = run.state_of(leaf)
-            if state is None or state.url_count < 1 or state.file_sha256 is None:
-                continue
-            entries.append((shard_file_key(leaf), state.file_lastmod or state.file_changed_at))
-            urls += state.url_count
-        return IndexPlan(entries=tuple(entries), urls=urls, empty_site=not entries)
+            if state is not None:
+                if state.url_count < 1 or state.file_sha256 is None:
+                    continue
+                entries.append((key, state.file_lastmod or state.file_changed_at))
+                counts.append(state.url_count)
+            elif run.listing is not None and key in run.listing:
+                lastmod, count = run.listing[key]
+                entries.append((key, lastmod))
+                counts.append(count)
+        return IndexPlan(
+            entries=tuple(entries), urls=sum(counts), empty_site=not entries, counts=tuple(counts)
+        )
 
     def _publish(self, run: _RunState, report: RunReport, *, force: bool) -> PublishedRecord:
         """Write the empty-site file if needed, the index and robots.txt; returns the new record."""
@@ -361,6 +515,7 @@ class RebuildService:
                 home_sha = sha
             entries = [(EMPTY_SITE_KEY, home_changed_at)]
         files = tuple(key for key, _ in entries)
+        counts = (0,) if plan.empty_site else plan.counts
         for key in old.files:
             if key not in files and key not in run.ledger:
                 self.ledger.retire(key, int(run.now))
@@ -384,6 +539,8 @@ class RebuildService:
             robots_sha256=robots_sha,
             home_sha256=home_sha,
             home_changed_at=home_changed_at,
+            lastmods=tuple(lastmod for _, lastmod in entries),
+            counts=counts,
         )
 
     # -- state ---------------------------------------------------------------------------------
@@ -396,14 +553,3 @@ class RebuildService:
             run.shard_map = self.store.save_map(run.shard_map)
         for state in run.inner_states.values():
             self.store.save_state(state)
-
-    def _clear(self, run: _RunState) -> bool:
-        """Clear every dirty node whose leaves were all rebuilt; False if one stays dirty."""
-        all_clear = True
-        for node, seen in run.plan.dirty_nodes.items():
-            if not all(leaf in run.rebuilt for leaf in run.plan.covers[node]):
-                all_clear = False
-                continue
-            if not self.store.clear(node, seen):
-                all_clear = False
-        return all_clear
