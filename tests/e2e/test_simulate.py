@@ -55,13 +55,16 @@ def test_two_waves_report_and_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert rejected["body"] == '{"action": "upsert", "url": '
     assert "field body" in rejected["reason"]
     assert "sitemap.xml" in first["objects_written"]
-    assert "/sitemap.xml" in first["invalidated_paths"]
+    assert first["invalidated_paths"] == []  # no invalidation at the defaults
     assert first["dynamodb_items_read"] >= 3
 
     assert (second["messages"], second["accepted"], second["stale"]) == (3, 2, 1)
     assert second["rejected"] == [] and second["dead_lettered"] == 0
     assert second["objects_written"], "the delete and the new page change a file"
-    assert all("/" + key in second["invalidated_paths"] for key in second["objects_written"])
+    assert second["invalidated_paths"] == []
+    # the changed files were read back from the bucket and patched; no private state object
+    assert second["s3_objects_read"] and second["state_objects_written"] == []
+    assert set(second["s3_objects_read"]) <= set(first["objects_written"])
     assert (
         set(second)
         == set(first)
@@ -75,6 +78,8 @@ def test_two_waves_report_and_files(tmp_path: Path, capsys: pytest.CaptureFixtur
             "objects_deleted",
             "invalidated_paths",
             "dynamodb_items_read",
+            "state_objects_written",
+            "s3_objects_read",
         }
     )
 
@@ -124,3 +129,40 @@ def test_a_value_the_template_refuses_is_a_usage_error(
     args = ["simulate", str(w1), "--out", str(tmp_path / "o"), "--max-urls-per-sitemap", "60000"]
     assert cli.main(args) == 2
     assert "parameter MaxUrlsPerSitemap=60000 must be <= 50000" in capsys.readouterr().err
+
+
+def _site_waves(tmp_path: Path) -> list[Path]:
+    """A 3,000-URL site, then one changed URL, 30 changed URLs and a wave of duplicates."""
+    pages = [
+        {"action": "upsert", "url": f"{SITE}/p/{i}", "occurred_at": "2026-11-20T10:00:00Z"}
+        for i in range(3000)
+    ]
+    site = [json.dumps(pages[i : i + 500]) for i in range(0, 3000, 500)]  # array bodies
+    one = [_up("/p/7", "2026-11-21T10:00:00Z", lastmod="2026-11-21")]
+    thirty = [
+        _up(f"/p/{i}", "2026-11-22T10:00:00Z", lastmod="2026-11-22") for i in range(100, 130)
+    ]
+    duplicates = thirty[:10]  # the same events again: already applied
+    paths = []
+    for number, lines in enumerate((site, one, thirty, duplicates), start=1):
+        path = tmp_path / f"wave{number}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def test_reads_and_writes_follow_the_changes_not_the_site(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ["simulate", *map(str, _site_waves(tmp_path)), "--out", str(out)]
+    assert cli.main([*args, "--max-urls-per-sitemap", "500"]) == 0
+    capsys.readouterr()
+    site, one, thirty, duplicates = json.loads((out / "report.json").read_text())["waves"]
+    assert len(site["objects_written"]) >= 8  # 3,000 URLs at 500 a file
+    assert one["dynamodb_items_read"] <= 5
+    assert len(one["objects_written"]) <= 2
+    assert thirty["dynamodb_items_read"] <= 60
+    assert site["accepted"] == 3000
+    assert duplicates["stale"] == 10
+    assert duplicates["objects_written"] == []

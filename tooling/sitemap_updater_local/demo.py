@@ -6,7 +6,8 @@
 4. Rebuild again.
 5. Download the bucket into DIR (files from an earlier demo run are replaced).
 6. Validate every file against the official schemas and the protocol rules.
-7. Print a summary: files, URLs, rejected messages with reasons, invalidated paths, timings.
+7. Print a summary: files, URLs, rejected messages with reasons, what the incremental run after
+   the changes read and wrote, timings.
 
 Exit status 0 when every file is valid and the published URLs are exactly the ones sent minus
 the deleted ones, 1 otherwise.
@@ -57,7 +58,8 @@ class DemoResult:
     urls_deleted: int
     urls_published: int
     rejected: list[tuple[str, str]]
-    invalidated_paths: list[list[str]]
+    #: the reports of the incremental run(s) that published the changes
+    incremental: list[dict[str, Any]]
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -135,18 +137,17 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
             out.mkdir(parents=True, exist_ok=True)
             dep.download(out)
         rejected = [(d.body, d.reason or "") for d in dep.dead_letters() if d.reason]
-        invalidations = [paths for _, paths in dep.invalidations()]
     with timer.step("validate"):
         reports = validate_path(out, base_url=SITE)
     published = sum(r.url_count for r in reports if r.kind == "urlset")
-    del first, second
+    del first
     return DemoResult(
         files=reports,
         urls_sent=urls,
         urls_deleted=len(deleted),
         urls_published=published,
         rejected=rejected,
-        invalidated_paths=invalidations,
+        incremental=second,
         timings=timer.timings,
     )
 
@@ -170,10 +171,16 @@ def summary(result: DemoResult, out: Path) -> str:
     )
     lines.append(f"Rejected messages ({len(result.rejected)}), in the dead-letter queue:")
     lines += [f"  {_short(body)!r}\n      -> {reason}" for body, reason in result.rejected]
-    lines.append("CloudFront invalidations:")
-    for number, paths in enumerate(result.invalidated_paths, start=1):
-        shown = ", ".join(paths[:6]) + (f", ... ({len(paths)} paths)" if len(paths) > 6 else "")
-        lines.append(f"  {number}. {shown}")
+    for report in result.incremental:
+        written = report["objects_written"]
+        shown = ", ".join(written[:6]) + (f", ... ({len(written)})" if len(written) > 6 else "")
+        lines.append(
+            f"Incremental run after the changes: {report['feed_records']} stream records, "
+            f"{report['dynamodb_items_read']} DynamoDB items read in all, "
+            f"{len(report['s3_objects_read'])} published files read back and patched, "
+            f"{report['urls_changed']} URLs changed"
+        )
+        lines.append(f"  wrote: {shown}")
     lines.append(
         "Timings: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in result.timings.items())
     )
