@@ -1,5 +1,6 @@
 # Every target creates .venv itself from pyproject.toml (see README, "Quick start").
-PYTHON ?= $(shell command -v python3.12 2>/dev/null || command -v python3.13 2>/dev/null || echo python3)
+# Python 3.12, the functions' Lambda runtime (python3.12): `sam build` refuses any other version.
+PYTHON ?= python3.12
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -8,11 +9,22 @@ ARGS   ?=
 # module-scoped fixtures (the fault replays, the moto server) are built once.
 XDIST  ?= -n auto --dist loadfile
 
-.PHONY: venv test lint typecheck unit demo bench sam-build clean
+.PHONY: venv python-check test lint typecheck unit demo bench sam-build clean
 
 venv: $(STAMP)
 
+# Stops with how to get Python 3.12 when $(PYTHON) is missing or another version.
+python-check:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null || { \
+	  echo "Python 3.12 is needed (the Lambda runtime python3.12; sam build checks it)," >&2; \
+	  echo "but '$(PYTHON)' is missing or another version. Install Python 3.12, for example" >&2; \
+	  echo "  uv python install 3.12, pyenv install 3.12, brew install python@3.12," >&2; \
+	  echo "  or apt-get install python3.12 python3.12-venv where your release has it," >&2; \
+	  echo "then run make again, or name it: make venv PYTHON=/path/to/python3.12" >&2; \
+	  exit 1; }
+
 $(STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory python-check PYTHON="$(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,iac]'

@@ -90,11 +90,21 @@ class Resolver:
         "AWS::AccountId": "123456789012",
         "AWS::Partition": "aws",
         "AWS::StackName": "sitemap-updater",
+        "AWS::StackId": (
+            "arn:aws:cloudformation:us-east-1:123456789012:stack/sitemap-updater/"
+            "1c2fa620-982a-11e3-aff7-50e2416294e0"
+        ),
         "AWS::URLSuffix": "amazonaws.com",
     }
 
-    def __init__(self, template: Template, overrides: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        template: Template,
+        overrides: Mapping[str, str] | None = None,
+        pseudo: Mapping[str, str] | None = None,
+    ) -> None:
         self.template = template
+        self.pseudo = {**self.PSEUDO, **(pseudo or {})}
         self.params: dict[str, str] = {}
         for name, spec in template.get("Parameters", {}).items():
             if "Default" in spec:
@@ -141,13 +151,19 @@ class Resolver:
             if fn == "Fn::Join":
                 sep, items = arg
                 return sep.join(str(v) for v in self.value(items))
+            if fn == "Fn::Split":
+                sep, text = arg
+                return str(self.value(text)).split(sep)
+            if fn == "Fn::Select":
+                index, items = arg
+                return self.value(items)[int(self.value(index))]
         return {k: v for k, v in ((k, self.value(v)) for k, v in expr.items()) if v is not None}
 
     def _ref(self, name: str) -> Any:
         if name == "AWS::NoValue":
             return None
-        if name in self.PSEUDO:
-            return self.PSEUDO[name]
+        if name in self.pseudo:
+            return self.pseudo[name]
         if name in self.params:
             return self.params[name]
         if name in self.template.get("Parameters", {}):

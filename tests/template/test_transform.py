@@ -101,9 +101,11 @@ def test_function_runtime_tracing_logging_and_layers(cfn: Template, name: str) -
     assert len(shared) == 1 and {"Ref": next(iter(shared))} in layers
     powertools = [v for v in layers if "Fn::Sub" in v]
     assert len(powertools) == 1
-    assert (
-        ":017000801446:layer:AWSLambdaPowertoolsPythonV3-python312-arm64:"
-        in (powertools[0]["Fn::Sub"])
+    arn = Resolver(load_template(), {"SiteUrl": SITE}).value(powertools[0])
+    assert arn == (
+        "arn:aws:lambda:us-east-1:017000801446:layer:"
+        "AWSLambdaPowertoolsPythonV3-python312-arm64:"
+        + str(cfn["Parameters"]["PowertoolsLayerVersion"]["Default"])
     )
 
 
@@ -297,45 +299,63 @@ def actions_on(cfn: Template, role: str, resource: Any) -> set[str]:
     }
 
 
-def test_each_function_gets_exactly_the_table_actions_it_uses(cfn: Template) -> None:
-    table = {"Fn::GetAtt": ["Table", "Arn"]}
-    assert actions_on(cfn, "IngestFunctionRole", table) == {
-        "dynamodb:GetItem",
-        "dynamodb:PutItem",
-        "dynamodb:UpdateItem",
-        "dynamodb:BatchGetItem",
-    }
-    assert actions_on(cfn, "RebuildFunctionRole", table) == {
-        "dynamodb:GetItem",
-        "dynamodb:PutItem",
-        "dynamodb:UpdateItem",
-        "dynamodb:DeleteItem",
-        "dynamodb:BatchGetItem",
-        "dynamodb:Query",
-        "dynamodb:Scan",
-    }
+def test_table_actions_are_granted_on_the_table_only(cfn: Template) -> None:
+    # Which actions: tests/template/test_least_privilege.py derives them from the code.
+    for role in ("IngestFunctionRole", "RebuildFunctionRole"):
+        for s in role_statements(cfn, role):
+            if any(a.startswith("dynamodb:") for a in as_list(s["Action"])):
+                assert s["Resource"] == {"Fn::GetAtt": ["Table", "Arn"]}, s
 
 
 def test_ingest_may_send_only_to_the_dlq(cfn: Template) -> None:
     sends = [s for s in role_statements(cfn, "IngestFunctionRole") if "sqs:" in str(s["Action"])]
     assert len(sends) == 1
-    assert set(referenced_ids(sends[0]["Resource"])) & set(cfn["Resources"]) == {"DeadLetterQueue"}
+    assert sends[0]["Action"] == "sqs:SendMessage"
+    assert sends[0]["Resource"] == {"Fn::GetAtt": ["DeadLetterQueue", "Arn"]}
 
 
-def test_rebuild_writes_the_bucket_and_invalidates_only_its_distribution(
-    cfn: Template, source: Template
-) -> None:
-    resolver = Resolver(source, {"SiteUrl": SITE})
+def rebuild_grants(source: Template, cfn: Template, **overrides: str) -> dict[str, set[str]]:
+    resolver = Resolver(source, {"SiteUrl": SITE, **overrides})
     statements = resolver.value(role_statements(cfn, "RebuildFunctionRole"))
     by_resource: dict[str, set[str]] = {}
     for s in statements:
         for r in as_list(s["Resource"]):
             by_resource.setdefault(r, set()).update(as_list(s["Action"]))
-    assert by_resource["<Bucket.Arn>/*"] == {"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}
-    assert by_resource["<Bucket.Arn>"] == {"s3:ListBucket"}
-    assert by_resource["arn:aws:cloudfront::123456789012:distribution/<Distribution>"] == {
-        "cloudfront:CreateInvalidation"
+    return by_resource
+
+
+def test_rebuild_writes_the_bucket_objects_and_invalidates_this_distribution_by_default(
+    cfn: Template, source: Template
+) -> None:
+    by_resource = rebuild_grants(source, cfn)
+    assert by_resource["<Bucket.Arn>/*"] == {"s3:PutObject", "s3:DeleteObject"}
+    assert "<Bucket.Arn>" not in by_resource
+    cloudfront = {
+        r for r, actions in by_resource.items() if "cloudfront:CreateInvalidation" in actions
     }
+    assert cloudfront == {"arn:aws:cloudfront::123456789012:distribution/<Distribution>"}
+    env = Resolver(source, {"SiteUrl": SITE}).value(
+        source["Resources"]["RebuildFunction"]["Properties"]["Environment"]["Variables"]
+    )
+    assert env["DISTRIBUTION_ID"] == "<Distribution>"
+
+
+def test_with_a_site_distribution_the_rebuild_invalidates_that_one_only(
+    cfn: Template, source: Template
+) -> None:
+    by_resource = rebuild_grants(source, cfn, SiteDistributionId="E2SITEDIST123")
+    cloudfront = {
+        r for r, actions in by_resource.items() if "cloudfront:CreateInvalidation" in actions
+    }
+    assert cloudfront == {"arn:aws:cloudfront::123456789012:distribution/E2SITEDIST123"}
+    resolver = Resolver(source, {"SiteUrl": SITE, "SiteDistributionId": "E2SITEDIST123"})
+    env = resolver.value(
+        source["Resources"]["RebuildFunction"]["Properties"]["Environment"]["Variables"]
+    )
+    assert env["DISTRIBUTION_ID"] == "E2SITEDIST123"
+    # The index lists the files on the site's own host, where that distribution serves them.
+    assert env["PUBLIC_BASE_URL"] == SITE
+    assert resolver.value(source["Outputs"]["SitemapIndexUrl"]["Value"]) == SITE + "/sitemap.xml"
 
 
 # ---------------------------------------------------------------- table
@@ -355,7 +375,8 @@ def test_table_keys_billing_recovery_encryption_ttl_and_retention(cfn: Template)
     }
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
-    assert props["SSESpecification"] == {"SSEEnabled": True}
+    # The free AWS-owned key, not the billed AWS-managed KMS key (SSEEnabled true).
+    assert props["SSESpecification"] == {"SSEEnabled": False}
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
 
 
@@ -378,20 +399,64 @@ def test_bucket_is_private_encrypted_and_versioned(cfn: Template) -> None:
     assert any("NoncurrentVersionExpiration" in r for r in expiring)
 
 
-def test_bucket_policy_admits_only_this_distribution_and_denies_plain_http(
-    cfn: Template, source: Template
-) -> None:
-    policy = Resolver(source, {"SiteUrl": SITE}).value(
+THIS_DISTRIBUTION = "arn:aws:cloudfront::123456789012:distribution/<Distribution>"
+SITE_DISTRIBUTION = "arn:aws:cloudfront::123456789012:distribution/E2SITEDIST123"
+
+
+def bucket_policy(cfn: Template, source: Template, **overrides: str) -> dict[str, Any]:
+    props = Resolver(source, {"SiteUrl": SITE, **overrides}).value(
         cfn["Resources"]["BucketPolicy"]["Properties"]
     )
-    assert policy["Bucket"] == "<Bucket>"
-    distribution_arn = "arn:aws:cloudfront::123456789012:distribution/<Distribution>"
-    allows = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
-    assert {a for s in allows for a in as_list(s["Action"])} == {"s3:GetObject", "s3:ListBucket"}
-    for s in allows:
+    assert props["Bucket"] == "<Bucket>"
+    return dict(props["PolicyDocument"])
+
+
+def readers(policy: dict[str, Any]) -> dict[tuple[str, str], set[str]]:
+    """(action, resource) -> the distribution ARNs allowed, from every Allow statement."""
+    allowed: dict[tuple[str, str], set[str]] = {}
+    for s in policy["Statement"]:
+        if s["Effect"] != "Allow":
+            continue
         assert s["Principal"] == {"Service": "cloudfront.amazonaws.com"}
-        assert s["Condition"] == {"StringEquals": {"AWS:SourceArn": distribution_arn}}
-    denies = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
+        assert set(s["Condition"]) == {"StringEquals"}
+        assert set(s["Condition"]["StringEquals"]) == {"AWS:SourceArn"}
+        sources = set(as_list(s["Condition"]["StringEquals"]["AWS:SourceArn"]))
+        for action in as_list(s["Action"]):
+            for resource in as_list(s["Resource"]):
+                allowed.setdefault((action, resource), set()).update(sources)
+    return allowed
+
+
+def test_bucket_policy_lets_this_distribution_read_only_the_public_keys(
+    cfn: Template, source: Template
+) -> None:
+    assert readers(bucket_policy(cfn, source)) == {
+        ("s3:GetObject", "<Bucket.Arn>/sitemap*"): {THIS_DISTRIBUTION},
+        ("s3:GetObject", "<Bucket.Arn>/robots.txt"): {THIS_DISTRIBUTION},
+        ("s3:ListBucket", "<Bucket.Arn>"): {THIS_DISTRIBUTION},
+    }
+
+
+def test_bucket_policy_adds_the_site_distribution_for_sitemaps_only(
+    cfn: Template, source: Template
+) -> None:
+    # The site keeps its own robots.txt: its distribution may not read this stack's one, nor
+    # any private key (state/ of the rebuild).
+    policy = bucket_policy(cfn, source, SiteDistributionId="E2SITEDIST123")
+    assert readers(policy) == {
+        ("s3:GetObject", "<Bucket.Arn>/sitemap*"): {THIS_DISTRIBUTION, SITE_DISTRIBUTION},
+        ("s3:GetObject", "<Bucket.Arn>/robots.txt"): {THIS_DISTRIBUTION},
+        ("s3:ListBucket", "<Bucket.Arn>"): {THIS_DISTRIBUTION, SITE_DISTRIBUTION},
+    }
+
+
+@pytest.mark.parametrize("overrides", [{}, {"SiteDistributionId": "E2SITEDIST123"}])
+def test_bucket_policy_denies_plain_http(
+    cfn: Template, source: Template, overrides: dict[str, str]
+) -> None:
+    denies = [
+        s for s in bucket_policy(cfn, source, **overrides)["Statement"] if s["Effect"] == "Deny"
+    ]
     assert denies == [
         {
             "Sid": "DenyRequestsWithoutTls",
@@ -402,6 +467,35 @@ def test_bucket_policy_admits_only_this_distribution_and_denies_plain_http(
             "Condition": {"Bool": {"aws:SecureTransport": "false"}},
         }
     ]
+
+
+@pytest.mark.parametrize(
+    ("publish", "site_distribution", "allowed"),
+    [
+        ("true", "", True),
+        ("false", "E2SITEDIST123", True),
+        ("true", "E2SITEDIST123", False),
+    ],
+)
+def test_robots_txt_is_published_only_where_this_stack_serves_the_host(
+    source: Template, publish: str, site_distribution: str, allowed: bool
+) -> None:
+    resolver = Resolver(
+        source,
+        {"SiteUrl": SITE, "PublishRobotsTxt": publish, "SiteDistributionId": site_distribution},
+    )
+    rule = source["Rules"]["RobotsTxtOnlyOnThisStacksDistribution"]
+    applies = resolver.truth(rule["RuleCondition"])
+    assert (not applies or all(resolver.truth(a["Assert"]) for a in rule["Assertions"])) is allowed
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("", True), ("E2QWRUHAPOMQZL", True), ("e2qwruhapomqzl", False), ("arn:aws:x", False)],
+)
+def test_site_distribution_id_pattern(source: Template, value: str, ok: bool) -> None:
+    pattern = source["Parameters"]["SiteDistributionId"]["AllowedPattern"]
+    assert (re.fullmatch(pattern, value) is not None) is ok
 
 
 def test_distribution_uses_oac_https_compression_and_a_cache_control_policy(
@@ -495,3 +589,11 @@ def test_outputs_name_the_operational_endpoints(cfn: Template) -> None:
     for name, value in expected.items():
         assert outputs[name]["Value"] == value, name
     assert "SitemapIndexUrl" in outputs
+    # What the site's own distribution needs to serve /sitemap* (README, "Deploy", setup 1).
+    assert outputs["BucketRegionalDomainName"]["Value"] == {
+        "Fn::GetAtt": ["Bucket", "RegionalDomainName"]
+    }
+    assert outputs["OriginAccessControlId"]["Value"] == {
+        "Fn::GetAtt": ["OriginAccessControl", "Id"]
+    }
+    assert outputs["CachePolicyId"]["Value"] == {"Ref": "CachePolicy"}
