@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
 
 from sitemap_updater.config import IngestConfig, RebuildConfig
+from sitemap_updater.rebuild import wants_full_rebuild
 from tests.template.cfn import (
     ROOT,
     Resolver,
@@ -136,7 +138,9 @@ def test_environment_with_defaults_is_accepted_by_the_config(source: Template) -
     rebuild_env = env_of("Rebuild")
     rebuild = RebuildConfig.from_env(rebuild_env)
     assert rebuild.bucket_name == "<Bucket>"
-    assert rebuild.distribution_id == "<Distribution>"
+    assert rebuild.distribution_id == ""  # invalidation is opt-in
+    assert rebuild.stream_arn == "<Table.StreamArn>"
+    assert rebuild.state_table_name == "<StateTable>"
     assert rebuild.public_base_url == "https://<Distribution.DomainName>"
     timeout = source["Resources"]["RebuildFunction"]["Properties"]["Timeout"]
     assert rebuild.lease_seconds > timeout
@@ -172,7 +176,8 @@ def test_rebuild_runs_alone_and_is_sized_for_a_full_rebuild(cfn: Template) -> No
     assert props["ReservedConcurrentExecutions"] == 1
     assert props["Timeout"] == 900
     params = cfn["Parameters"]
-    assert params["RebuildMemorySize"]["Default"] >= 3008
+    # an incremental run patches a few files; a full rebuild's memory stays flat
+    assert params["RebuildMemorySize"]["Default"] == 1024
     # 10M URLs spooled at about 250 bytes each: 2.5 GB must fit in /tmp.
     assert params["RebuildEphemeralStorageSize"]["Default"] * 1024 * 1024 >= 10_000_000 * 250
     invoke = resources_of_type(cfn, "AWS::Lambda::EventInvokeConfig")
@@ -181,15 +186,23 @@ def test_rebuild_runs_alone_and_is_sized_for_a_full_rebuild(cfn: Template) -> No
     assert config["Properties"]["MaximumRetryAttempts"] == 0
 
 
-def test_rebuild_schedule_uses_the_rate_parameter(cfn: Template) -> None:
+def test_rebuild_and_reconcile_schedules_use_their_parameters(cfn: Template) -> None:
     rules = resources_of_type(cfn, "AWS::Events::Rule")
-    schedules = [r for r in rules.values() if "ScheduleExpression" in r["Properties"]]
-    assert [r["Properties"]["ScheduleExpression"] for r in schedules] == [
-        {"Ref": "RebuildSchedule"}
-    ]
+    schedules = {
+        r["Properties"]["ScheduleExpression"]["Ref"]: r["Properties"]
+        for r in rules.values()
+        if "ScheduleExpression" in r["Properties"]
+    }
+    assert set(schedules) == {"RebuildSchedule", "ReconcileSchedule"}
     assert cfn["Parameters"]["RebuildSchedule"]["Default"] == "rate(5 minutes)"
-    (target,) = schedules[0]["Properties"]["Targets"]
-    assert target["Arn"] == {"Fn::GetAtt": ["RebuildFunction", "Arn"]}
+    assert cfn["Parameters"]["ReconcileSchedule"]["Default"] == "rate(1 day)"
+    for name, props in schedules.items():
+        (target,) = props["Targets"]
+        assert target["Arn"] == {"Fn::GetAtt": ["RebuildFunction", "Arn"]}
+        # the reconcile run asks for a full rebuild; the incremental one sends the event as is
+        assert ("Input" in target) == (name == "ReconcileSchedule")
+    (reconcile,) = schedules["ReconcileSchedule"]["Targets"]
+    assert wants_full_rebuild(json.loads(reconcile["Input"])) is True
 
 
 # ---------------------------------------------------------------- ingest queue
@@ -299,12 +312,24 @@ def actions_on(cfn: Template, role: str, resource: Any) -> set[str]:
     }
 
 
-def test_table_actions_are_granted_on_the_table_only(cfn: Template) -> None:
+def test_table_actions_are_granted_on_the_tables_and_the_stream_only(cfn: Template) -> None:
     # Which actions: tests/template/test_least_privilege.py derives them from the code.
+    stream_actions = {"dynamodb:DescribeStream", "dynamodb:GetShardIterator", "dynamodb:GetRecords"}
     for role in ("IngestFunctionRole", "RebuildFunctionRole"):
         for s in role_statements(cfn, role):
-            if any(a.startswith("dynamodb:") for a in as_list(s["Action"])):
+            actions = set(as_list(s["Action"]))
+            if not any(a.startswith("dynamodb:") for a in actions):
+                continue
+            if actions & stream_actions:
+                assert role == "RebuildFunctionRole" and actions <= stream_actions, s
+                assert s["Resource"] == {"Fn::GetAtt": ["Table", "StreamArn"]}, s
+            elif role == "IngestFunctionRole":
                 assert s["Resource"] == {"Fn::GetAtt": ["Table", "Arn"]}, s
+            else:
+                assert s["Resource"] in (
+                    {"Fn::GetAtt": ["Table", "Arn"]},
+                    {"Fn::GetAtt": ["StateTable", "Arn"]},
+                ), s
 
 
 def test_ingest_may_send_only_to_the_dlq(cfn: Template) -> None:
@@ -324,11 +349,11 @@ def rebuild_grants(source: Template, cfn: Template, **overrides: str) -> dict[st
     return by_resource
 
 
-def test_rebuild_writes_the_bucket_objects_and_invalidates_this_distribution_by_default(
+def test_rebuild_reads_back_and_writes_the_bucket_objects_and_invalidates_nothing_by_default(
     cfn: Template, source: Template
 ) -> None:
     by_resource = rebuild_grants(source, cfn)
-    assert by_resource["<Bucket.Arn>/*"] == {"s3:PutObject", "s3:DeleteObject"}
+    assert by_resource["<Bucket.Arn>/*"] == {"s3:GetObject", "s3:PutObject", "s3:DeleteObject"}
     assert "<Bucket.Arn>" not in by_resource
     cloudfront = {
         r for r, actions in by_resource.items() if "cloudfront:CreateInvalidation" in actions
@@ -337,7 +362,11 @@ def test_rebuild_writes_the_bucket_objects_and_invalidates_this_distribution_by_
     env = Resolver(source, {"SiteUrl": SITE}).value(
         source["Resources"]["RebuildFunction"]["Properties"]["Environment"]["Variables"]
     )
-    assert env["DISTRIBUTION_ID"] == "<Distribution>"
+    assert env["DISTRIBUTION_ID"] == ""
+    opted_in = Resolver(source, {"SiteUrl": SITE, "InvalidateOnPublish": "true"}).value(
+        source["Resources"]["RebuildFunction"]["Properties"]["Environment"]["Variables"]
+    )
+    assert opted_in["DISTRIBUTION_ID"] == "<Distribution>"
 
 
 def test_with_a_site_distribution_the_rebuild_invalidates_that_one_only(
@@ -348,7 +377,10 @@ def test_with_a_site_distribution_the_rebuild_invalidates_that_one_only(
         r for r, actions in by_resource.items() if "cloudfront:CreateInvalidation" in actions
     }
     assert cloudfront == {"arn:aws:cloudfront::123456789012:distribution/E2SITEDIST123"}
-    resolver = Resolver(source, {"SiteUrl": SITE, "SiteDistributionId": "E2SITEDIST123"})
+    resolver = Resolver(
+        source,
+        {"SiteUrl": SITE, "SiteDistributionId": "E2SITEDIST123", "InvalidateOnPublish": "true"},
+    )
     env = resolver.value(
         source["Resources"]["RebuildFunction"]["Properties"]["Environment"]["Variables"]
     )

@@ -165,15 +165,15 @@ def event_source(deployed: Template, resolver: Resolver) -> dict[str, Any]:
 
 
 def scheduled_function(deployed: Template, resolver: Resolver) -> str:
-    """Logical id of the function a schedule rule targets."""
-    targets = [
+    """Logical id of the function the schedule rules (incremental and reconcile) target."""
+    targets = {
         target["Arn"]["Fn::GetAtt"][0]
         for rule in active(deployed, resolver, "AWS::Events::Rule").values()
         if "ScheduleExpression" in rule["Properties"]
         for target in rule["Properties"]["Targets"]
-    ]
+    }
     assert len(targets) == 1, targets
-    return str(targets[0])
+    return str(targets.pop())
 
 
 # ---------------------------------------------------------------- tests
