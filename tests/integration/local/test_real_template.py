@@ -105,7 +105,10 @@ def physical(dep: LocalDeployment, deployed: Template, resolver: Resolver) -> di
     for lid in wanted:
         name = _matching(tables, lid)
         found[lid] = name
-        found[f"{lid}.Arn"] = dep.dynamodb.describe_table(TableName=name)["Table"]["TableArn"]
+        description = dep.dynamodb.describe_table(TableName=name)["Table"]
+        found[f"{lid}.Arn"] = description["TableArn"]
+        if "LatestStreamArn" in description:
+            found[f"{lid}.StreamArn"] = description["LatestStreamArn"]
 
     queues = dep.sqs.list_queues()["QueueUrls"]
     wanted = active(deployed, resolver, "AWS::SQS::Queue")
