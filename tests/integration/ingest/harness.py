@@ -112,9 +112,11 @@ def delete(path: str, occurred_at: str = "2026-11-20T10:00:00Z") -> dict[str, An
 
 
 def create_table(client: Any, name: str) -> None:
-    """The table of docs/architecture.md: pk + sk strings, on-demand, TTL on ``ttl``."""
+    """The table of docs/architecture.md: pk + sk strings, on-demand, TTL on ``ttl``, and the
+    NEW_IMAGE stream that carries every change to the rebuild."""
     client.create_table(
         TableName=name,
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
         AttributeDefinitions=[
             {"AttributeName": "pk", "AttributeType": "S"},
             {"AttributeName": "sk", "AttributeType": "S"},
@@ -189,16 +191,25 @@ class IngestStack:
         """URL items by their ``loc``."""
         return {i["loc"]["S"]: i for i in self.items() if i["pk"]["S"].startswith("u#")}
 
-    def shard_items(self) -> dict[str, dict[str, Any]]:
-        """Shard node items by shard id."""
-        return {
-            i["pk"]["S"].removeprefix("shard#"): i
-            for i in self.items()
-            if i["pk"]["S"].startswith("shard#")
-        }
-
-    def dirty_seqs(self) -> dict[str, int]:
-        return {k: int(v["dirty_seq"]["N"]) for k, v in self.shard_items().items()}
+    def stream_records(self) -> list[tuple[str, str]]:
+        """(event name, loc) of every record in the table's stream, in order: what the rebuild
+        reads as its change feed."""
+        streams = boto3.client("dynamodbstreams", region_name=REGION)
+        arn = self.dynamodb.describe_table(TableName=self.table_name)["Table"]["LatestStreamArn"]
+        found: list[tuple[str, str]] = []
+        for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
+            iterator = streams.get_shard_iterator(
+                StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+            )["ShardIterator"]
+            while iterator:
+                page = streams.get_records(ShardIterator=iterator)
+                if not page["Records"]:
+                    break
+                for record in page["Records"]:
+                    image = record["dynamodb"].get("NewImage", {})
+                    found.append((record["eventName"], image.get("loc", {}).get("S", "")))
+                iterator = page.get("NextShardIterator")
+        return found
 
 
 def make_stack(table_name: str = "sitemap-urls", queue_name: str = "sitemap-dlq") -> IngestStack:

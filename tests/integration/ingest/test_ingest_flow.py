@@ -1,4 +1,4 @@
-"""The ingest handler on moto: ordering, idempotency, failures and marks."""
+"""The ingest handler on moto: ordering, idempotency, failures, and what the stream carries."""
 
 from __future__ import annotations
 
@@ -36,23 +36,10 @@ def state(stack: IngestStack, path: str) -> str:
     return str(stack.url_items()[SITE + path]["st"]["S"])
 
 
-def seed_shard_map(stack: IngestStack, leaves: list[str]) -> None:
-    stack.dynamodb.put_item(
-        TableName=stack.table_name,
-        Item={
-            "pk": {"S": "meta"},
-            "sk": {"S": "shardmap"},
-            "leaves": {"L": [{"S": leaf} for leaf in leaves]},
-            "nodes": {"L": [{"S": leaf} for leaf in leaves]},
-            "version": {"N": "1"},
-        },
-    )
-
-
 # -- accepted changes -----------------------------------------------------------------------
 
 
-def test_upsert_is_stored_and_marks_its_shard(stack: IngestStack) -> None:
+def test_upsert_is_stored_and_reaches_the_stream_once(stack: IngestStack) -> None:
     change = upsert("/shoes/42", lastmod="2026-11-19", changefreq="weekly", priority=0.8)
 
     response = stack.invoke(sqs_record(body(change)))
@@ -62,8 +49,7 @@ def test_upsert_is_stored_and_marks_its_shard(stack: IngestStack) -> None:
     assert item["st"]["S"] == "live"
     assert item["changefreq"]["S"] == "weekly"
     assert item["ev"]["S"].startswith("20261120T100000.000000Z#0#")
-    assert stack.dirty_seqs() == {"r": 1}
-    assert int(stack.shard_items()["r"]["marked_at"]["N"]) >= int(item["wt"]["N"])
+    assert stack.stream_records() == [("INSERT", SITE + "/shoes/42")]
 
 
 def test_delete_leaves_a_tombstone_that_expires(stack: IngestStack) -> None:
@@ -77,7 +63,7 @@ def test_delete_leaves_a_tombstone_that_expires(stack: IngestStack) -> None:
     assert item["ev"]["S"].split("#")[1] == "1"
     week = 7 * 86_400
     assert before + week <= int(item["ttl"]["N"]) <= int(time.time()) + week
-    assert stack.dirty_seqs() == {"r": 2}
+    assert stack.stream_records() == [("INSERT", SITE + "/gone"), ("MODIFY", SITE + "/gone")]
 
 
 def test_eventbridge_body_uses_detail_and_its_time(stack: IngestStack) -> None:
@@ -150,7 +136,7 @@ def test_poison_record_in_batch_of_ten(stack: IngestStack) -> None:
     (message,) = stack.dlq_messages()
     assert message["MessageAttributes"]["source_message_id"]["StringValue"] == "m4"
     assert 'field priority value "high"' in message["MessageAttributes"]["reason"]["StringValue"]
-    assert stack.dirty_seqs() == {"r": 1}
+    assert sorted(loc for _, loc in stack.stream_records()) == sorted(stack.url_items())
 
 
 def test_throttling_on_one_record_fails_exactly_that_record(stack: IngestStack) -> None:
@@ -213,29 +199,30 @@ def test_unexpected_error_is_a_batch_item_failure_not_a_loss(stack: IngestStack)
 # -- exactly once in effect -------------------------------------------------------------------
 
 
-def test_duplicate_delivery_changes_nothing_and_marks_nothing(stack: IngestStack) -> None:
+def test_duplicate_delivery_changes_nothing_and_adds_nothing_to_the_stream(
+    stack: IngestStack,
+) -> None:
     record = sqs_record(body(upsert("/dup", lastmod="2026-11-19")), message_id="dup")
     stack.invoke(record)
     items_before = stack.url_items()
-    shards_before = stack.shard_items()
+    stream_before = stack.stream_records()
 
     with dynamodb_calls(stack.dynamodb) as calls:
         response = stack.invoke(record)
 
     assert response == {"batchItemFailures": []}
     assert stack.url_items() == items_before
-    assert stack.shard_items() == shards_before
-    writes = [name for name, _ in calls if name in {"PutItem", "UpdateItem"}]
-    assert writes.count("PutItem") == 1
-    assert writes.count("UpdateItem") <= 1  # the conditional lost-mark check, refused here
+    assert stack.stream_records() == stream_before
+    assert [name for name, _ in calls] == ["PutItem"]  # refused by its condition
 
 
-def test_same_content_newer_time_writes_but_marks_nothing(stack: IngestStack) -> None:
+def test_same_content_newer_time_writes_the_newer_order_key(stack: IngestStack) -> None:
     stack.invoke(sqs_record(body(upsert("/same", occurred_at="2026-11-20T10:00:00Z"))))
     stack.invoke(sqs_record(body(upsert("/same", occurred_at="2026-11-20T11:00:00Z"))))
 
     assert stack.url_items()[SITE + "/same"]["ev"]["S"].startswith("20261120T110000")
-    assert stack.dirty_seqs() == {"r": 1}
+    # the stream carries it; the rebuild finds the same entry and rewrites no file
+    assert [name for name, _ in stack.stream_records()] == ["INSERT", "MODIFY"]
 
 
 @pytest.mark.parametrize("deliver_delete_first", [True, False])
@@ -284,53 +271,18 @@ def test_equal_times_two_upserts_resolve_the_same_in_any_order(stack: IngestStac
     assert len({o["ev"]["S"] for o in outcomes}) == 1
 
 
-def test_stale_event_marks_nothing(stack: IngestStack) -> None:
+def test_stale_event_adds_nothing_to_the_stream(stack: IngestStack) -> None:
     stack.invoke(sqs_record(body(upsert("/s", occurred_at="2026-11-20T10:00:00Z", priority=0.5))))
     stack.invoke(sqs_record(body(upsert("/s", occurred_at="2026-11-20T09:00:00Z", priority=0.9))))
 
     assert stack.url_items()[SITE + "/s"]["priority"]["N"] == "0.5"
-    assert stack.dirty_seqs() == {"r": 1}
+    assert stack.stream_records() == [("INSERT", SITE + "/s")]
 
 
-# -- marks ------------------------------------------------------------------------------------
+# -- requests -----------------------------------------------------------------------------------
 
 
-def test_lost_mark_is_repaired_by_redelivery(stack: IngestStack) -> None:
-    seed_shard_map(stack, ["r0", "r1"])
-    fail_next = [True]
-
-    def lose_mark(**_: Any) -> None:
-        if fail_next[0]:
-            fail_next[0] = False
-            raise throttle("UpdateItem", status=400)
-
-    stack.dynamodb.meta.events.register("before-call.dynamodb.UpdateItem", lose_mark)
-    records = [sqs_record(body(upsert(f"/lm/{i}")), message_id=f"lm{i}") for i in range(8)]
-
-    response = stack.invoke(*records)
-
-    # every record landed in the table, but the records of the shard whose mark failed are
-    # reported, so SQS delivers them again
-    assert len(stack.url_items()) == 8
-    failed = stack.failed_ids(response)
-    assert failed
-    assert len(stack.dirty_seqs()) == 1
-    (lost_shard,) = {"r0", "r1"} - set(stack.dirty_seqs())
-
-    redelivered = [r for r in records if r["messageId"] in failed]
-    assert stack.invoke(*redelivered) == {"batchItemFailures": []}
-    assert stack.dirty_seqs()[lost_shard] == 1
-
-    # a further redelivery finds the mark newer than the write: nothing is marked again
-    assert stack.invoke(*redelivered) == {"batchItemFailures": []}
-    assert stack.dirty_seqs() == {"r0": 1, "r1": 1}
-
-
-def test_requests_per_batch_at_most_one_write_per_event_plus_one_per_shard(
-    stack: IngestStack,
-) -> None:
-    leaves = ["r00", "r01", "r10", "r11"]
-    seed_shard_map(stack, leaves)
+def test_a_batch_makes_exactly_one_write_per_event_and_nothing_else(stack: IngestStack) -> None:
     changes: list[dict[str, Any]] = [upsert(f"/many/{i}") for i in range(40)]
     changes += [delete(f"/many/{i}", occurred_at="2026-11-20T11:00:00Z") for i in range(5)]
     records = [sqs_record(body(changes[i : i + 9])) for i in range(0, len(changes), 9)]
@@ -339,12 +291,8 @@ def test_requests_per_batch_at_most_one_write_per_event_plus_one_per_shard(
         response = stack.invoke(*records)
 
     assert response == {"batchItemFailures": []}
-    names = [name for name, _ in calls]
-    assert names.count("PutItem") == len(changes)
-    assert names.count("UpdateItem") == len(stack.dirty_seqs()) <= len(leaves)
-    assert names.count("GetItem") == 1
-    assert len(names) <= len(changes) + len(leaves) + 1
-    assert set(stack.dirty_seqs().values()) == {1}
+    assert [name for name, _ in calls] == ["PutItem"] * len(changes)
+    assert len(stack.stream_records()) == len(changes)
 
 
 # -- configuration, bulk bodies, limits -------------------------------------------------------
@@ -371,9 +319,7 @@ def test_an_array_of_500_changes_is_applied_with_one_write_each(stack: IngestSta
 
     assert response == {"batchItemFailures": []}
     assert len(stack.url_items()) == 500
-    names = [name for name, _ in calls]
-    assert names.count("PutItem") == 500
-    assert names.count("UpdateItem") == len(stack.dirty_seqs()) == 1
+    assert [name for name, _ in calls] == ["PutItem"] * 500
     assert stack.dlq_messages() == []
 
 
@@ -423,15 +369,14 @@ def test_throttling_inside_an_array_body_retries_the_record_without_loss(
 
     assert set(stack.url_items()) == {SITE + "/other", *(f"{SITE}/part/{i}" for i in range(4))}
     assert stack.dlq_messages() == []
-    # the first attempt marked the shard for the entries it wrote, the retry for /part/2
-    assert stack.dirty_seqs() == {"r": 2}
+    # every change reached the stream exactly once: the retry's duplicates wrote nothing
+    locs = [loc for _, loc in stack.stream_records()]
+    assert sorted(locs) == sorted(set(locs)) == sorted(stack.url_items())
 
 
-def test_requests_per_mixed_batch_stay_within_one_write_per_event_plus_one_per_shard(
+def test_a_mixed_batch_makes_one_write_per_event_and_nothing_else(
     stack: IngestStack,
 ) -> None:
-    leaves = ["r00", "r01", "r10", "r11"]
-    seed_shard_map(stack, leaves)
     seen = sqs_record(body([upsert(f"/mix/{i}") for i in range(8)]), message_id="seen")
     stack.invoke(seen)
     records = [
@@ -449,9 +394,4 @@ def test_requests_per_mixed_batch_stay_within_one_write_per_event_plus_one_per_s
         response = stack.invoke(*records)
 
     assert response == {"batchItemFailures": []}
-    puts = [p for name, p in calls if name == "PutItem"]
-    updates = [p["Key"]["pk"]["S"] for name, p in calls if name == "UpdateItem"]
-    assert len(puts) == events
-    assert len(updates) == len(set(updates)) <= len(leaves)
-    assert [name for name, _ in calls if name not in {"PutItem", "UpdateItem"}] == ["GetItem"]
-    assert len(puts) + len(updates) <= events + len(leaves)
+    assert [name for name, _ in calls] == ["PutItem"] * events

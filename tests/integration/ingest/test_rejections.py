@@ -270,7 +270,7 @@ def test_rejected_record_goes_to_dlq_with_its_reason(stack: IngestStack, case: B
     assert f"value {case.value}" in reason
     assert case.rule in reason.split(" rejected: ", 1)[1]
     assert stack.url_items() == {}
-    assert stack.shard_items() == {}
+    assert stack.stream_records() == []
 
 
 def test_array_body_applies_good_entries_and_dead_letters_bad_ones(stack: IngestStack) -> None:
