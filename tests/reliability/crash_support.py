@@ -20,14 +20,17 @@ from botocore.exceptions import ClientError
 from lxml import etree
 from moto import mock_aws
 
+from sitemap_updater.rebuild.feed import CheckpointStore, StreamFeed
 from tests.helpers.xsd import assert_valid_index
 from tests.integration.rebuild.conftest import (
     BUCKET,
     SITE,
+    STATE_TABLE,
     TABLE,
     Aws,
     _distribution,
     assert_published_file_valid,
+    create_tables,
     load_handler,
 )
 
@@ -48,18 +51,8 @@ def world(env: Any) -> Iterator[Aws]:
     """
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        dynamodb.create_table(
-            TableName=TABLE,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        env.setenv("TABLE_STREAM_ARN", create_tables(dynamodb, TABLE, STATE_TABLE))
+        env.setenv("STATE_TABLE_NAME", STATE_TABLE)
         s3 = boto3.client("s3", region_name="us-east-1")
         s3.create_bucket(Bucket=BUCKET)
         cloudfront = boto3.client("cloudfront", region_name="us-east-1")
@@ -137,11 +130,15 @@ def is_shard_query(params: Params) -> bool:
     return str(values.get(":pk", {}).get("S", "")).startswith("u#")
 
 
-def is_marker_clear(params: Params) -> bool:
-    """The conditional UpdateItem that sets ``built_seq`` (a dirty-marker clear)."""
-    return params.get("ConditionExpression") == "dirty_seq = :seen" and "built_seq" in str(
-        params.get("UpdateExpression", "")
-    )
+def is_checkpoint_save(params: Params) -> bool:
+    """The PutItem of the feed checkpoint (``meta``/``feed`` in the state table)."""
+    item = params.get("Item", {})
+    return params.get("TableName") == STATE_TABLE and item.get("sk", {}).get("S") == "feed"
+
+
+def is_published_file_read(params: Params) -> bool:
+    """A GetObject of a published shard file (the state an incremental run patches)."""
+    return str(params.get("Key", "")).startswith("sitemap-")
 
 
 def is_index(params: Params) -> bool:
@@ -326,27 +323,40 @@ def index_entries(s3: Any) -> list[tuple[str, str | None]]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Every table item and every object (with its headers), to start several worlds alike."""
+    """Every item of both tables and every object (with its headers), to start several worlds
+    alike. The feed checkpoint is not copied (it names another world's stream): ``restore``
+    takes it at the new stream's end, after the restored URL items."""
 
     items: tuple[dict[str, Any], ...]
+    state_items: tuple[dict[str, Any], ...]
     objects: tuple[tuple[str, bytes, str, str], ...]
 
     @classmethod
     def take(cls, aws: Aws) -> Snapshot:
-        pages = aws.dynamodb.get_paginator("scan").paginate(TableName=TABLE, ConsistentRead=True)
-        items = tuple(item for page in pages for item in page["Items"])
+        def scan(table: str) -> tuple[dict[str, Any], ...]:
+            pages = aws.dynamodb.get_paginator("scan").paginate(
+                TableName=table, ConsistentRead=True
+            )
+            return tuple(item for page in pages for item in page["Items"])
+
+        items = scan(TABLE)
+        state_items = tuple(i for i in scan(STATE_TABLE) if i["sk"]["S"] != "feed")
         objects = []
         for key in bucket(aws.s3):
             got = aws.s3.get_object(Bucket=BUCKET, Key=key)
             objects.append((key, got["Body"].read(), got["ContentType"], got["CacheControl"]))
-        return cls(items, tuple(objects))
+        return cls(items, state_items, tuple(objects))
 
     def restore(self, aws: Aws) -> None:
-        for start in range(0, len(self.items), 25):
-            chunk = self.items[start : start + 25]
-            aws.dynamodb.batch_write_item(
-                RequestItems={TABLE: [{"PutRequest": {"Item": item}} for item in chunk]}
-            )
+        for table, items in ((TABLE, self.items), (STATE_TABLE, self.state_items)):
+            for start in range(0, len(items), 25):
+                chunk = items[start : start + 25]
+                aws.dynamodb.batch_write_item(
+                    RequestItems={table: [{"PutRequest": {"Item": item}} for item in chunk]}
+                )
+        arn = aws.dynamodb.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+        feed = StreamFeed(boto3.client("dynamodbstreams", region_name="us-east-1"), arn)
+        CheckpointStore(aws.dynamodb, STATE_TABLE).save(feed.tip(None))
         for key, body, content_type, cache_control in self.objects:
             aws.s3.put_object(
                 Bucket=BUCKET,

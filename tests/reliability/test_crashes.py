@@ -19,7 +19,7 @@ import pytest
 
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
-from tests.integration.rebuild.conftest import SITE, Aws, FakeContext
+from tests.integration.rebuild.conftest import SITE, STATE_TABLE, Aws, FakeContext
 from tests.reliability.crash_support import (
     CrashPoint,
     InjectedCrashError,
@@ -27,9 +27,9 @@ from tests.reliability.crash_support import (
     Watch,
     bucket,
     index_entries,
+    is_checkpoint_save,
     is_index,
-    is_marker_clear,
-    is_shard_query,
+    is_published_file_read,
     published_urls,
     world,
 )
@@ -140,14 +140,17 @@ class Reference:
 
 def _count_calls(aws: Aws, calls: Counter[str]) -> None:
     def count(params: dict[str, Any], model: Any, **_: Any) -> None:
-        if model.name == "Query" and is_shard_query(params):
-            calls["shard-query"] += 1
-        if model.name == "UpdateItem" and is_marker_clear(params):
-            calls["clear"] += 1
+        if model.name == "GetRecords":
+            calls["feed-read"] += 1
+        if model.name == "GetObject" and is_published_file_read(params):
+            calls["file-read"] += 1
+        if model.name == "PutItem" and is_checkpoint_save(params):
+            calls["checkpoint"] += 1
 
-    aws.handler_module._client("dynamodb").meta.events.register(
-        "before-parameter-build.dynamodb.*", count
-    )
+    for service in ("dynamodb", "dynamodbstreams", "s3"):
+        aws.handler_module._client(service).meta.events.register(
+            f"before-parameter-build.{service}.*", count
+        )
 
 
 @functools.cache
@@ -187,8 +190,10 @@ def test_the_reference_run_covers_every_kind_of_change(env: pytest.MonkeyPatch) 
     retired = set(ref.baseline) - set(ref.final)
     assert len(retired) == 2, retired  # the split shard's file and the emptied shard's file
     assert report["objects_deleted"] == sorted(retired)
-    assert ref.calls["shard-query"] >= 6
-    assert ref.calls["clear"] >= 6
+    assert report["mode"] == "incremental"
+    assert ref.calls["feed-read"] >= 1
+    assert ref.calls["file-read"] >= 5  # every changed shard's published file
+    assert ref.calls["checkpoint"] == 1
     assert len(ref.puts) >= 5 and ref.puts[-1] == "sitemap.xml"
     lastmods = Counter(lastmod for _, lastmod in ref.index)
     assert lastmods["2024-06-01"] == 3 and lastmods["2024-06-02"] >= 1
@@ -209,20 +214,26 @@ def spread(count: int) -> list[int]:
 
 
 def crash_points() -> Iterator[CrashPoint]:
-    """Every S3 write of the change run is a crash point; of the calls that repeat per shard
-    (shard reads, marker clears) the first, a middle and the last one are."""
+    """Every S3 write of the change run is a crash point; of the calls that repeat (feed reads,
+    published file reads) the first, a middle and the last one are."""
     ref = reference()
-    for n in spread(ref.calls["shard-query"]):
-        yield CrashPoint(f"after shard read {n}", "dynamodb", "Query", False, n, is_shard_query)
+    for n in spread(ref.calls["feed-read"]):
+        yield CrashPoint(f"after feed read {n}", "dynamodbstreams", "GetRecords", False, n)
+    for n in spread(ref.calls["file-read"]):
+        yield CrashPoint(
+            f"after published file read {n}", "s3", "GetObject", False, n, is_published_file_read
+        )
     for n, key in enumerate(ref.puts):
         yield CrashPoint(f"after S3 write {n} ({key})", "s3", "PutObject", False, n)
     yield CrashPoint("before the index write", "s3", "PutObject", True, 0, is_index)
     yield CrashPoint("after the index write", "s3", "PutObject", False, 0, is_index)
     yield CrashPoint("before the invalidation", "cloudfront", "CreateInvalidation", True)
-    for n in spread(ref.calls["clear"]):
-        yield CrashPoint(
-            f"before marker clear {n}", "dynamodb", "UpdateItem", True, n, is_marker_clear
-        )
+    yield CrashPoint(
+        "before the checkpoint save", "dynamodb", "PutItem", True, 0, is_checkpoint_save
+    )
+    yield CrashPoint(
+        "after the checkpoint save", "dynamodb", "PutItem", False, 0, is_checkpoint_save
+    )
     yield CrashPoint("before the first retirement delete", "s3", "DeleteObject", True)
     yield CrashPoint("after the first retirement delete", "s3", "DeleteObject", False)
 
@@ -273,7 +284,15 @@ def run_crash(env: pytest.MonkeyPatch, point: CrashPoint) -> None:
 
 @pytest.mark.parametrize(
     "kind",
-    ["after shard read", "after S3 write", "index write", "invalidation", "marker clear", "retire"],
+    [
+        "after feed read",
+        "after published file read",
+        "after S3 write",
+        "index write",
+        "invalidation",
+        "checkpoint save",
+        "retire",
+    ],
 )
 def test_a_crash_at_each_step_is_repaired_by_the_next_run(
     env: pytest.MonkeyPatch, kind: str
@@ -347,7 +366,7 @@ def test_a_crashed_split_that_is_then_reverted_never_leaves_the_index_naming_a_d
 
 def publish_record(aws: Aws) -> dict[str, Any]:
     key = {k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()}
-    item: dict[str, Any] = aws.dynamodb.get_item(TableName="sitemap-test", Key=key)["Item"]
+    item: dict[str, Any] = aws.dynamodb.get_item(TableName=STATE_TABLE, Key=key)["Item"]
     return item
 
 
@@ -367,9 +386,13 @@ def test_a_repair_run_out_of_time_leaves_the_rest_of_the_repair_to_the_next_run(
         aws.upsert(*(page(i, "2024-06-01") for i in updated))
         _crash_after_index_write(aws)
         aws.upsert(*(page(i, "2024-05-01") for i in updated))  # all three changes reverted
-        budget = iter([120_000])  # one shard, then less than the 60 s margin
-
-        partial = aws.invoke(context=FakeContext(lambda: next(budget, 30_000)))
+        puts = aws.record_puts()
+        # time until the first shard file is put, then less than the 60 s margin
+        partial = aws.invoke(
+            context=FakeContext(
+                lambda: 30_000 if any(k != "sitemap.xml" for k in puts) else 120_000
+            )
+        )
         assert partial["complete"] is False
         assert partial["shards_remaining"] == len(updated) - 1
         assert bucket(aws.s3) != ref.baseline  # two files still hold the crashed run's bytes
