@@ -139,9 +139,13 @@ def companion(batch: int) -> str:
 
 
 def rebuild_env(bucket: str) -> dict[str, str]:
+    """The rebuild's environment for the table ``make_stack`` made (inside its ``mock_aws``)."""
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    stream = dynamodb.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
     return {
         **BASE_ENV,
         "TABLE_NAME": TABLE,
+        "TABLE_STREAM_ARN": stream,
         "BUCKET_NAME": bucket,
         "DISTRIBUTION_ID": "",
         "POWERTOOLS_SERVICE_NAME": "sitemap-rebuild",

@@ -56,6 +56,7 @@ def scale_aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
                 {"AttributeName": "sk", "AttributeType": "S"},
             ],
             BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
         )
         s3 = boto3.client("s3", region_name="us-east-1")
         s3.create_bucket(Bucket=BUCKET)
@@ -77,12 +78,16 @@ def test_a_small_cap_splits_into_more_than_1000_files_under_one_valid_index(
             "SITE_URL": SITE,
             "BUCKET_NAME": BUCKET,
             "MAX_URLS_PER_SITEMAP": str(CAP),
+            "TABLE_STREAM_ARN": dynamodb.describe_table(TableName=TABLE)["Table"][
+                "LatestStreamArn"
+            ],
         }
     )
     source = SyntheticSource(URLS, SITE)
     service = RebuildService(
         config,
         dynamodb=dynamodb,
+        streams=boto3.client("dynamodbstreams", region_name="us-east-1"),
         s3=s3,
         cloudfront=None,
         owner="scale-split",
