@@ -67,6 +67,7 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
                 {"AttributeName": "sk", "AttributeType": "S"},
             ],
             BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
         )
         s3 = client("s3", endpoint)
         s3.create_bucket(Bucket=BUCKET)
@@ -76,6 +77,9 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
                 "SITE_URL": SITE,
                 "BUCKET_NAME": BUCKET,
                 "MAX_URLS_PER_SITEMAP": str(cap),
+                "TABLE_STREAM_ARN": dynamodb.describe_table(TableName=TABLE)["Table"][
+                    "LatestStreamArn"
+                ],
             }
         )
         source = SyntheticSource(urls, SITE)
@@ -83,6 +87,7 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
             config,
             dynamodb=dynamodb,
             s3=s3,
+            streams=client("dynamodbstreams", endpoint),
             cloudfront=None,
             owner="bench-scale",
             remaining_seconds=lambda: 1e9,
