@@ -31,6 +31,8 @@ from sitemap_updater.protocol.urls import Site, normalize_url
 #: BCP 47 subtags of letters and digits), or ``x-default``.
 HREFLANG: Final = re.compile(r"x-default|[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*")
 _TENTH: Final = Decimal("0.1")
+#: Priorities already at one decimal (the common case), each its own normalized value.
+_TENTHS: Final = {k / 10: k / 10 for k in range(11)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,10 @@ def normalize_changefreq(value: object) -> str:
 
 def normalize_priority(value: object) -> float:
     """``value`` rounded to one decimal (half up); a bool or a string is not a number."""
+    if type(value) is float:
+        tenth = _TENTHS.get(value)
+        if tenth is not None:
+            return tenth
     rule = "must be a number from 0.0 to 1.0"
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         raise InvalidPriorityError("priority", value, rule + " (a JSON number, not a string)")
@@ -88,6 +94,10 @@ def _items(field: str, value: object, error: type[SitemapError]) -> list[object]
 
 
 def _member(field: str, item: object, key: str, error: type[SitemapError]) -> object:
+    if type(item) is Alternate or type(item) is Image:  # the common case, checked first
+        if hasattr(item, key):
+            return getattr(item, key)
+        raise error(field, item, f"must be an object with a {key!r} field")
     if isinstance(item, Mapping):
         if key not in item:
             raise error(field, item, f"must have a {key!r} field")
