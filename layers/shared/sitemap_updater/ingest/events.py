@@ -33,7 +33,7 @@ from sitemap_updater.ingest.contract import (
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, live_item_size
 from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
 from sitemap_updater.protocol import Site, SitemapError, make_entry
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
 
 #: How far in the future an ``occurred_at`` may lie (producer clock skew). A later one would
 #: block every real change of that URL until then, so it is rejected.
@@ -179,7 +179,16 @@ def _judge(
                 digest,
                 event_key(occurred_at, "delete", digest),
             )
-        entry = make_entry(
+        entry = entry_if_normalized(
+            site,
+            loc=change.url,
+            lastmod=change.lastmod,
+            changefreq=change.changefreq,
+            priority=change.priority,
+            alternates=[(a.hreflang, a.href) for a in change.alternates],
+            images=[i.loc for i in change.images],
+            now=now,
+        ) or make_entry(
             site,
             loc=change.url,
             lastmod=change.lastmod,
@@ -263,9 +272,7 @@ def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> D
     return judged
 
 
-def careful_decode_body(
-    body: str, *, sent_at: datetime, site: Site, now: datetime
-) -> DecodedBody:
+def careful_decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> DecodedBody:
     """:func:`decode_body` with the standard library's JSON decoder: the reference judgement."""
     try:
         decoded: Any = json.loads(body)

@@ -34,10 +34,8 @@ def format_instant(moment: datetime) -> str:
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("a naive datetime has no defined instant")
     u = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-    return (
-        f"{u.year:04d}{u.month:02d}{u.day:02d}T{u.hour:02d}{u.minute:02d}{u.second:02d}"
-        f".{u.microsecond:06d}Z"
-    )
+    # isoformat always pads the year to four digits and ends in +00:00 for UTC
+    return u.isoformat(timespec="microseconds").replace("-", "").replace(":", "")[:-5] + "Z"
 
 
 def _sha256_hex(text: str) -> str:

@@ -93,6 +93,12 @@ def _moment_if_normalized(value: str) -> datetime | None:
         return None
 
 
+def is_normalized_lastmod(value: str, now: datetime) -> bool:
+    """Whether :func:`normalize_lastmod` would return ``value`` itself (``now`` aware)."""
+    moment = _moment_if_normalized(value)
+    return moment is not None and moment - now <= FUTURE_TOLERANCE
+
+
 def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
     """The normalized ``lastmod``; raises :class:`InvalidLastmodError`."""
     fast = _moment_if_normalized(value) if isinstance(value, str) else None

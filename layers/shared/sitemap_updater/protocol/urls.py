@@ -52,7 +52,7 @@ _LONE_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _HOST_LABEL: Final = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?")
 # A URL already in normalized form, without a port: lower-case http(s) scheme, lower-case ASCII
 # host labels, a path starting with '/', then only RFC 3986 path and query characters ('%' is
-# checked apart, see _already_normalized). normalize_url returns such a URL unchanged.
+# checked apart, see already_normalized). normalize_url returns such a URL unchanged.
 _NORMALIZED_NO_PORT: Final = re.compile(
     r"https?://[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*"
     r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*"
@@ -117,7 +117,7 @@ def normalize_url(raw: object, *, field: str = "loc") -> str:
     percent-encodes ``<``, ``>`` and ``"``, so only ``&`` (written ``&amp;``, 4 more characters)
     and ``'`` (``&apos;``, 5 more) can make the written form longer than the URL.
     """
-    if isinstance(raw, str) and _already_normalized(raw):
+    if isinstance(raw, str) and already_normalized(raw):
         return raw
     url = _normalize(raw, field)
     length = len(url)
@@ -134,7 +134,7 @@ def normalize_url(raw: object, *, field: str = "loc") -> str:
     return url
 
 
-def _already_normalized(url: str) -> bool:
+def already_normalized(url: str) -> bool:
     """Whether :func:`normalize_url` would return ``url`` itself, length rule included.
 
     The fast path for the common case: a producer that sends URLs in normalized form (most do)
