@@ -119,6 +119,11 @@ def normalize_url(raw: object, *, field: str = "loc") -> str:
     """
     if isinstance(raw, str) and already_normalized(raw):
         return raw
+    return careful_normalize_url(raw, field=field)
+
+
+def careful_normalize_url(raw: object, *, field: str = "loc") -> str:
+    """:func:`normalize_url` without its fast path: every value goes through the full parse."""
     url = _normalize(raw, field)
     length = len(url)
     if needs_escape(url):
