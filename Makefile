@@ -48,6 +48,7 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_render.py
+	$(BIN)/python benchmarks/bench_judge.py
 	$(BIN)/python benchmarks/bench_build.py
 	MALLOC_ARENA_MAX=2 $(BIN)/python benchmarks/bench_rebuild.py  # as template.yaml sets it for the rebuild function
 	$(BIN)/python benchmarks/bench_scale.py --with-10m

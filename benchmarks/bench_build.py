@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_build.py                      # 1,000,000 and 100,000 entries
     .venv/bin/python benchmarks/bench_build.py --entries 200000 [--jobs 2] [--workdir DIR]
+    .venv/bin/python benchmarks/bench_build.py --no-peers           # without the peer comparison
 
 For N (``--entries``) and N/10, it first writes two inputs, streamed to disk line by line:
 
@@ -26,6 +27,16 @@ events for backfill) and the child's peak RSS, read from the child's own resourc
 memory that does not grow with the input (target: within 25 MiB). The published URL counts are
 checked against what the generator made, so a run that drops entries fails instead of looking
 fast. The load average is printed before and after, since the machine may be shared.
+
+Then, unless ``--no-peers``, the peer comparison on ``--peer-entries`` (200,000) events: the same
+``events.jsonl`` built by ``sitemap-updater build``, by sitemap.js (npm ``sitemap`` 9,
+``SitemapAndIndexStream`` + gzip, ``benchmarks/peers/sitemapjs_build.cjs``) and by
+xml-sitemap-writer (PyPI, ``benchmarks/peers/xsw_build.py``), each a fresh process, alternating,
+best of ``--rounds`` (3). The peers are installed from their registries into
+``benchmarks/.peers/`` (git-ignored) on first use, with ``npm install`` and ``pip install
+--target``. It prints the three times and two ratios: build's speed-up over each peer. The peers
+write every upsert as it comes; neither resolves edits and deletes, and xml-sitemap-writer
+neither normalizes nor validates.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +61,7 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
         sys.path.insert(0, str(_path))
 
 from sitemap_updater_local.events_gen import delete_event, page_at, upsert_event  # noqa: E402
+from sitemap_updater_local.judging import default_jobs  # noqa: E402
 
 SITE = "https://www.example.com"
 #: Events are dated from here on, one second apart: a million lines stay in the past.
@@ -173,17 +186,122 @@ def _load() -> str:
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"
 
 
+PEERS = ROOT / "benchmarks" / "peers"
+PEER_CACHE = ROOT / "benchmarks" / ".peers"
+SITEMAP_JS = "sitemap@9"
+XML_SITEMAP_WRITER = "xml-sitemap-writer==0.7.*"
+
+
+def install_peers() -> tuple[Path, Path]:
+    """node_modules of sitemap.js and the side dir of xml-sitemap-writer, installed once."""
+    npm_dir, pip_dir = PEER_CACHE / "npm", PEER_CACHE / "pip"
+    if not (npm_dir / "node_modules" / "sitemap").is_dir():
+        npm_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--silent",
+                "--prefix",
+                str(npm_dir),
+                SITEMAP_JS,
+            ],
+            check=True,
+        )
+    if not (pip_dir / "xml_sitemap_writer.py").is_file():
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--target",
+                str(pip_dir),
+                XML_SITEMAP_WRITER,
+            ],
+            check=True,
+        )
+    return npm_dir / "node_modules", pip_dir
+
+
+def compare_peers(command: str, entries: int, rounds: int, jobs: int, work: Path) -> None:
+    """Build, sitemap.js and xml-sitemap-writer on the same events, alternating, best of N."""
+    node_modules, pip_dir = install_peers()
+    events = work / "events.jsonl"
+    write_inputs(work, entries)
+    out = work / "peer-out"
+    runs = {
+        "sitemap-updater build": (
+            [
+                command,
+                "build",
+                "--from",
+                str(events),
+                "--site",
+                SITE,
+                "--out",
+                str(out),
+                "--jobs",
+                str(jobs),
+            ],
+            None,
+        ),
+        "sitemap.js": (
+            ["node", str(PEERS / "sitemapjs_build.cjs"), str(events), str(out), SITE],
+            {"NODE_PATH": str(node_modules)},
+        ),
+        "xml-sitemap-writer": (
+            [sys.executable, str(PEERS / "xsw_build.py"), str(events), str(out), SITE],
+            {"PYTHONPATH": str(pip_dir)},
+        ),
+    }
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(rounds):
+        for label, (argv, env) in runs.items():
+            shutil.rmtree(out, ignore_errors=True)
+            with open(work / "log", "w+", encoding="utf-8") as log:
+                started = time.perf_counter()
+                subprocess.run(
+                    argv, stdout=log, stderr=subprocess.STDOUT, check=True,
+                    env=None if env is None else {**os.environ, **env},
+                )  # fmt: skip
+                best[label] = min(best[label], time.perf_counter() - started)
+    for label, seconds in best.items():
+        print(
+            f"peer {label:<22} {entries:,} events: best of {rounds} {seconds:7.2f} s "
+            f"= {entries / seconds:>9,.0f} events/s"
+        )
+    ours = best["sitemap-updater build"]
+    print(
+        f"RATIO xml-sitemap-writer / build = {best['xml-sitemap-writer'] / ours:.2f} (target >= 1)"
+    )
+    print(f"RATIO sitemap.js / build = {best['sitemap.js'] / ours:.2f} (target >= 20)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--entries", type=int, default=1_000_000, help="N (also runs N/10)")
-    parser.add_argument("--jobs", type=int, default=1, help="build --jobs (default 1)")
+    parser.add_argument(
+        "--jobs", type=int, default=default_jobs(), help="build --jobs (default: every core)"
+    )
     parser.add_argument(
         "--command",
         default=str(ROOT / ".venv" / "bin" / "sitemap-updater"),
         help="the console script to run (default: the project's .venv)",
     )
     parser.add_argument("--workdir", help="where to write inputs and outputs (default: a temp dir)")
+    parser.add_argument("--no-peers", action="store_true", help="skip the peer comparison")
+    parser.add_argument("--peers-only", action="store_true", help="only the peer comparison")
+    parser.add_argument("--peer-entries", type=int, default=200_000, help="events for the peers")
+    parser.add_argument("--rounds", type=int, default=3, help="peer comparison: best of N")
     args = parser.parse_args(argv)
+    if args.peers_only:
+        with tempfile.TemporaryDirectory(prefix="bench-peers-", dir=args.workdir) as tmp:
+            compare_peers(args.command, args.peer_entries, args.rounds, args.jobs, Path(tmp))
+        return 0
     if args.entries < 100:
         parser.error(f"--entries {args.entries}: must be at least 100")
     sizes = [args.entries, args.entries // 10]
@@ -226,6 +344,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     verdict = "flat" if flat else "NOT flat"
     print(f"memory {verdict} (target: each difference within {MEMORY_TOLERANCE_MIB:.0f} MiB)")
+    if args.no_peers:
+        print("peers skipped (--no-peers): sitemap.js and xml-sitemap-writer not run")
+    else:
+        with tempfile.TemporaryDirectory(prefix="bench-peers-", dir=args.workdir) as tmp:
+            compare_peers(args.command, args.peer_entries, args.rounds, args.jobs, Path(tmp))
     return 0 if flat else 1
 
 

@@ -45,7 +45,8 @@ def test_render_benchmark_reports_speed_ratio_and_memory() -> None:
 
 
 def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_sizes() -> None:
-    out = run("bench_build.py", "--entries", "2000")
+    out = run("bench_build.py", "--entries", "2000", "--no-peers")
+    assert "peers skipped (--no-peers)" in out
     for size in ("2,000", "200"):
         for command in ("build jsonl", "build csv", "backfill index", "backfill csv"):
             line = re.search(
@@ -61,6 +62,14 @@ def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_size
                 assert wrote == f"{size} events"
     for command in ("build jsonl", "build csv", "backfill index", "backfill csv"):
         assert re.search(rf"peak RSS {command} +2,000 vs 200 entries: [-+][\d.]+ MiB", out)
+
+
+def test_judge_benchmark_reports_both_paths_and_their_ratio() -> None:
+    out = run("bench_judge.py", "--events", "300", "--repeat", "1")
+    for path in ("fast", "careful"):
+        assert re.search(rf"judge {path} +300 events: best [\d.]+ s = +[\d.]+ µs/event", out)
+    assert re.search(r"RATIO careful / fast = [\d.]+", out)
+    assert re.search(r"target: at most 10 µs/event on one core: (met|NOT met)", out)
 
 
 def test_rebuild_benchmark_reports_ratio_memory_and_a_one_url_change() -> None:

@@ -151,10 +151,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs",
         type=int,
-        default=1,
+        default=default_jobs(),
         metavar="N",
-        help=f"processes that check the records: more speed up large exports on idle CPUs "
-        f"(default 1; this machine has {default_jobs()} available)",
+        help=f"processes that check the records; the output does not depend on it "
+        f"(default: every available core, {default_jobs()} here)",
     )
     parser.add_argument(
         "--public-base-url",

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from sitemap_updater.protocol.entry import Entry
+
 #: The most bytes ingest lets a URL item take. DynamoDB's limit is 400 KB (409,600 bytes);
 #: this stays under it so that the estimate below never has to be exact to the byte.
 MAX_ITEM_BYTES: Final = 400_000
@@ -53,3 +55,35 @@ def value_size(value: dict[str, Any]) -> int:
 def item_size(item: dict[str, dict[str, Any]]) -> int:
     """Bytes an item takes: every attribute name plus its value."""
     return sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())
+
+
+# Fixed parts of a live URL item (store/items.py): attribute names and fixed-width values.
+_LIVE_FIXED: Final = (
+    len("pk") + len("u#0")  # partition key
+    + len("sk") + 32  # the identity hash
+    + len("loc") + len("st") + len("live") + len("ev") + len("digest")
+)  # fmt: skip
+_ALTERNATE_FIXED: Final = (
+    _ELEMENT_OVERHEAD + _LIST_OVERHEAD + 2 * _ELEMENT_OVERHEAD + len("hreflang") + len("href")
+)
+_PRIORITY: Final = len("priority")
+
+
+def live_item_size(entry: Entry, event_key: str, digest: str) -> int:
+    """``item_size(live_item(entry, event_key, digest))``, counted without building the item."""
+    size = _LIVE_FIXED + len(entry.loc.encode()) + len(event_key.encode()) + len(digest.encode())
+    if entry.lastmod is not None:
+        size += len("lastmod") + len(entry.lastmod.encode())
+    if entry.changefreq is not None:
+        size += len("changefreq") + len(entry.changefreq.encode())
+    if entry.priority is not None:
+        size += _PRIORITY + _number_size(f"{entry.priority:.1f}")
+    if entry.alternates:
+        size += len("alternates") + _LIST_OVERHEAD + _ALTERNATE_FIXED * len(entry.alternates)
+        for a in entry.alternates:
+            size += len(a.hreflang.encode()) + len(a.href.encode())
+    if entry.images:
+        size += len("images") + _LIST_OVERHEAD + _ELEMENT_OVERHEAD * len(entry.images)
+        for i in entry.images:
+            size += len(i.loc.encode())
+    return size

@@ -16,7 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import Any, Final, Literal
+
+import orjson
 
 from sitemap_updater.protocol.entry import Entry
 
@@ -31,24 +33,17 @@ def format_instant(moment: datetime) -> str:
     """
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("a naive datetime has no defined instant")
-    u = moment.astimezone(UTC)
-    return (
-        f"{u.year:04d}{u.month:02d}{u.day:02d}T{u.hour:02d}{u.minute:02d}{u.second:02d}"
-        f".{u.microsecond:06d}Z"
-    )
+    u = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    # isoformat always pads the year to four digits and ends in +00:00 for UTC
+    return u.isoformat(timespec="microseconds").replace("-", "").replace(":", "")[:-5] + "Z"
 
 
 def _sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def canonical_entry_json(entry: Entry) -> str:
-    """Canonical JSON of the entry fields that end up in the table (and so in the sitemap).
-
-    The priority is written with one decimal, as the item codec stores it, so two entries
-    that publish the same bytes have the same digest.
-    """
-    fields = {
+def _canonical_fields(entry: Entry) -> dict[str, Any]:
+    return {
         "loc": entry.loc,
         "lastmod": entry.lastmod,
         "changefreq": entry.changefreq,
@@ -56,11 +51,30 @@ def canonical_entry_json(entry: Entry) -> str:
         "alternates": [[a.hreflang, a.href] for a in entry.alternates],
         "images": [i.loc for i in entry.images],
     }
+
+
+def canonical_entry_json(entry: Entry) -> str:
+    """Canonical JSON of the entry fields that end up in the table (and so in the sitemap).
+
+    Keys sorted, no spaces, every non-ASCII character escaped. The priority is written with
+    one decimal, as the item codec stores it, so two entries that publish the same bytes have
+    the same digest.
+    """
+    fields = _canonical_fields(entry)
     return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def content_digest(entry: Entry) -> str:
-    """sha256 (hex) of the canonical JSON of a normalized entry."""
+    """sha256 (hex) of the canonical JSON of a normalized entry.
+
+    orjson writes the same bytes as :func:`canonical_entry_json` whenever its output is ASCII
+    (both escape only quotes, backslashes and control characters, the same way), which it is
+    for every normalized entry: URLs, dates, change frequencies and language tags are ASCII.
+    Any other entry takes the standard library's path.
+    """
+    data = orjson.dumps(_canonical_fields(entry), option=orjson.OPT_SORT_KEYS)
+    if data.isascii():
+        return hashlib.sha256(data).hexdigest()
     return _sha256_hex(canonical_entry_json(entry))
 
 

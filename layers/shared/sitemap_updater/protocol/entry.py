@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -23,14 +23,16 @@ from sitemap_updater.protocol.errors import (
     SitemapError,
     TooManyImagesError,
 )
-from sitemap_updater.protocol.lastmod import normalize_lastmod
+from sitemap_updater.protocol.lastmod import is_normalized_lastmod, normalize_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
-from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.protocol.urls import Site, already_normalized, normalize_url
 
 #: A language tag as Google's hreflang accepts it (ISO 639 language, optional script/region,
 #: BCP 47 subtags of letters and digits), or ``x-default``.
 HREFLANG: Final = re.compile(r"x-default|[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*")
 _TENTH: Final = Decimal("0.1")
+#: Priorities already at one decimal (the common case), each its own normalized value.
+_TENTHS: Final = {k / 10: k / 10 for k in range(11)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,10 @@ def normalize_changefreq(value: object) -> str:
 
 def normalize_priority(value: object) -> float:
     """``value`` rounded to one decimal (half up); a bool or a string is not a number."""
+    if type(value) is float:
+        tenth = _TENTHS.get(value)
+        if tenth is not None:
+            return tenth
     rule = "must be a number from 0.0 to 1.0"
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         raise InvalidPriorityError("priority", value, rule + " (a JSON number, not a string)")
@@ -88,6 +94,10 @@ def _items(field: str, value: object, error: type[SitemapError]) -> list[object]
 
 
 def _member(field: str, item: object, key: str, error: type[SitemapError]) -> object:
+    if type(item) is Alternate or type(item) is Image:  # the common case, checked first
+        if hasattr(item, key):
+            return getattr(item, key)
+        raise error(field, item, f"must be an object with a {key!r} field")
     if isinstance(item, Mapping):
         if key not in item:
             raise error(field, item, f"must have a {key!r} field")
@@ -156,4 +166,50 @@ def make_entry(
         priority=None if priority is None else normalize_priority(priority),
         alternates=() if alternates is None else normalize_alternates(site, alternates),
         images=() if images is None else normalize_images(images),
+    )
+
+
+def entry_if_normalized(
+    site: Site,
+    *,
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    alternates: Sequence[tuple[str, str]],
+    images: Sequence[str],
+    now: datetime,
+) -> Entry | None:
+    """The entry :func:`make_entry` would return, if every value is already in normalized form.
+
+    The fast path for values a producer sends normalized, as most do: each is recognized by
+    the same checks the normalizers make first, and nothing is parsed. ``None`` means "not
+    sure": :func:`make_entry` then decides, and raises with the rule a bad value breaks.
+    ``now`` must be aware.
+    """
+    if not (site.owns(loc) and already_normalized(loc)):
+        return None
+    if lastmod is not None and not is_normalized_lastmod(lastmod, now):
+        return None
+    if changefreq is not None and changefreq not in CHANGEFREQS:
+        return None
+    if priority is not None:
+        priority = _TENTHS.get(priority) if type(priority) is float else None
+        if priority is None:
+            return None
+    for hreflang, href in alternates:
+        if not (HREFLANG.fullmatch(hreflang) and site.owns(href) and already_normalized(href)):
+            return None
+    if len(images) > MAX_IMAGES_PER_URL:
+        return None
+    for image in images:
+        if not already_normalized(image):
+            return None
+    return Entry(
+        loc=loc,
+        lastmod=lastmod,
+        changefreq=changefreq,
+        priority=priority,
+        alternates=tuple(Alternate(hreflang=h, href=href) for h, href in alternates),
+        images=tuple(Image(loc=image) for image in images),
     )

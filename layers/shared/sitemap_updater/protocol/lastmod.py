@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta, timezone
-from typing import Final
+from typing import Final, cast
 
 from sitemap_updater.protocol.errors import InvalidLastmodError
 
@@ -76,9 +76,35 @@ def _parse_text(value: str) -> tuple[str, datetime]:
     return _format_utc(moment), moment
 
 
+def _moment_if_normalized(value: str) -> datetime | None:
+    """The latest moment ``value`` denotes if it is already in normalized form, else ``None``.
+
+    The fast path: a normalized value is its own result, so only its date (and time) has to be
+    real. ``None`` means "not sure" and the full parser decides (and names the rule).
+    """
+    if NORMALIZED_FORM.fullmatch(value) is None:
+        return None
+    try:
+        if len(value) == 10:
+            day = date.fromisoformat(value)
+            return datetime(day.year, day.month, day.day, tzinfo=UTC)
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def is_normalized_lastmod(value: str, now: datetime) -> bool:
+    """Whether :func:`normalize_lastmod` would return ``value`` itself (``now`` aware)."""
+    moment = _moment_if_normalized(value)
+    return moment is not None and moment - now <= FUTURE_TOLERANCE
+
+
 def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
     """The normalized ``lastmod``; raises :class:`InvalidLastmodError`."""
-    if isinstance(value, datetime):
+    fast = _moment_if_normalized(value) if isinstance(value, str) else None
+    if fast is not None:
+        text, moment = cast(str, value), fast
+    elif isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             raise _bad(value, "a datetime must be timezone-aware")
         try:

@@ -1,0 +1,202 @@
+"""The judge's fast paths agree with its careful paths on arbitrary input.
+
+Each fast path either gives exactly what the careful path gives, or steps aside ("not sure")
+and lets the careful path decide: the URL and lastmod recognizers, the normalized-entry
+recognizer, the orjson digest, the item size counted without the item, and the whole body
+decoded with orjson.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import string
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitemap_updater.ingest.events import careful_decode_body, decode_body
+from sitemap_updater.ingest.item_size import item_size, live_item_size
+from sitemap_updater.ingest.ordering import canonical_entry_json, content_digest, format_instant
+from sitemap_updater.protocol import Site, SitemapError, make_entry
+from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
+from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
+from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
+from sitemap_updater.store.items import live_item
+
+SITE = Site.parse("https://www.example.com")
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# URL-ish text: mostly characters that matter to the rules, some of anything.
+_URL_CHARS = (
+    string.ascii_letters + string.digits + "-._~!$&'()*+,;=:@/?#%[] \"<>\\^`{|}" + "é\u00a0"
+)
+url_tail = st.one_of(st.text(_URL_CHARS, max_size=40), st.text(max_size=20))
+urls = st.one_of(
+    url_tail.map(lambda t: "https://www.example.com/" + t),
+    url_tail.map(lambda t: "https://cdn.example.net/" + t),
+    st.tuples(st.sampled_from(["http", "https", "HTTPS", "ftp"]), st.text(_URL_CHARS, max_size=12))
+    .map(lambda p: f"{p[0]}://{p[1]}"),
+    st.sampled_from(["https://www.example.com/" + "a" * 2030, "https://www.example.com/%zz"]),
+)  # fmt: skip
+lastmods = st.one_of(
+    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
+    st.dates().map(lambda d: d.isoformat()),
+    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?", fullmatch=True),
+    st.text(max_size=25),
+)
+
+
+@SETTINGS
+@given(urls)
+def test_a_recognized_url_is_its_own_normalized_form(url: str) -> None:
+    if not already_normalized(url):
+        return
+    assert careful_normalize_url(url) == url
+
+
+@SETTINGS
+@given(urls)
+def test_normalize_url_is_the_careful_normalizer(url: str) -> None:
+    try:
+        careful: object = careful_normalize_url(url)
+    except SitemapError as exc:
+        careful = (type(exc), exc.field, exc.value, exc.rule)
+    try:
+        fast: object = normalize_url(url)
+    except SitemapError as exc:
+        fast = (type(exc), exc.field, exc.value, exc.rule)
+    assert fast == careful
+
+
+@SETTINGS
+@given(lastmods, st.datetimes(timezones=st.just(UTC)))
+def test_a_recognized_lastmod_is_its_own_normalized_form(value: str, now: datetime) -> None:
+    if not is_normalized_lastmod(value, now):
+        return
+    text, moment = _parse_text(value)
+    assert text == value
+    assert moment - now <= timedelta(days=1)
+
+
+@st.composite
+def raw_entries(draw: st.DrawFn) -> dict[str, Any]:
+    return {
+        "loc": draw(urls),
+        "lastmod": draw(st.none() | lastmods),
+        "changefreq": draw(st.none() | st.sampled_from(["daily", "weekly", "Daily", "often"])),
+        "priority": draw(st.none() | st.floats(-0.5, 1.5) | st.sampled_from([0.5, 0.25, 1.0])),
+        "alternates": draw(
+            st.lists(
+                st.tuples(st.sampled_from(["de", "en-GB", "x-default", "d e"]), urls), max_size=3
+            )
+        ),
+        "images": draw(st.lists(urls, max_size=3)),
+    }
+
+
+@SETTINGS
+@given(raw_entries())
+def test_a_recognized_entry_is_what_make_entry_returns(raw: dict[str, Any]) -> None:
+    fast = entry_if_normalized(SITE, now=NOW, **raw)
+    if fast is None:
+        return
+    careful = make_entry(
+        SITE,
+        loc=raw["loc"],
+        lastmod=raw["lastmod"],
+        changefreq=raw["changefreq"],
+        priority=raw["priority"],
+        alternates=tuple(Alternate(hreflang=h, href=u) for h, u in raw["alternates"]),
+        images=tuple(Image(loc=u) for u in raw["images"]),
+        now=NOW,
+    )
+    assert fast == careful
+
+
+entries = st.builds(
+    Entry,
+    loc=st.text(max_size=30),
+    lastmod=st.none() | st.text(max_size=12),
+    changefreq=st.none() | st.text(max_size=8),
+    priority=st.none() | st.sampled_from([k / 10 for k in range(11)]),
+    alternates=st.lists(st.builds(Alternate, st.text(max_size=6), st.text(max_size=20)), max_size=3)
+    .map(tuple),
+    images=st.lists(st.builds(Image, st.text(max_size=20)), max_size=3).map(tuple),
+)  # fmt: skip
+
+
+@SETTINGS
+@given(entries, st.text(max_size=40), st.text(max_size=64))
+def test_item_size_and_digest_fast_paths_match_the_reference(
+    entry: Entry, key: str, digest: str
+) -> None:
+    assert live_item_size(entry, key, digest) == item_size(live_item(entry, key, digest))
+    reference = canonical_entry_json(entry).encode("ascii")
+    assert content_digest(entry) == hashlib.sha256(reference).hexdigest()
+
+
+@SETTINGS
+@given(st.datetimes(timezones=st.timezones()))
+def test_event_time_format_matches_the_field_by_field_form(moment: datetime) -> None:
+    try:
+        u = moment.astimezone(UTC)
+    except OverflowError:
+        return
+    expected = (
+        f"{u.year:04d}{u.month:02d}{u.day:02d}T{u.hour:02d}{u.minute:02d}{u.second:02d}"
+        f".{u.microsecond:06d}Z"
+    )
+    assert format_instant(moment) == expected
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=6,
+)
+
+
+@st.composite
+def change_objects(draw: st.DrawFn) -> dict[str, Any]:
+    obj: dict[str, Any] = {"action": draw(st.sampled_from(["upsert", "delete", "remove"]))}
+    obj["url"] = draw(urls | json_values)
+    optional: dict[str, st.SearchStrategy[Any]] = {
+        "lastmod": lastmods | json_values,
+        "changefreq": st.sampled_from(["daily", "weekly", "Daily"]) | json_values,
+        "priority": st.floats() | st.integers(-1, 2) | st.sampled_from([0.8, 2**70]),
+        "alternates": st.lists(
+            st.fixed_dictionaries({"hreflang": st.sampled_from(["de", "1"]), "href": urls}),
+            max_size=2,
+        )
+        | json_values,
+        "images": st.lists(st.fixed_dictionaries({"loc": urls}), max_size=2) | json_values,
+        "occurred_at": st.datetimes(timezones=st.timezones()).map(datetime.isoformat) | json_values,
+        "extra": json_values,
+    }
+    for name, strategy in optional.items():
+        if draw(st.booleans()):
+            obj[name] = draw(strategy)
+    return obj
+
+
+bodies = st.one_of(
+    change_objects().map(json.dumps),
+    st.lists(change_objects(), min_size=0, max_size=3).map(json.dumps),
+    change_objects().map(lambda c: json.dumps({"detail-type": "x", "detail": c, "time": "x"})),
+    json_values.map(json.dumps),
+    st.text(max_size=30),
+    change_objects().map(lambda c: json.dumps(c)[:-3]),
+)
+
+
+@SETTINGS
+@given(bodies)
+def test_decode_body_gives_the_careful_judgement(body: str) -> None:
+    sent_at = NOW - timedelta(seconds=1)
+    fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    careful = careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    assert fast == careful
