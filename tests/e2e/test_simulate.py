@@ -139,9 +139,7 @@ def _site_waves(tmp_path: Path) -> list[Path]:
     ]
     site = [json.dumps(pages[i : i + 500]) for i in range(0, 3000, 500)]  # array bodies
     one = [_up("/p/7", "2026-11-21T10:00:00Z", lastmod="2026-11-21")]
-    thirty = [
-        _up(f"/p/{i}", "2026-11-22T10:00:00Z", lastmod="2026-11-22") for i in range(100, 130)
-    ]
+    thirty = [_up(f"/p/{i}", "2026-11-22T10:00:00Z", lastmod="2026-11-22") for i in range(100, 130)]
     duplicates = thirty[:10]  # the same events again: already applied
     paths = []
     for number, lines in enumerate((site, one, thirty, duplicates), start=1):

@@ -171,14 +171,14 @@ def summary(result: DemoResult, out: Path) -> str:
     )
     lines.append(f"Rejected messages ({len(result.rejected)}), in the dead-letter queue:")
     lines += [f"  {_short(body)!r}\n      -> {reason}" for body, reason in result.rejected]
-    for report in result.incremental:
-        written = report["objects_written"]
+    for run_report in result.incremental:
+        written = run_report["objects_written"]
         shown = ", ".join(written[:6]) + (f", ... ({len(written)})" if len(written) > 6 else "")
         lines.append(
-            f"Incremental run after the changes: {report['feed_records']} stream records, "
-            f"{report['dynamodb_items_read']} DynamoDB items read in all, "
-            f"{len(report['s3_objects_read'])} published files read back and patched, "
-            f"{report['urls_changed']} URLs changed"
+            f"Incremental run after the changes: {run_report['feed_records']} stream records, "
+            f"{run_report['dynamodb_items_read']} DynamoDB items read in all, "
+            f"{len(run_report['s3_objects_read'])} published files read back and patched, "
+            f"{run_report['urls_changed']} URLs changed"
         )
         lines.append(f"  wrote: {shown}")
     lines.append(
