@@ -250,6 +250,10 @@ class RebuildService:
                 del run.ledger[key]
         # last: a run that died before this point is read again in full by the next one
         new_checkpoint = tip if tip is not None else feed.checkpoint if feed else None
+        if feed is not None and not feed.complete and checkpoint is not None:
+            # records the run did not reach are as old as the previous checkpoint: keep its time,
+            # so that a run that stays behind for a day falls back to a full rebuild in time
+            new_checkpoint = replace(feed.checkpoint, saved_at=checkpoint.saved_at)
         if new_checkpoint is not None and new_checkpoint != checkpoint:
             self.checkpoints.save(new_checkpoint)
         report.complete = not run.remaining and (feed is None or feed.complete)
