@@ -10,6 +10,7 @@ import pytest
 
 from sitemap_updater.config import IngestConfig, RebuildConfig
 from sitemap_updater.rebuild import wants_full_rebuild
+from sitemap_updater.rebuild.publish import MAX_AGE_SECONDS, kind_of
 from tests.template.cfn import (
     ROOT,
     Resolver,
@@ -629,3 +630,18 @@ def test_outputs_name_the_operational_endpoints(cfn: Template) -> None:
         "Fn::GetAtt": ["OriginAccessControl", "Id"]
     }
     assert outputs["CachePolicyId"]["Value"] == {"Ref": "CachePolicy"}
+
+
+def test_no_setting_lets_a_cached_index_name_a_deleted_file(source: Template) -> None:
+    # An index copy may be max-age old at an edge and as old again at the regional edge cache
+    # in front of it; a retired file must outlive both, with room for the crawl that follows.
+    grace = source["Parameters"]["RetireGraceSeconds"]
+    assert grace["MinValue"] > 2 * MAX_AGE_SECONDS
+    assert grace["Default"] >= grace["MinValue"]
+    assert kind_of("sitemap.xml").cache_control == f"public, max-age={MAX_AGE_SECONDS}"
+    policy = source["Resources"]["CachePolicy"]["Properties"]["CachePolicyConfig"]
+    assert policy["MinTTL"] == 0  # the object's short max-age is honoured, never raised
+
+
+def test_invalidation_is_opt_in(source: Template) -> None:
+    assert source["Parameters"]["InvalidateOnPublish"]["Default"] == "false"

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
+from sitemap_updater.protocol import Entry, Site, render_urlset
+from tests.integration.rebuild.conftest import BUCKET, SITE, STATE_TABLE, Aws, page
 
 NAMESPACE = "SitemapUpdaterTest"
 
@@ -113,3 +114,58 @@ def test_a_run_with_nothing_to_do_reports_zeros_but_the_published_urls(
     assert metrics["FilesWritten"][1] == 0
     assert metrics["FilesDeleted"][1] == 0
     assert metrics["UrlsPublished"][1] == sum(len(locs) for locs in aws.crawl().values()) == 5
+
+
+def test_a_checkpoint_older_than_the_stream_keeps_records_means_a_full_rebuild_said_aloud(
+    aws: Aws, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    aws.upsert(*(page(i) for i in range(5)))
+    aws.invoke()
+    item = aws.checkpoint()
+    assert item is not None
+    day_old = int(item["saved_at"]["N"]) - 24 * 3600  # the rebuild was down for a day
+    aws.dynamodb.update_item(
+        TableName=STATE_TABLE,
+        Key={"pk": item["pk"], "sk": item["sk"]},
+        UpdateExpression="SET saved_at = :t",
+        ExpressionAttributeValues={":t": {"N": str(day_old)}},
+    )
+    aws.upsert(page(7))
+    capsys.readouterr()
+
+    with caplog.at_level("WARNING"):
+        report = aws.invoke()
+
+    assert report["mode"] == "full"
+    assert "checkpoint too old" in report["feed_gap"]
+    assert any("cannot prove" in r.getMessage() for r in caplog.records)
+    (document,) = emf_documents(capsys.readouterr().out)
+    metrics = metric_values(document)
+    assert metrics["FeedGapFullRebuilds"] == ("Count", 1)
+    assert metrics["DriftRepaired"] == ("Count", 1)  # page 7, which no run had published yet
+    assert sorted(loc for locs in aws.crawl().values() for loc in locs) == sorted(
+        f"{SITE}/page/{i}" for i in [0, 1, 2, 3, 4, 7]
+    )
+    assert int(aws.checkpoint()["saved_at"]["N"]) > day_old  # type: ignore[index]
+
+
+def test_the_reconciling_full_rebuild_repairs_and_counts_drift(
+    aws: Aws, capsys: pytest.CaptureFixture[str]
+) -> None:
+    aws.upsert(*(page(i) for i in range(20)))
+    aws.invoke()
+    files = aws.crawl()
+    key = max(files, key=lambda k: len(files[k]))
+    # a file that lost two of its entries behind the rebuild's back (a hand edit, a bad restore)
+    kept = sorted(files[key])[2:]
+    body, _ = render_urlset([Entry(loc=loc) for loc in kept], Site.parse(SITE))
+    aws.s3.put_object(Bucket=BUCKET, Key=key, Body=body)
+    capsys.readouterr()
+
+    report = aws.invoke({"full_rebuild": True})
+
+    assert report["drift_repaired"] == 2
+    (document,) = emf_documents(capsys.readouterr().out)
+    assert metric_values(document)["DriftRepaired"] == ("Count", 2)
+    assert sorted(aws.crawl()[key]) == sorted(files[key])
+    assert aws.invoke({"full_rebuild": True})["drift_repaired"] == 0
