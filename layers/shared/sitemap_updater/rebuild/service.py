@@ -386,22 +386,26 @@ class RebuildService:
                     rendered = self._render(part, items)
                     del items
                     for shard in rendered:
-                        report.drift_repaired += self._drift(shard.shard_id, shard.body)
+                        report.drift_repaired += self._drift(shard)
                     self._apply_parts(run, report, rendered, force=True)
                     ids.extend(r.shard_id for r in rendered)
                     del rendered
                 self._record_split(run, report, leaf, ids)
 
-    def _drift(self, shard_id: str, body: bytes | None) -> int:
-        """URLs whose entry in the published file of ``shard_id`` differs from ``body``."""
-        old = self.publisher.get(shard_file_key(shard_id))
-        if old == body:
+    def _drift(self, shard: RenderedShard) -> int:
+        """URLs whose entry in the published file of ``shard`` differs from its new rendering
+        (a file that was never published counts all of its URLs; equal bytes count none)."""
+        old = self.publisher.get(shard_file_key(shard.shard_id))
+        if old == shard.body:
             return 0
+        if old is None:
+            return shard.url_count
         try:
-            before = parse_published(old) if old is not None else {}
+            before = parse_published(old)
         except PublishedFormatError:
-            before = {}
-        after = parse_published(body) if body is not None else {}
+            return shard.url_count
+        del old
+        after = parse_published(shard.body) if shard.body is not None else {}
         return sum(1 for uh in before.keys() | after.keys() if before.get(uh) != after.get(uh))
 
     def _apply(
