@@ -82,6 +82,10 @@ class RebuildConfig:
     state_table_name: str = ""
     #: most stream records one incremental run reads; the rest waits for the next run
     feed_max_records: int = 200_000
+    #: IndexNow key; empty turns IndexNow off (README, "IndexNow")
+    indexnow_key: str = ""
+    #: where IndexNow submissions go; empty: the protocol's shared endpoint
+    indexnow_endpoint: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -106,4 +110,34 @@ class RebuildConfig:
             stream_arn=_get(e, "TABLE_STREAM_ARN"),
             state_table_name=_get(e, "STATE_TABLE_NAME", _get(e, "TABLE_NAME")),
             feed_max_records=_int(e, "FEED_MAX_RECORDS", 200_000, 1_000, 10_000_000),
+            indexnow_key=_indexnow_key(e),
+            indexnow_endpoint=_indexnow_endpoint(e),
         )
+
+
+# The IndexNow rules live with the client (rebuild/indexnow.py); imported here, when they are
+# needed, because the rebuild package itself imports this module.
+
+
+def _indexnow_key(env: Mapping[str, str]) -> str:
+    from sitemap_updater.rebuild.indexnow import IndexNowConfigError, check_key
+
+    key = env.get("INDEXNOW_KEY", "")
+    try:
+        return check_key(key) if key else ""
+    except IndexNowConfigError as error:
+        raise ConfigError(f"environment variable {error}") from None
+
+
+def _indexnow_endpoint(env: Mapping[str, str]) -> str:
+    from sitemap_updater.rebuild.indexnow import (
+        DEFAULT_ENDPOINT,
+        IndexNowConfigError,
+        check_endpoint,
+    )
+
+    endpoint = _get(env, "INDEXNOW_ENDPOINT", DEFAULT_ENDPOINT)
+    try:
+        return check_endpoint(endpoint)
+    except IndexNowConfigError as error:
+        raise ConfigError(f"environment variable {error}") from None
