@@ -326,7 +326,10 @@ class RebuildService:
     def _indexnow_submit(self, queue: IndexNowQueue, report: RunReport) -> None:
         """Send what waits; the publish is complete, and nothing here can fail the run."""
         try:
-            report.state_objects_written.extend(queue.submit(self._clock(), self._out_of_time))
+            written = queue.submit(self._clock(), self._out_of_time)
+            report.state_objects_written.extend(
+                key for key in written if key not in report.state_objects_written
+            )
         except Exception as error:  # the URLs stay pending; the next run tries again
             logger.exception("IndexNow submission failed; the URLs stay pending")
             queue.report.error = f"{type(error).__name__}: {error}"
