@@ -64,7 +64,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sitemap_updater.rebuild.indexnow import IndexNowConfigError, check_key
+from sitemap_updater.indexnow import IndexNowConfigError, check_key
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.faults import FaultPlan
 from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint

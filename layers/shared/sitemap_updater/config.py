@@ -6,6 +6,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sitemap_updater.indexnow import (
+    DEFAULT_ENDPOINT,
+    IndexNowConfigError,
+    check_endpoint,
+    check_key,
+)
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 
 
@@ -84,8 +90,8 @@ class RebuildConfig:
     feed_max_records: int = 200_000
     #: IndexNow key; empty turns IndexNow off (README, "IndexNow")
     indexnow_key: str = ""
-    #: where IndexNow submissions go; empty: the protocol's shared endpoint
-    indexnow_endpoint: str = ""
+    #: where IndexNow submissions go
+    indexnow_endpoint: str = DEFAULT_ENDPOINT
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -115,13 +121,7 @@ class RebuildConfig:
         )
 
 
-# The IndexNow rules live with the client (rebuild/indexnow.py); imported here, when they are
-# needed, because the rebuild package itself imports this module.
-
-
 def _indexnow_key(env: Mapping[str, str]) -> str:
-    from sitemap_updater.rebuild.indexnow import IndexNowConfigError, check_key
-
     key = env.get("INDEXNOW_KEY", "")
     try:
         return check_key(key) if key else ""
@@ -130,12 +130,6 @@ def _indexnow_key(env: Mapping[str, str]) -> str:
 
 
 def _indexnow_endpoint(env: Mapping[str, str]) -> str:
-    from sitemap_updater.rebuild.indexnow import (
-        DEFAULT_ENDPOINT,
-        IndexNowConfigError,
-        check_endpoint,
-    )
-
     endpoint = _get(env, "INDEXNOW_ENDPOINT", DEFAULT_ENDPOINT)
     try:
         return check_endpoint(endpoint)

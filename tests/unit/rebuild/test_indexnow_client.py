@@ -10,7 +10,7 @@ from email.utils import format_datetime
 import pytest
 
 from sitemap_updater.config import ConfigError, RebuildConfig
-from sitemap_updater.rebuild.indexnow import (
+from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
     IndexNowClient,
     IndexNowConfigError,

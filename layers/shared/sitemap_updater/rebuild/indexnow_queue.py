@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from sitemap_updater.observability import logger
-from sitemap_updater.rebuild.indexnow import (
+from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
     IndexNowClient,
     Outcome,
     key_file_name,
 )
+from sitemap_updater.observability import logger
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
+from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.rebuild.feed import (
@@ -48,7 +49,6 @@ from sitemap_updater.rebuild.feed import (
     StreamFeed,
 )
 from sitemap_updater.rebuild.full import ScanStoppedError, Spools
-from sitemap_updater.rebuild.indexnow import DEFAULT_ENDPOINT, IndexNowClient, IndexNowConfigError
 from sitemap_updater.rebuild.indexnow_queue import IndexNowQueue, IndexNowReport
 from sitemap_updater.rebuild.invalidate import (
     Invalidator,
@@ -171,7 +171,7 @@ class RebuildService:
         if config.indexnow_key:
             try:
                 self.indexnow = IndexNowClient(
-                    config.indexnow_endpoint or DEFAULT_ENDPOINT,
+                    config.indexnow_endpoint,
                     config.indexnow_key,
                     site_url=config.site_url,
                     public_base_url=config.public_base_url,
