@@ -7,6 +7,9 @@ reused across invocations, Powertools batch processing. The logic is in
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -25,6 +28,13 @@ if TYPE_CHECKING:
 processor = BatchProcessor(event_type=EventType.SQS)
 
 _clients: dict[str, Any] = {}
+#: Epoch seconds now. Lambda keeps the system clock; the local deployment sets its own here to
+#: replay waves at chosen times (``sitemap-updater simulate --start``).
+clock: Callable[[], float] = time.time
+
+
+def _now() -> datetime:
+    return datetime.fromtimestamp(clock(), UTC)
 
 
 def _service() -> IngestService:
@@ -37,7 +47,7 @@ def _service() -> IngestService:
             dynamodb=dynamodb,
             sqs=sqs,
             config=config,
-            service=IngestService(dynamodb=dynamodb, sqs=sqs, config=config),
+            service=IngestService(dynamodb=dynamodb, sqs=sqs, config=config, clock=_now),
         )
     service: IngestService = _clients["service"]
     return service

@@ -3,6 +3,8 @@ rebuilds every shard from a parallel Scan. All logic lives in ``sitemap_updater.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
 
 _CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
 _clients: dict[str, Any] = {}
+#: Epoch seconds now. Lambda keeps the system clock; the local deployment sets its own here to
+#: replay waves at chosen times (``sitemap-updater simulate --start``).
+clock: Callable[[], float] = time.time
 
 
 def _client(name: str) -> Any:
@@ -47,6 +52,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         cloudfront=cloudfront,
         streams=streams,
         owner=context.aws_request_id,
+        clock=clock,
         remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000,
     )
     report = service.run(full=full)

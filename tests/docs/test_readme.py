@@ -308,7 +308,13 @@ def test_sitemap_updater_commands(
         done = _run(local, stack, workspace)
         verb = shlex.split(command)[1]
         ran.append(verb)
-        if verb == "simulate" and "wave2.jsonl" in command:
+        if verb == "simulate" and "--indexnow-key" in command:
+            # the first publish sends nothing; wave2 changes p/0 and deletes p/1
+            assert done.returncode == 0, done.stderr
+            report = json.loads((workspace / "sim-indexnow" / "report.json").read_text())
+            sent = [sorted(w["indexnow_submitted"]) for w in report["waves"]]
+            assert sent == [[], [f"{SITE}/p/0", f"{SITE}/p/1"]]
+        elif verb == "simulate" and "wave2.jsonl" in command:
             # wave2 holds one line that is not JSON: it is reported, and the run still succeeds
             assert done.returncode == 0, done.stderr
             report = json.loads((workspace / "sim-out" / "report.json").read_text())

@@ -29,7 +29,7 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
 
     # the published URLs are the ones sent minus the deleted ones, each once
     pages = events_gen.make_pages(500, SITE)
-    _, _, deleted = events_gen.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
+    _, changed, deleted = events_gen.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
     urls = published_urls(out)
     expected = {p.url for p in pages} - {p.url for p in deleted}
     assert len(deleted) > 0
@@ -49,6 +49,9 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     # the incremental run read the changes from the stream and rewrote the index
     assert "Incremental run after the changes:" in printed
     assert "sitemap.xml" in printed.split("Incremental run after the changes:")[1]
+    # IndexNow (to a local endpoint): exactly the changed and the deleted pages, in one POST
+    touched = len({p.url for p in changed} | {p.url for p in deleted})
+    assert f"IndexNow: {touched} URLs in 1 POSTs would have been sent to" in printed
     assert "All files valid." in printed
 
 

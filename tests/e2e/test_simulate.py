@@ -80,8 +80,11 @@ def test_two_waves_report_and_files(tmp_path: Path, capsys: pytest.CaptureFixtur
             "dynamodb_items_read",
             "state_objects_written",
             "s3_objects_read",
+            "indexnow_submitted",
+            "indexnow_requests",
         }
     )
+    assert second["indexnow_submitted"] == [] and second["indexnow_requests"] == 0  # off
 
     # the bucket: valid files, split by the cap of 2, holding exactly the live URLs
     reports = validate_path(out, base_url=SITE)

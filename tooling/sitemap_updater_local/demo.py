@@ -7,7 +7,8 @@
 5. Download the bucket into DIR (files from an earlier demo run are replaced).
 6. Validate every file against the official schemas and the protocol rules.
 7. Print a summary: files, URLs, rejected messages with reasons, what the incremental run after
-   the changes read and wrote, timings.
+   the changes read and wrote, what IndexNow would have been sent (the demo deploys with an
+   IndexNow key and a local endpoint on 127.0.0.1 that records the POSTs), timings.
 
 Exit status 0 when every file is valid and the published URLs are exactly the ones sent minus
 the deleted ones, 1 otherwise.
@@ -26,8 +27,10 @@ from typing import Any
 
 from tqdm import tqdm
 
+from sitemap_updater.indexnow import DEFAULT_ENDPOINT
 from sitemap_updater_local import events_gen
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.validate import FileReport, validate_path
 
 DEFAULT_URLS = 2_000
@@ -39,6 +42,8 @@ DEMO_MAX_URLS_PER_SITEMAP = 250
 #: "A few" pages changed and deleted after the first rebuild.
 DEMO_CHANGES = 5
 DEMO_DELETES = 3
+#: The IndexNow key the demo deploys with (its POSTs go to a local recording endpoint).
+DEMO_INDEXNOW_KEY = "sitemap-updater-demo"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,6 +66,9 @@ class DemoResult:
     #: the reports of the incremental run(s) that published the changes
     incremental: list[dict[str, Any]]
     timings: dict[str, float] = field(default_factory=dict)
+    #: URLs POSTed to the (local) IndexNow endpoint, and the number of POSTs
+    indexnow_sent: list[str] = field(default_factory=list)
+    indexnow_requests: int = 0
 
     @property
     def valid(self) -> bool:
@@ -121,7 +129,10 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
     deletes = min(DEMO_DELETES, urls // 2)
     changes = min(DEMO_CHANGES, urls - deletes)
     params = {"PublicBaseUrl": SITE, "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP)}
-    with LocalDeployment(template, SITE, parameters=params) as dep:
+    with (
+        RecordingEndpoint() as indexnow,
+        LocalDeployment(template, SITE, parameters={**params, **_indexnow_params(indexnow)}) as dep,
+    ):
         with timer.step("send + ingest"):
             _send_and_drain(dep, events_gen.initial_events(pages, SITE), "pages")
         with timer.step("rebuild"):
@@ -149,7 +160,13 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         rejected=rejected,
         incremental=second,
         timings=timer.timings,
+        indexnow_sent=indexnow.urls,
+        indexnow_requests=len(indexnow.requests),
     )
+
+
+def _indexnow_params(endpoint: RecordingEndpoint) -> dict[str, str]:
+    return {"IndexNowKey": DEMO_INDEXNOW_KEY, "IndexNowEndpoint": endpoint.url}
 
 
 def _short(text: str, limit: int = 90) -> str:
@@ -181,6 +198,12 @@ def summary(result: DemoResult, out: Path) -> str:
             f"{run_report['urls_changed']} URLs changed"
         )
         lines.append(f"  wrote: {shown}")
+    sent = result.indexnow_sent
+    lines.append(
+        f"IndexNow: {len(sent)} URLs in {result.indexnow_requests} POSTs would have been sent to "
+        f"{DEFAULT_ENDPOINT} (recorded locally; the first publish sends none): "
+        + (_short(", ".join(sorted(sent)), 200) if sent else "none")
+    )
     lines.append(
         "Timings: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in result.timings.items())
     )

@@ -3,15 +3,23 @@
 Usage::
 
     sitemap-updater simulate WAVE.jsonl [WAVE.jsonl ...] --out DIR [--site URL]
-        [--max-urls-per-sitemap N] [--faults RATE --seed S]
+        [--max-urls-per-sitemap N] [--faults RATE --seed S] [--indexnow-key KEY]
+        [--start ISO8601 [--wave-gap SECONDS]]
 
 Each line of a wave file is one raw SQS message body, sent as is (it may be invalid on purpose;
-empty lines are skipped). For each wave, in order: send its messages, drain the queue completely
+empty lines are skipped; an empty wave file only runs the scheduled rebuild). For each wave, in
+order: send its messages, drain the queue completely
 through the emulated SQS event source mapping (retries and dead-lettering included), then run the
 scheduled rebuild until it reports that no dirty shard remains. The system runs on moto from
 template.yaml, with ``PublicBaseUrl`` set to ``--site`` (the files are published as the site's
 own ``/sitemap.xml``). ``--faults RATE --seed S`` makes a seeded share RATE of the functions'
 DynamoDB and S3 calls fail with throttling or 5xx errors.
+
+``--indexnow-key KEY`` deploys with ``IndexNowKey`` set and ``IndexNowEndpoint`` pointing at a
+local recording endpoint on 127.0.0.1 (nothing is sent to the internet). ``--start ISO8601`` is the
+clock both functions see when the first wave starts (it runs on from there); before each later
+wave it moves on by ``--wave-gap`` seconds (300, one schedule tick, by default). Give the events an
+``occurred_at`` near that clock: one more than a day ahead of it is rejected.
 
 After the last wave, DIR holds the bucket's objects under their keys, and ``DIR/report.json``
 (UTF-8 JSON) holds one object per wave, in order::
@@ -32,7 +40,10 @@ After the last wave, DIR holds the bucket's objects under their keys, and ``DIR/
                                  # DynamoDB (metadata, change feed, leaf states, URL items)
        "state_objects_written": [],  # private state objects put (none: the published files
                                      # are the state an incremental run patches)
-       "s3_objects_read": ["sitemap-r.xml.gz"]}  # published files read back to be patched
+       "s3_objects_read": ["sitemap-r.xml.gz"],  # published files read back to be patched
+       "indexnow_submitted": ["https://www.example.com/a"],  # URLs POSTed to IndexNow, in
+                                 # order ([] unless --indexnow-key)
+       "indexnow_requests": 1}   # IndexNow POSTs sent
     ]}
 
 ``accepted`` and ``stale`` count changes (an array body holds several); ``rejected`` lists the
@@ -45,17 +56,22 @@ Exit status: 0, or 2 for unusable arguments or files.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater.indexnow import IndexNowConfigError, check_key
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.faults import FaultPlan
+from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.template import TemplateError
 
 DEFAULT_SITE = "https://www.example.com"
+DEFAULT_WAVE_GAP = 300.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,6 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-urls-per-sitemap", type=int, default=None, metavar="N")
     parser.add_argument("--faults", type=float, default=None, metavar="RATE")
     parser.add_argument("--seed", type=int, default=None, metavar="S")
+    parser.add_argument("--indexnow-key", default=None, metavar="KEY")
+    parser.add_argument("--start", default=None, metavar="ISO8601")
+    parser.add_argument("--wave-gap", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
 
 
@@ -82,16 +101,30 @@ def simulate(
     template: Path = DEFAULT_TEMPLATE,
     max_urls_per_sitemap: int | None = None,
     faults: FaultPlan | None = None,
+    indexnow_key: str | None = None,
+    start: datetime | None = None,
+    wave_gap: float = DEFAULT_WAVE_GAP,
 ) -> dict[str, Any]:
     """Run the waves; write the bucket and report.json into ``out``; return the report."""
     parameters = {"PublicBaseUrl": site}
     if max_urls_per_sitemap is not None:
         parameters["MaxUrlsPerSitemap"] = str(max_urls_per_sitemap)
     report: dict[str, Any] = {"waves": []}
-    with LocalDeployment(template, site, parameters=parameters, faults=faults) as dep:
+    clock = SimulatedClock(start) if start is not None else None
+    with contextlib.ExitStack() as stack:
+        endpoint = None
+        if indexnow_key is not None:
+            endpoint = stack.enter_context(RecordingEndpoint())
+            parameters.update(IndexNowKey=indexnow_key, IndexNowEndpoint=endpoint.url)
+        dep = stack.enter_context(
+            LocalDeployment(template, site, parameters=parameters, faults=faults, clock=clock)
+        )
         seen_dead: set[str] = set()
         invalidations_seen = 0
-        for bodies in waves:
+        for number, bodies in enumerate(waves):
+            if clock is not None and number > 0:
+                clock.advance(wave_gap)
+            requests_seen = len(endpoint.requests) if endpoint else 0
             refused = dep.send(bodies)
             drained = dep.drain()
             runs = dep.rebuild_until_clean(max_runs=50)
@@ -120,6 +153,12 @@ def simulate(
                         {k for r in runs for k in r["state_objects_written"]}
                     ),
                     "s3_objects_read": [k for r in runs for k in r["s3_objects_read"]],
+                    "indexnow_submitted": [
+                        str(u)
+                        for sent in (endpoint.requests[requests_seen:] if endpoint else [])
+                        for u in sent.body.get("urlList", [])
+                    ],
+                    "indexnow_requests": len(endpoint.requests) - requests_seen if endpoint else 0,
                 }
             )
         out.mkdir(parents=True, exist_ok=True)
@@ -144,6 +183,31 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"simulate: cannot read wave file {path}: {exc.strerror}", file=sys.stderr)
             return 2
+    if args.wave_gap is not None and args.start is None:
+        print("simulate: --wave-gap SECONDS needs --start ISO8601", file=sys.stderr)
+        return 2
+    if args.wave_gap is not None and args.wave_gap < 0:
+        print(f"simulate: --wave-gap {args.wave_gap}: must not be negative", file=sys.stderr)
+        return 2
+    start = None
+    if args.start is not None:
+        try:
+            start = datetime.fromisoformat(args.start)
+        except ValueError:
+            start = None
+        if start is None or start.tzinfo is None:
+            print(
+                f"simulate: --start {args.start!r}: must be an ISO 8601 date-time with a zone "
+                "(for example 2026-01-05T08:00:00Z)",
+                file=sys.stderr,
+            )
+            return 2
+    if args.indexnow_key is not None:
+        try:
+            check_key(args.indexnow_key, field="--indexnow-key")
+        except IndexNowConfigError as exc:
+            print(f"simulate: {exc}", file=sys.stderr)
+            return 2
     try:
         plan = FaultPlan(args.faults, args.seed) if args.faults is not None else None
     except ValueError as exc:
@@ -157,6 +221,9 @@ def run(args: argparse.Namespace) -> int:
             template=args.template,
             max_urls_per_sitemap=args.max_urls_per_sitemap,
             faults=plan,
+            indexnow_key=args.indexnow_key,
+            start=start,
+            wave_gap=DEFAULT_WAVE_GAP if args.wave_gap is None else args.wave_gap,
         )
     except TemplateError as exc:  # a --site or --max-urls-per-sitemap the template refuses
         print(f"simulate: {exc}", file=sys.stderr)
@@ -167,6 +234,12 @@ def run(args: argparse.Namespace) -> int:
             f"{wave['stale']} stale, {len(wave['rejected'])} rejected, "
             f"{wave['dead_lettered']} dead-lettered, {len(wave['objects_written'])} objects "
             f"written, {len(wave['invalidated_paths'])} paths invalidated"
+            + (
+                f", {len(wave['indexnow_submitted'])} URLs sent to IndexNow in "
+                f"{wave['indexnow_requests']} requests"
+                if args.indexnow_key is not None
+                else ""
+            )
         )
     if plan is not None:
         counts = ", ".join(f"{n} {code}" for code, n in sorted(plan.counts().items()))

@@ -6,6 +6,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sitemap_updater.indexnow import (
+    DEFAULT_ENDPOINT,
+    IndexNowConfigError,
+    check_endpoint,
+    check_key,
+)
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 
 
@@ -82,6 +88,10 @@ class RebuildConfig:
     state_table_name: str = ""
     #: most stream records one incremental run reads; the rest waits for the next run
     feed_max_records: int = 200_000
+    #: IndexNow key; empty turns IndexNow off (README, "IndexNow")
+    indexnow_key: str = ""
+    #: where IndexNow submissions go
+    indexnow_endpoint: str = DEFAULT_ENDPOINT
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -106,4 +116,22 @@ class RebuildConfig:
             stream_arn=_get(e, "TABLE_STREAM_ARN"),
             state_table_name=_get(e, "STATE_TABLE_NAME", _get(e, "TABLE_NAME")),
             feed_max_records=_int(e, "FEED_MAX_RECORDS", 200_000, 1_000, 10_000_000),
+            indexnow_key=_indexnow_key(e),
+            indexnow_endpoint=_indexnow_endpoint(e),
         )
+
+
+def _indexnow_key(env: Mapping[str, str]) -> str:
+    key = env.get("INDEXNOW_KEY", "")
+    try:
+        return check_key(key) if key else ""
+    except IndexNowConfigError as error:
+        raise ConfigError(f"environment variable {error}") from None
+
+
+def _indexnow_endpoint(env: Mapping[str, str]) -> str:
+    endpoint = _get(env, "INDEXNOW_ENDPOINT", DEFAULT_ENDPOINT)
+    try:
+        return check_endpoint(endpoint)
+    except IndexNowConfigError as error:
+        raise ConfigError(f"environment variable {error}") from None

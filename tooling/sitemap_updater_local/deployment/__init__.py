@@ -10,6 +10,9 @@ with LocalDeployment(template="template.yaml", site_url="https://www.example.com
     dep.download("sitemap-out")       # the bucket's objects under their keys
 ```
 
+``LocalDeployment(..., clock=SimulatedClock(start))`` gives both functions that clock instead of the
+system's: the handlers' module-level ``clock`` is the hook (``clock.advance(300)`` between waves).
+
 Not shipped to Lambda: this is development and demonstration tooling.
 
 moto's table stream differs from AWS: a table has one open stream shard, which moto never closes,
@@ -22,6 +25,7 @@ from sitemap_updater_local.deployment.local import (
     DeadLetter,
     LocalDeployment,
     SendFailure,
+    SimulatedClock,
 )
 from sitemap_updater_local.deployment.runtime import LambdaContext, emf_metrics
 
@@ -33,5 +37,6 @@ __all__ = [
     "LambdaContext",
     "LocalDeployment",
     "SendFailure",
+    "SimulatedClock",
     "emf_metrics",
 ]

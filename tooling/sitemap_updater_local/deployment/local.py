@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -109,8 +110,11 @@ class LocalDeployment:
         site_url: str = "https://www.example.com",
         parameters: Mapping[str, str] | None = None,
         faults: FaultPlan | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.template_path = Path(template)
+        #: epoch seconds both functions see instead of the system clock (``SimulatedClock``)
+        self.clock = clock
         self.site_url = site_url
         self.parameters = dict(parameters or {})
         self.faults = faults
@@ -209,7 +213,9 @@ class LocalDeployment:
         if site_param is None and "SITE_URL" in env:
             env["SITE_URL"] = self.site_url
         name = str(self.template.resolve({"Ref": spec.logical_id}))
-        return LocalFunction(spec=spec, environment=env, output=self.output, physical_name=name)
+        return LocalFunction(
+            spec=spec, environment=env, output=self.output, physical_name=name, clock=self.clock
+        )
 
     def _dead_letter_queue(self) -> tuple[str, int | None]:
         attrs = self.sqs.get_queue_attributes(
@@ -277,7 +283,8 @@ class LocalDeployment:
 
         An exception from the handler propagates, as a failed invocation.
         """
-        event = {"full_rebuild": True} if full else scheduled_event()
+        moment = None if self.clock is None else datetime.fromtimestamp(self.clock(), UTC)
+        event = {"full_rebuild": True} if full else scheduled_event(moment)
         inv = self.rebuild_function.invoke(event, remaining_ms)
         if inv.error is not None:
             raise inv.error
@@ -390,6 +397,22 @@ class LocalDeployment:
     def invalidated_paths(self) -> list[str]:
         """Every path of every invalidation, oldest first."""
         return [p for _, paths in self.invalidations() for p in paths]
+
+
+class SimulatedClock:
+    """A clock that starts at a chosen moment and runs at the pace of the system clock;
+    :meth:`advance` moves it on (a gap between waves)."""
+
+    def __init__(self, start: datetime) -> None:
+        if start.tzinfo is None:
+            raise ValueError(f"start {start.isoformat()!r} must carry a time zone")
+        self._offset = start.timestamp() - time.time()
+
+    def __call__(self) -> float:
+        return time.time() + self._offset
+
+    def advance(self, seconds: float) -> None:
+        self._offset += seconds
 
 
 def scheduled_event(now: datetime | None = None) -> dict[str, Any]:

@@ -151,6 +151,8 @@ class LocalFunction:
     module: ModuleType | None = None
     invocations: int = 0
     physical_name: str = field(default="")
+    #: epoch seconds the function sees instead of the system clock (its module's ``clock``)
+    clock: Callable[[], float] | None = None
 
     def __post_init__(self) -> None:
         if not self.physical_name:
@@ -184,6 +186,8 @@ class LocalFunction:
                 f"function {self.spec.logical_id}: {path} has no callable "
                 f"{self.spec.handler_name!r}"
             )
+        if self.clock is not None and callable(getattr(module, "clock", None)):
+            module.__dict__["clock"] = self.clock
         self.module = module
         _ensure_metrics_namespace(self._env())
         return module

@@ -74,6 +74,15 @@ def parse_published(body: bytes) -> dict[str, bytes]:
     return fragments
 
 
+def changed_between(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[str]:
+    """The locs whose fragment differs between two parsed files (added, changed or removed)."""
+    return [
+        _loc_of(after.get(uh) or before[uh])
+        for uh in sorted(before.keys() | after.keys())
+        if before.get(uh) != after.get(uh)
+    ]
+
+
 def render_fragment(item: Item, site: Site, *, max_bytes: int) -> bytes:
     """The ``<url>`` fragment of a live URL item, through the writer and all of its checks;
     raises the writer's :class:`SitemapError` for an entry it refuses."""

@@ -8,6 +8,8 @@ from typing import Any, Literal
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
+from sitemap_updater.rebuild.indexnow_queue import IndexNowReport
+
 Status = Literal["published", "nothing-to-do", "locked"]
 
 
@@ -45,8 +47,11 @@ class RunReport:
     #: URLs left out because one entry alone is larger than the byte cap.
     urls_skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: What the run sent to IndexNow (None while IndexNow is off).
+    indexnow: IndexNowReport | None = None
     #: The locs whose published entry was added, changed or removed by this run's publish
-    #: (incremental runs; what an IndexNow submission sends). Not part of :meth:`to_dict`.
+    #: (incremental runs; in a full rebuild, the repaired drift once a publish existed; what an
+    #: IndexNow submission sends). Not part of :meth:`to_dict`.
     changed_locs: list[str] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -58,7 +63,9 @@ class RunReport:
 
 def record_metrics(metrics: Metrics, report: RunReport) -> None:
     """The per-run metrics: ShardsRebuilt, FilesWritten, FilesDeleted, UrlsPublished, RunSeconds,
-    FeedRecords, UrlsChanged, FeedGapFullRebuilds and, for a full rebuild, DriftRepaired."""
+    FeedRecords, UrlsChanged, FeedGapFullRebuilds, for a full rebuild DriftRepaired and, while
+    IndexNow is on, IndexNowSubmitted, IndexNowRequests, IndexNowRejected, IndexNowRetryLater,
+    IndexNowDropped, IndexNowPending and IndexNowErrors."""
     metrics.add_metric(name="ShardsRebuilt", unit=MetricUnit.Count, value=report.shards_rebuilt)
     metrics.add_metric(
         name="FilesWritten", unit=MetricUnit.Count, value=len(report.objects_written)
@@ -75,3 +82,15 @@ def record_metrics(metrics: Metrics, report: RunReport) -> None:
     )
     if report.mode == "full":
         metrics.add_metric(name="DriftRepaired", unit=MetricUnit.Count, value=report.drift_repaired)
+    if report.indexnow is not None:
+        sent = report.indexnow
+        for name, value in (
+            ("IndexNowSubmitted", sent.urls_submitted),
+            ("IndexNowRequests", sent.requests),
+            ("IndexNowRejected", sent.urls_rejected),
+            ("IndexNowRetryLater", sent.requests_failed),
+            ("IndexNowDropped", sent.urls_dropped),
+            ("IndexNowPending", sent.pending),
+            ("IndexNowErrors", int(sent.error is not None)),
+        ):
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)

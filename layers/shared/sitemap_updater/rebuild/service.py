@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
+from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.rebuild.feed import (
@@ -48,6 +49,7 @@ from sitemap_updater.rebuild.feed import (
     StreamFeed,
 )
 from sitemap_updater.rebuild.full import ScanStoppedError, Spools
+from sitemap_updater.rebuild.indexnow_queue import IndexNowQueue, IndexNowReport
 from sitemap_updater.rebuild.invalidate import (
     Invalidator,
     SentBatch,
@@ -55,7 +57,12 @@ from sitemap_updater.rebuild.invalidate import (
     changes_digest,
 )
 from sitemap_updater.rebuild.lease import Lease
-from sitemap_updater.rebuild.patch import PublishedFormatError, parse_published, patch_shard
+from sitemap_updater.rebuild.patch import (
+    PublishedFormatError,
+    changed_between,
+    parse_published,
+    patch_shard,
+)
 from sitemap_updater.rebuild.publish import Publisher, robots_txt
 from sitemap_updater.rebuild.published import PublishedRecord, PublishedStore
 from sitemap_updater.rebuild.render import RenderedShard, render_home, render_shard
@@ -158,6 +165,20 @@ class RebuildService:
         self.invalidator = Invalidator(
             cloudfront, config.distribution_id, config.invalidation_max_paths
         )
+        self._s3 = s3
+        self.indexnow: IndexNowClient | None = None
+        self._indexnow_error: str | None = None
+        if config.indexnow_key:
+            try:
+                self.indexnow = IndexNowClient(
+                    config.indexnow_endpoint,
+                    config.indexnow_key,
+                    site_url=config.site_url,
+                    public_base_url=config.public_base_url,
+                )
+            except IndexNowConfigError as error:  # IndexNow never stops a publish
+                logger.error("IndexNow is misconfigured and sends nothing", reason=str(error))
+                self._indexnow_error = str(error)
 
     # -- run ---------------------------------------------------------------------------------
 
@@ -242,6 +263,7 @@ class RebuildService:
         self._save_states(run)
         if recovering and run.remaining:  # files left unrewritten may still hold stray bytes
             record = replace(record, in_flight=self._owner)
+        queue = self._indexnow_queue(report, feed if recovering else None)
         if run.writing or recovering or record != run.published:
             self.published.save(record)
         for key in record.files:
@@ -256,6 +278,8 @@ class RebuildService:
             new_checkpoint = replace(feed.checkpoint, saved_at=checkpoint.saved_at)
         if new_checkpoint is not None and new_checkpoint != checkpoint:
             self.checkpoints.save(new_checkpoint)
+        if queue is not None:
+            self._indexnow_submit(queue, report)
         report.complete = not run.remaining and (feed is None or feed.complete)
         report.shards_remaining = len(run.remaining)
         report.objects_deleted = list(
@@ -275,6 +299,40 @@ class RebuildService:
         if run.written:
             report.status = "published"
         return report
+
+    # -- IndexNow ------------------------------------------------------------------------------
+
+    def _indexnow_queue(
+        self, report: RunReport, recovered: FeedRead | None
+    ) -> IndexNowQueue | None:
+        """The run's IndexNow queue with its changed locs stored durably, before the publish
+        record (whose save ends a crashed run's recovery) and the checkpoint are saved.
+
+        A run that recovers from a crashed one patched files the crashed run may already have
+        published, so it cannot tell their changes from the bytes: it also adds the locs of
+        every change it read (at least once, rather than never)."""
+        if self.indexnow is None:
+            if self._indexnow_error is not None:
+                report.indexnow = IndexNowReport(error=self._indexnow_error)
+            return None
+        queue = IndexNowQueue(self._s3, self.config.bucket_name, self.indexnow)
+        queue.add(report.changed_locs)
+        if recovered is not None:
+            queue.add(str(item["loc"]["S"]) for item in recovered.changes.values() if item)
+        report.state_objects_written.extend(queue.persist())
+        report.indexnow = queue.report
+        return queue
+
+    def _indexnow_submit(self, queue: IndexNowQueue, report: RunReport) -> None:
+        """Send what waits; the publish is complete, and nothing here can fail the run."""
+        try:
+            written = queue.submit(self._clock(), self._out_of_time)
+            report.state_objects_written.extend(
+                key for key in written if key not in report.state_objects_written
+            )
+        except Exception as error:  # the URLs stay pending; the next run tries again
+            logger.exception("IndexNow submission failed; the URLs stay pending")
+            queue.report.error = f"{type(error).__name__}: {error}"
 
     def _rebuild_changed(
         self, run: _RunState, report: RunReport, feed: FeedRead, *, force: bool
@@ -386,27 +444,33 @@ class RebuildService:
                     rendered = self._render(part, items)
                     del items
                     for shard in rendered:
-                        report.drift_repaired += self._drift(shard)
+                        # repairs of a site published before are changes to announce; the
+                        # first publish of a site is not
+                        repaired, locs = self._drift(shard, want_locs=bool(run.published.files))
+                        report.drift_repaired += repaired
+                        report.changed_locs.extend(locs)
                     self._apply_parts(run, report, rendered, force=True)
                     ids.extend(r.shard_id for r in rendered)
                     del rendered
                 self._record_split(run, report, leaf, ids)
 
-    def _drift(self, shard: RenderedShard) -> int:
-        """URLs whose entry in the published file of ``shard`` differs from its new rendering
-        (a file that was never published counts all of its URLs; equal bytes count none)."""
+    def _drift(self, shard: RenderedShard, *, want_locs: bool) -> tuple[int, list[str]]:
+        """How many URLs' entries in the published file of ``shard`` differ from its new
+        rendering, and (with ``want_locs``) their locs. A file never published counts all of its
+        URLs; equal bytes count none; only differing files are parsed."""
         old = self.publisher.get(shard_file_key(shard.shard_id))
         if old == shard.body:
-            return 0
-        if old is None:
-            return shard.url_count
+            return 0, []
+        if old is None and not want_locs:
+            return shard.url_count, []
         try:
-            before = parse_published(old)
+            before = parse_published(old) if old is not None else {}
         except PublishedFormatError:
-            return shard.url_count
+            before = {}
         del old
         after = parse_published(shard.body) if shard.body is not None else {}
-        return sum(1 for uh in before.keys() | after.keys() if before.get(uh) != after.get(uh))
+        locs = changed_between(before, after)
+        return len(locs), locs if want_locs else []
 
     def _apply(
         self,
