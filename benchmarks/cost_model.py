@@ -81,7 +81,7 @@ import re
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,16 +93,25 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tooling"))
 sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
-import sitemap_updater.rebuild.service as rebuild_service  # noqa: E402
-from sitemap_updater.ingest.item_size import item_size  # noqa: E402
-from sitemap_updater.protocol import Entry, Site  # noqa: E402
-from sitemap_updater.rebuild.patch import patch_shard  # noqa: E402
-from sitemap_updater.rebuild.publish import INDEX, SHARD_FILE  # noqa: E402
-from sitemap_updater.rebuild.render import render_shard  # noqa: E402
-from sitemap_updater.store.items import Item, live_item  # noqa: E402
-from sitemap_updater.store.keys import hash_bits, url_hash  # noqa: E402
 from sitemap_updater_local.deployment import LocalDeployment  # noqa: E402
-from sitemap_updater_local.deployment.runtime import Invocation, LocalFunction  # noqa: E402
+from sitemap_updater_local.deployment.runtime import (  # noqa: E402
+    FunctionOutput,
+    Invocation,
+    LocalFunction,
+)
+
+# The functions' logger binds the stdout of the moment it is first imported: import the layer
+# while stdout is a function output, so that the handlers' log lines never reach this script's
+# stdout (``--json`` prints one JSON object and nothing else).
+with FunctionOutput().capture():
+    import sitemap_updater.rebuild.service as rebuild_service
+    from sitemap_updater.ingest.item_size import item_size
+    from sitemap_updater.protocol import Entry, Site
+    from sitemap_updater.rebuild.patch import patch_shard
+    from sitemap_updater.rebuild.publish import INDEX, SHARD_FILE
+    from sitemap_updater.rebuild.render import render_shard
+    from sitemap_updater.store.items import Item, live_item
+    from sitemap_updater.store.keys import hash_bits, url_hash
 
 SITE = "https://www.example.com"
 DAYS = 30
@@ -171,9 +180,11 @@ class Meter:
 
     def __init__(self, events: Any, lookup: Callable[[str, dict[str, Any]], dict[str, Any] | None]):
         self._lookup = lookup
+        #: off while the site is built (not counted): no lookups, nothing recorded
+        self.enabled = False
         self._lock = threading.Lock()
         self.calls: Counter[str] = Counter()
-        self.units: Counter[str] = Counter()
+        self.units: defaultdict[str, float] = defaultdict(float)
         self.cpu = 0.0
         self.op_cpu: Counter[str] = Counter()
         #: CPU time moto spends answering (between the first and the last ``before-send``
@@ -195,7 +206,7 @@ class Meter:
                 "cpu_by_call": {k: round(v, 4) for k, v in sorted(self.op_cpu.items())},
                 "cpu_in_moto": round(sum(self.emulated_cpu.values()), 4),
             }
-            self.calls, self.units, self.cpu = Counter(), Counter(), 0.0
+            self.calls, self.units, self.cpu = Counter(), defaultdict(float), 0.0
             self.op_cpu, self.emulated_cpu = Counter(), Counter()
         return taken
 
@@ -209,6 +220,8 @@ class Meter:
         return None
 
     def _before_build(self, params: dict[str, Any], model: Any, context: Any, **_: Any) -> None:
+        if not self.enabled:
+            return
         context["meter_params"] = dict(params)
         if model.service_model.service_name == "dynamodb" and model.name in self._WRITES:
             key = self._key(params)
@@ -216,6 +229,8 @@ class Meter:
                 context["meter_before"] = stored_size(self._lookup(params["TableName"], key))
 
     def _send_started(self, **_: Any) -> None:
+        if not self.enabled:
+            return
         self._send.started = time.thread_time()
 
     def _send_answered(self, event_name: str, **_: Any) -> None:
@@ -223,14 +238,18 @@ class Meter:
         if started is None:
             return
         self._send.started = None
-        _, service, op = [*event_name.split("."), "", ""][:3]
+        _event, service, op = [*event_name.split("."), "", ""][:3]
         with self._lock:
             self.emulated_cpu[f"{service}.{op}"] += time.thread_time() - started
 
     def _before_call(self, context: Any, **_: Any) -> None:
+        if not self.enabled:
+            return
         context["meter_cpu"] = time.thread_time()
 
     def _after_call(self, parsed: Any, model: Any, context: Any, **_: Any) -> None:
+        if not self.enabled:
+            return
         cpu = time.thread_time() - context.get("meter_cpu", time.thread_time())
         service, op = model.service_model.service_name, model.name
         params: dict[str, Any] = context.get("meter_params", {})
@@ -276,9 +295,7 @@ class Meter:
 
 def _units(metered: dict[str, Any], table: str, kind: str) -> float:
     """Sum of ``kind`` (``rru``/``wru``) units of ``table`` in a ``Meter.take()``."""
-    return float(
-        sum(v for k, v in metered["units"].items() if k.startswith(f"{table}|{kind}."))
-    )
+    return float(sum(v for k, v in metered["units"].items() if k.startswith(f"{table}|{kind}.")))
 
 
 def _timed(function: LocalFunction, durations: list[tuple[float, float]]) -> None:
@@ -299,7 +316,7 @@ def _timed(function: LocalFunction, durations: list[tuple[float, float]]) -> Non
 def patch_cpu_meter() -> Iterator[list[float]]:
     """CPU seconds of every ``patch_shard`` call the rebuild service makes, while active."""
     spent: list[float] = []
-    original = rebuild_service.patch_shard
+    original = getattr(rebuild_service, "patch_shard")  # noqa: B009 (not re-exported)
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         started = time.thread_time()
@@ -308,18 +325,18 @@ def patch_cpu_meter() -> Iterator[list[float]]:
         finally:
             spent.append(time.thread_time() - started)
 
-    rebuild_service.patch_shard = timed  # type: ignore[assignment]
+    setattr(rebuild_service, "patch_shard", timed)  # noqa: B010
     try:
         yield spent
     finally:
-        rebuild_service.patch_shard = original
+        setattr(rebuild_service, "patch_shard", original)  # noqa: B010
 
 
 # --- the site -------------------------------------------------------------------------------
 
 
 def real_leaves(urls: int) -> int:
-    return 2 ** max(0, math.ceil(math.log2(urls / DEFAULT_CAP)))
+    return int(2 ** max(0, math.ceil(math.log2(urls / DEFAULT_CAP))))
 
 
 def _url(i: int) -> str:
@@ -373,7 +390,9 @@ def patch_cpu(urls_in_file: int, changes: int) -> dict[str, Any]:
     [published] = render_shard("r", items, site, max_urls=DEFAULT_CAP, max_bytes=MAX_BYTES)
     assert published.body is not None
     rng = random.Random(11)
-    changed = {it["sk"]["S"]: it for it in (_item(i, 21) for i in rng.sample(range(urls_in_file), changes))}
+    changed = {
+        it["sk"]["S"]: it for it in (_item(i, 21) for i in rng.sample(range(urls_in_file), changes))
+    }
     best = math.inf
     for _ in range(3):
         started = time.process_time()
@@ -461,8 +480,7 @@ def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
         dep.drain()
         dep.rebuild_until_clean()
         built = sorted(k for k in dep.objects() if k.startswith("sitemap-r"))
-        handlers.take()
-        emulator_sqs.take()
+        handlers.enabled = emulator_sqs.enabled = True
         ingest_durations.clear()
         rebuild_durations.clear()
 
@@ -640,8 +658,9 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
         "s3_put": rec_put,
         "s3_get": rec_get,
         "cpu_s_scaled": round(rec_cpu, 1),
-        "cpu_without_moto_s_scaled": round((rec["handler_cpu_seconds"] - rec["cpu_in_moto"])
-                                           * items_scale, 1),
+        "cpu_without_moto_s_scaled": round(
+            (rec["handler_cpu_seconds"] - rec["cpu_in_moto"]) * items_scale, 1
+        ),
         "duration_s_scaled": round(rec_seconds, 1),
         "drift_repaired": rec["report"]["drift_repaired"],
     }
@@ -712,7 +731,7 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
         usd["dynamodb"] += storage
         usd["sqs"] = sqs_usd
         usd["cloudfront_invalidations"] = inval_usd
-        return {k: round(v, 2) for k, v in usd.items()}
+        return {k: round(v, 4) for k, v in usd.items()}
 
     usd = total([ingest_part, runs_part, reconcile_part])
     nightly_usd = total([ingest_part, reconcile_part])
@@ -905,17 +924,31 @@ def print_table(sites: list[dict[str, Any]]) -> None:
     for key in ("wru_per_change", "rru_per_change", "duration_s_per_invocation"):
         print(f"  {key:<32}" + "".join(f"{s['ingest'][key]:>16,.4f}" for s in sites))
     print("\nDaily reconcile (full rebuild), scaled from the local run by URL items and files:")
-    for key in ("url_table_rru_scaled", "cpu_s_scaled", "cpu_without_moto_s_scaled",
-                "duration_s_scaled", "drift_repaired"):
+    for key in (
+        "url_table_rru_scaled",
+        "cpu_s_scaled",
+        "cpu_without_moto_s_scaled",
+        "duration_s_scaled",
+        "drift_repaired",
+    ):
         print(f"  {key:<32}" + "".join(f"{s['reconcile'][key]:>16,.1f}" for s in sites))
     print("\nFreshness, change event -> every edge and a crawler fetching then (seconds):")
-    for key in ("batching_window", "ingest_worst", "ingest_typical", "wait_for_run",
-                "rebuild_run", "edge_cache_worst", "worst", "typical"):
+    for key in (
+        "batching_window",
+        "ingest_worst",
+        "ingest_typical",
+        "wait_for_run",
+        "rebuild_run",
+        "edge_cache_worst",
+        "worst",
+        "typical",
+    ):
         print(f"  {key:<32}" + "".join(f"{s['freshness_seconds'][key]:>16,.1f}" for s in sites))
     print(
         f"  {'nightly full rebuild, worst':<32}"
-        + "".join(f"{s['nightly_full_rebuild']['freshness_seconds']['worst']:>16,.0f}"
-                  for s in sites)
+        + "".join(
+            f"{s['nightly_full_rebuild']['freshness_seconds']['worst']:>16,.0f}" for s in sites
+        )
     )
     print("\nIf invalidation is turned on (InvalidateOnPublish=true), $ a month:")
     print(
@@ -948,7 +981,7 @@ def main() -> int:
         help="a site as URLS:CHANGES_PER_DAY (repeat; default the three sizes of the README)",
     )
     parser.add_argument(
-        "--urls-per-leaf", type=int, default=40, help="URLs in each file of the local site"
+        "--urls-per-leaf", type=int, default=16, help="URLs in each file of the local site"
     )
     parser.add_argument(
         "--idle-pollers",
