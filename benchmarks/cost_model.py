@@ -1,60 +1,67 @@
-"""Cost and freshness model: every request count measured on the local deployment, then scaled.
+"""Cost and freshness model: every request count measured on the local deployment, then priced.
 
-    python benchmarks/cost_model.py [--site-urls 10000] [--changes 347] [--ingest-batch-size 6]
+    .venv/bin/python benchmarks/cost_model.py [--json] [--sizes 1000000:100000 ...]
+        [--urls-per-leaf 40] [--idle-pollers 5]
 
-What it runs (template.yaml on moto, the real handlers, the emulated SQS event source mapping):
+For each site size (``URLS:CHANGES_PER_DAY``; by default 100,000:10,000, 1,000,000:100,000 and
+10,000,000:1,000,000) it runs, on template.yaml deployed on moto (the real handlers, the
+emulated SQS event source mapping, the table's stream):
 
-1. A site of ``--site-urls`` URLs split into as many shards as a 1,000,000-URL site has at the
-   default cap (shards are hash prefixes: 1,000,000 / 40,000 -> 32 leaves), built once and not
-   counted.
-2. One five-minute slice of a day with 100,000 changes: ``--changes`` (100,000 / 288 = 347)
-   single-change messages sent, drained through the ingest function, then one scheduled rebuild.
+1. A small site with exactly as many shard files as the real site has at the default cap
+   (shards are hash prefixes: 2^ceil(log2(urls / 40,000)) leaves, so 4, 32 and 256), with
+   ``--urls-per-leaf`` URLs in each, built and published once and not counted.
+2. One scheduled slice: the changes of one schedule period (changes a day / 288 at
+   ``rate(5 minutes)``: 35, 347, 3,472) sent as single-change messages, drained through the
+   ingest function, then ONE scheduled (incremental) rebuild. Everything is metered.
+3. One reconciling full rebuild (``{"full_rebuild": true}``, the ``ReconcileSchedule`` input),
+   metered, then scaled to the real site by its URL items and its files (labelled as scaled).
 
 What it counts, with botocore events (nothing is estimated from the code):
 
 * every AWS request the handlers make, on the default boto3 session their clients come from, by
-  ``service.Operation``; for DynamoDB also the capacity units of each request, by DynamoDB's
-  published rules (item sizes from the request and response items, and from the stored item before
-  and after each write, read back by the emulator's own client), and the time spent inside calls;
-* every SQS request the emulated event source mapping and the producer make, on the emulator's
-  own SQS client;
-* every invocation of each function as the emulator makes it, with its wall time and the CPU
-  time of the thread that ran the handler, and the CPU time moto spends answering each call
-  (between the first and the last botocore ``before-send`` handler: moto answers in between).
+  ``service.Operation``; for DynamoDB the capacity units of each request by table (the URL table
+  and the state table), by DynamoDB's published rules (item sizes from the request and response
+  items, and from the stored item before and after each write, read back by the emulator's own
+  client), and the time spent inside calls;
+* DynamoDB Streams: each ``GetRecords`` call is one streams read request unit; DescribeStream
+  and GetShardIterator are not billed;
+* every SQS request the emulated event source mapping and the producer make (the emulator's
+  own SQS client), and the AWS upper figure (see below);
+* every invocation of each function as the emulator makes it, with the CPU time of the thread
+  that ran the handler, and the CPU time moto spends answering each call (between the first and
+  the last botocore ``before-send`` handler: moto answers in between).
 
-The ingest batch size is the number of messages that arrive in one batching window at the
-average rate (100,000 / 86,400 s x 5 s = 6): at this rate the window, not the batch size of 20,
-closes a batch, so the slice runs with that batch size to measure invocations as AWS makes them.
+Rebuild CPU at the real size: the local files are tiny, so the CPU of patching real files is
+measured in this process: one published file of urls / leaves entries rendered by the project's
+writer, patched (``rebuild.patch.patch_shard``) with the changes one leaf gets in a slice, best of
+3 by ``time.process_time()``, times the leaves the local run touched. The handler's CPU outside
+patching (the calls, moto answering them included, and the index) is the local run's.
 
-How the emulator's SQS requests map onto AWS (printed with the figures):
+Lambda duration: CPU time stretched by the CPU share of the function's memory (a function has the
+equivalent of one vCPU at 1,769 MB; below that, proportionally less), with moto's answering
+inside the handler counted: the upper figure. The figure without moto's answering is printed too.
 
-* producer: ``SendMessageBatch``, up to 10 bodies per request (``LocalDeployment.send``, the same
-  as ``sitemap-updater send``); one ``SendMessage`` per change if the producer does not batch;
-* event source mapping: the emulator receives a batch with ``ReceiveMessage`` calls of up to 10
-  messages and deletes the processed records with ``DeleteMessageBatch``, as AWS's mapping does.
-  AWS long-polls (20 s) and, at a trickle, a receive may return one message: the upper bound
-  used in the total is one ``ReceiveMessage`` per message plus the empty long polls of the idle
-  pollers (``--idle-pollers``, at most three 20-second polls a minute each).
+SQS, emulator to AWS: the upper figure takes one ``SendMessage`` per change (a producer that
+does not batch), one ``ReceiveMessage`` per message plus the empty 20-second long polls of
+``--idle-pollers`` idle pollers, and the measured deletes and dead-letter sends.
 
-Lambda GB-seconds: each function's ``MemorySize`` from template.yaml times the measured handler
-duration, as CPU time (on a shared machine wall time also counts the wait for a core). Locally
-every AWS call is answered by moto in the handler's thread, so that duration is an upper bound of
-what a handler takes on AWS (moto's Query costs far more than reading the items); the lower figure
-leaves moto's answering out (the handler and the SDK only), and DynamoDB's own service time on AWS
-comes on top of it. Both are printed, and the freshness for both.
-
-Freshness: the batching window and the schedule from template.yaml, the measured ingest and
-rebuild durations, the cache lifetimes from ``sitemap_updater.rebuild.publish``, and AWS's
-figure for an invalidation to reach every edge (``INVALIDATION_SECONDS_WORST``).
+Freshness (change event -> every CloudFront edge, and a crawler fetching then, serves it): the
+batching window and the schedule from template.yaml, the measured ingest and rebuild durations,
+and the objects' ``max-age`` from ``sitemap_updater.rebuild.publish`` counted twice (a regional
+edge cache and then an edge location may each hold a copy for its whole lifetime).
 
 List prices (us-east-1, on-demand, without the free tiers), from these pages:
 
 * DynamoDB on-demand: $0.625 per million write request units, $0.125 per million read request
-  units (a strongly consistent read of up to 4 KB is 1 RRU); storage $0.25 per GB-month.
+  units (a strongly consistent read of up to 4 KB is 1 RRU); storage $0.25 per GB-month;
+  DynamoDB Streams $0.02 per 100,000 streams read request units, one per ``GetRecords`` call.
   https://aws.amazon.com/dynamodb/pricing/on-demand/ ; item sizes:
-  https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html
+  https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html ;
+  "None of the other DynamoDB Stream APIs are charged":
+  https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CostOptimization_StreamsUsage.html
 * Lambda (arm64): $0.0000133334 per GB-second, $0.20 per million requests.
-  https://aws.amazon.com/lambda/pricing/
+  https://aws.amazon.com/lambda/pricing/ ; CPU share of memory:
+  https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html
 * S3 Standard: $0.005 per 1,000 PUT, COPY, POST and LIST requests, $0.0004 per 1,000 GET.
   https://aws.amazon.com/s3/pricing/
 * CloudFront invalidations: the first 1,000 paths a month are free, then $0.005 per path; a
@@ -66,6 +73,7 @@ List prices (us-east-1, on-demand, without the free tiers), from these pages:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
@@ -73,8 +81,9 @@ import re
 import sys
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -84,31 +93,53 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tooling"))
 sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
-from sitemap_updater.ingest.item_size import item_size  # noqa: E402
-from sitemap_updater.rebuild.invalidate import paths_to_invalidate  # noqa: E402
-from sitemap_updater.rebuild.publish import INDEX, SHARD_FILE  # noqa: E402
 from sitemap_updater_local.deployment import LocalDeployment  # noqa: E402
-from sitemap_updater_local.deployment.runtime import Invocation, LocalFunction  # noqa: E402
+from sitemap_updater_local.deployment.runtime import (  # noqa: E402
+    FunctionOutput,
+    Invocation,
+    LocalFunction,
+)
+
+# The functions' logger binds the stdout of the moment it is first imported: import the layer
+# while stdout is a function output, so that the handlers' log lines never reach this script's
+# stdout (``--json`` prints one JSON object and nothing else).
+with FunctionOutput().capture():
+    import sitemap_updater.rebuild.service as rebuild_service
+    from sitemap_updater.ingest.item_size import item_size
+    from sitemap_updater.protocol import Entry, Site
+    from sitemap_updater.rebuild.patch import patch_shard
+    from sitemap_updater.rebuild.publish import INDEX, SHARD_FILE
+    from sitemap_updater.rebuild.render import render_shard
+    from sitemap_updater.store.items import Item, live_item
+    from sitemap_updater.store.keys import hash_bits, url_hash
 
 SITE = "https://www.example.com"
-REAL_URLS = 1_000_000
-REAL_CHANGES_PER_DAY = 100_000
 DAYS = 30
 DEFAULT_CAP = 40_000
-REAL_LEAVES = 2 ** math.ceil(math.log2(REAL_URLS / DEFAULT_CAP))
-#: The two InvalidationMaxPaths values compared: the template's current default, and one path.
-MAX_PATHS_CHOICES = (1000, 1)
-#: AWS: "the objects will be removed from all of the edge locations within minutes ...
-#: (typically 10 to 15 minutes)" (https://aws.amazon.com/blogs/aws/new-cloudfront-feature-invalidation/),
-#: and "wildcard invalidations take no more time than those for individual objects"
-#: (https://aws.amazon.com/blogs/aws/simplified-multiple-object-invalidation-for-amazon-cloudfront/).
-INVALIDATION_SECONDS_WORST = 15 * 60
+MAX_BYTES = 47_185_920
+SIZES: tuple[tuple[int, int], ...] = (
+    (100_000, 10_000),
+    (1_000_000, 100_000),
+    (10_000_000, 1_000_000),
+)
+#: The issue's ceilings on the monthly total, by site size (printed as checks, never asserted).
+TOTAL_TARGETS = {100_000: 2.0, 1_000_000: 10.0, 10_000_000: 80.0}
+#: Per-run read budget on the 1M slice: read units per changed URL, plus a constant.
+READS_PER_CHANGE, READS_CONSTANT = 3.0, 50.0
+REBUILD_CPU_TARGET_S = 5.0
+INGEST_WRU_TARGET = 2.0
+FRESHNESS_TARGETS_S = {"worst": 11 * 60, "typical": 4 * 60}
+#: "At 1,769 MB, a function has the equivalent of one vCPU" (configuration-memory.html).
+MB_PER_VCPU = 1769
 #: AWS's ReceiveMessage long-poll maximum (WaitTimeSeconds 20): one empty poll per 20 s per poller.
 LONG_POLL_SECONDS = 20
+#: The regional edge cache and the edge location each keep a copy up to its max-age.
+CACHE_LAYERS = 2
 
 PRICE = {
     "wru": 0.625 / 1e6,
     "rru": 0.125 / 1e6,
+    "streams_rru": 0.02 / 1e5,
     "ddb_storage_gb": 0.25,
     "gb_s": 0.0000133334,
     "lambda_req": 0.20 / 1e6,
@@ -138,7 +169,8 @@ def write_units(size: int) -> float:
 
 
 class Meter:
-    """Counts the requests made through one botocore event emitter, with DynamoDB capacity units.
+    """Counts the requests made through one botocore event emitter, with DynamoDB capacity units
+    by table (``units`` keys are ``<table>|rru.<Operation>`` and ``<table>|wru.<Operation>``).
 
     ``lookup(table, key)`` returns the stored item (through a client that is not metered), so a
     write is charged, as DynamoDB charges it, for the larger of the item before and after.
@@ -148,11 +180,11 @@ class Meter:
 
     def __init__(self, events: Any, lookup: Callable[[str, dict[str, Any]], dict[str, Any] | None]):
         self._lookup = lookup
+        #: off while the site is built (not counted): no lookups, nothing recorded
+        self.enabled = False
         self._lock = threading.Lock()
         self.calls: Counter[str] = Counter()
-        self.units: Counter[str] = Counter()
-        self.seconds = 0.0
-        self.op_seconds: Counter[str] = Counter()
+        self.units: defaultdict[str, float] = defaultdict(float)
         self.cpu = 0.0
         self.op_cpu: Counter[str] = Counter()
         #: CPU time moto spends answering (between the first and the last ``before-send``
@@ -170,18 +202,12 @@ class Meter:
             taken = {
                 "calls": dict(sorted(self.calls.items())),
                 "units": {k: round(v, 1) for k, v in sorted(self.units.items())},
-                "seconds_in_aws_calls": round(self.seconds, 3),
-                "seconds_by_call": {k: round(v, 3) for k, v in sorted(self.op_seconds.items())},
-                "cpu_in_aws_calls": round(self.cpu, 3),
-                "cpu_by_call": {k: round(v, 3) for k, v in sorted(self.op_cpu.items())},
-                "cpu_in_moto": round(sum(self.emulated_cpu.values()), 3),
-                "cpu_in_moto_by_call": {
-                    k: round(v, 3) for k, v in sorted(self.emulated_cpu.items())
-                },
+                "cpu_in_aws_calls": round(self.cpu, 4),
+                "cpu_by_call": {k: round(v, 4) for k, v in sorted(self.op_cpu.items())},
+                "cpu_in_moto": round(sum(self.emulated_cpu.values()), 4),
             }
-            self.calls, self.units, self.seconds = Counter(), Counter(), 0.0
-            self.op_seconds, self.cpu, self.op_cpu = Counter(), 0.0, Counter()
-            self.emulated_cpu = Counter()
+            self.calls, self.units, self.cpu = Counter(), defaultdict(float), 0.0
+            self.op_cpu, self.emulated_cpu = Counter(), Counter()
         return taken
 
     @staticmethod
@@ -194,6 +220,8 @@ class Meter:
         return None
 
     def _before_build(self, params: dict[str, Any], model: Any, context: Any, **_: Any) -> None:
+        if not self.enabled:
+            return
         context["meter_params"] = dict(params)
         if model.service_model.service_name == "dynamodb" and model.name in self._WRITES:
             key = self._key(params)
@@ -201,6 +229,8 @@ class Meter:
                 context["meter_before"] = stored_size(self._lookup(params["TableName"], key))
 
     def _send_started(self, **_: Any) -> None:
+        if not self.enabled:
+            return
         self._send.started = time.thread_time()
 
     def _send_answered(self, event_name: str, **_: Any) -> None:
@@ -208,16 +238,18 @@ class Meter:
         if started is None:
             return
         self._send.started = None
-        _, service, op = [*event_name.split("."), "", ""][:3]
+        _event, service, op = [*event_name.split("."), "", ""][:3]
         with self._lock:
             self.emulated_cpu[f"{service}.{op}"] += time.thread_time() - started
 
     def _before_call(self, context: Any, **_: Any) -> None:
-        context["meter_started"] = time.perf_counter()
+        if not self.enabled:
+            return
         context["meter_cpu"] = time.thread_time()
 
     def _after_call(self, parsed: Any, model: Any, context: Any, **_: Any) -> None:
-        elapsed = time.perf_counter() - context.get("meter_started", time.perf_counter())
+        if not self.enabled:
+            return
         cpu = time.thread_time() - context.get("meter_cpu", time.thread_time())
         service, op = model.service_model.service_name, model.name
         params: dict[str, Any] = context.get("meter_params", {})
@@ -226,8 +258,6 @@ class Meter:
             units = self._capacity(op, params, parsed, context)
         with self._lock:
             self.calls[f"{service}.{op}"] += 1
-            self.seconds += elapsed
-            self.op_seconds[f"{service}.{op}"] += elapsed
             self.cpu += cpu
             self.op_cpu[f"{service}.{op}"] += cpu
             for name, value in units.items():
@@ -237,31 +267,35 @@ class Meter:
         self, op: str, params: dict[str, Any], parsed: Any, context: Any
     ) -> dict[str, float]:
         consistent = bool(params.get("ConsistentRead", False))
+        table = str(params.get("TableName", ""))
         if op in self._WRITES:
             key = self._key(params)
-            after = stored_size(self._lookup(params["TableName"], key)) if key else 0
-            return {f"wru.{op}": write_units(max(context.get("meter_before", 0), after))}
+            after = stored_size(self._lookup(table, key)) if key else 0
+            return {f"{table}|wru.{op}": write_units(max(context.get("meter_before", 0), after))}
         if op == "GetItem":
-            return {f"rru.{op}": read_units(stored_size(parsed.get("Item")), consistent)}
+            return {f"{table}|rru.{op}": read_units(stored_size(parsed.get("Item")), consistent)}
         if op == "BatchGetItem":
-            total = 0.0
-            for table, request in params.get("RequestItems", {}).items():
-                got = parsed.get("Responses", {}).get(table, [])
-                total += sum(
-                    read_units(stored_size(i), request.get("ConsistentRead", False)) for i in got
-                )
-                total += read_units(0, request.get("ConsistentRead", False)) * max(
-                    0, len(request.get("Keys", [])) - len(got)
-                )
-            return {f"rru.{op}": total}
+            units: dict[str, float] = {}
+            for name, request in params.get("RequestItems", {}).items():
+                strong = bool(request.get("ConsistentRead", False))
+                got = parsed.get("Responses", {}).get(name, [])
+                total = sum(read_units(stored_size(i), strong) for i in got)
+                total += read_units(0, strong) * max(0, len(request.get("Keys", [])) - len(got))
+                units[f"{name}|rru.{op}"] = total
+            return units
         if op in ("Query", "Scan"):
             items = parsed.get("Items", [])
             size = sum(stored_size(i) for i in items)
             count, scanned = int(parsed.get("Count", 0)), int(parsed.get("ScannedCount", 0))
             if count and scanned > count:  # filtered-out items are read (and billed) too
                 size = size * scanned // count
-            return {f"rru.{op}": read_units(size, consistent)}
+            return {f"{table}|rru.{op}": read_units(size, consistent)}
         return {}
+
+
+def _units(metered: dict[str, Any], table: str, kind: str) -> float:
+    """Sum of ``kind`` (``rru``/``wru``) units of ``table`` in a ``Meter.take()``."""
+    return float(sum(v for k, v in metered["units"].items() if k.startswith(f"{table}|{kind}.")))
 
 
 def _timed(function: LocalFunction, durations: list[tuple[float, float]]) -> None:
@@ -278,20 +312,111 @@ def _timed(function: LocalFunction, durations: list[tuple[float, float]]) -> Non
     function.invoke = invoke  # type: ignore[method-assign]
 
 
-def _page(i: int, rng: random.Random) -> dict[str, Any]:
+@contextmanager
+def patch_cpu_meter() -> Iterator[list[float]]:
+    """CPU seconds of every ``patch_shard`` call the rebuild service makes, while active."""
+    spent: list[float] = []
+    original = getattr(rebuild_service, "patch_shard")  # noqa: B009 (not re-exported)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.thread_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent.append(time.thread_time() - started)
+
+    setattr(rebuild_service, "patch_shard", timed)  # noqa: B010
+    try:
+        yield spent
+    finally:
+        setattr(rebuild_service, "patch_shard", original)  # noqa: B010
+
+
+# --- the site -------------------------------------------------------------------------------
+
+
+def real_leaves(urls: int) -> int:
+    return int(2 ** max(0, math.ceil(math.log2(urls / DEFAULT_CAP))))
+
+
+def _url(i: int) -> str:
+    return f"{SITE}/products/{i}-{('red', 'blue', 'green')[i % 3]}-shoe"
+
+
+def _page(i: int, day: int) -> dict[str, Any]:
+    """One change event of about 300 bytes once stored (the URL item)."""
     return {
         "action": "upsert",
-        "url": f"{SITE}/products/{i}-{rng.choice(['red', 'blue', 'green'])}-shoe",
-        "lastmod": f"2026-11-{rng.randint(1, 20):02d}",
+        "url": _url(i),
+        "lastmod": f"2026-11-{day:02d}",
         "changefreq": "weekly",
         "priority": 0.5,
     }
 
 
+def balanced_urls(leaves: int, per_leaf: int) -> list[int]:
+    """Page numbers whose URLs put exactly ``per_leaf`` URLs under each of the ``leaves``
+    hash prefixes, so the local site has exactly the real site's leaves."""
+    depth = int(math.log2(leaves))
+    room: Counter[str] = Counter()
+    chosen: list[int] = []
+    i = 0
+    while len(chosen) < leaves * per_leaf:
+        prefix = hash_bits(url_hash(_url(i)), depth)
+        if room[prefix] < per_leaf:
+            room[prefix] += 1
+            chosen.append(i)
+        i += 1
+    return chosen
+
+
+def _item(i: int, day: int) -> Item:
+    page = _page(i, day)
+    entry = Entry(
+        loc=page["url"],
+        lastmod=page["lastmod"],
+        changefreq=page["changefreq"],
+        priority=page["priority"],
+    )
+    digest = hashlib.sha256(repr(entry).encode()).hexdigest()
+    return live_item(entry, f"2026110{day % 10}T000000.000000Z#0#{digest}", digest)
+
+
+def patch_cpu(urls_in_file: int, changes: int) -> dict[str, Any]:
+    """CPU seconds (best of 3) of patching one published file of ``urls_in_file`` URLs with
+    ``changes`` changed entries, as an incremental run does for each leaf with a change."""
+    site = Site.parse(SITE)
+    items = sorted((_item(i, 5) for i in range(urls_in_file)), key=lambda it: it["sk"]["S"])
+    [published] = render_shard("r", items, site, max_urls=DEFAULT_CAP, max_bytes=MAX_BYTES)
+    assert published.body is not None
+    rng = random.Random(11)
+    changed = {
+        it["sk"]["S"]: it for it in (_item(i, 21) for i in rng.sample(range(urls_in_file), changes))
+    }
+    best = math.inf
+    for _ in range(3):
+        started = time.process_time()
+        patched = patch_shard(
+            "r", published.body, changed, site, max_urls=DEFAULT_CAP, max_bytes=MAX_BYTES
+        )
+        best = min(best, time.process_time() - started)
+    if len(patched.changed_locs) != changes or len(patched.rendered) != 1:
+        raise RuntimeError(f"patching changed {len(patched.changed_locs)} of {changes} entries")
+    return {
+        "urls_in_file": urls_in_file,
+        "changes": changes,
+        "gzip_bytes": len(published.body),
+        "cpu_seconds": best,
+    }
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
 def _rate_minutes(expression: str) -> float:
     match = re.fullmatch(r"rate\((\d+) (minute|minutes|hour|hours|day|days)\)", expression.strip())
     if match is None:
-        raise ValueError(f"RebuildSchedule {expression!r}: only rate(N unit) is modelled")
+        raise ValueError(f"schedule {expression!r}: only rate(N unit) is modelled")
     n, unit = int(match.group(1)), match.group(2)
     return n * {"minute": 1, "minutes": 1, "hour": 60, "hours": 60, "day": 1440, "days": 1440}[unit]
 
@@ -303,15 +428,39 @@ def _max_age(cache_control: str) -> int:
     return int(match.group(1))
 
 
-def measure(site_urls: int, changes: int, batch_size: int) -> dict[str, Any]:
-    rng = random.Random(7)
-    cap = max(1, math.ceil(site_urls / REAL_LEAVES * 1.25))
-    pages = [_page(i, rng) for i in range(site_urls)]
-    params = {"MaxUrlsPerSitemap": str(cap), "IngestBatchSize": str(batch_size)}
+def _invocations(durations: list[tuple[float, float]]) -> dict[str, Any]:
+    cpus = [c for _, c in durations]
+    return {
+        "invocations": len(durations),
+        "handler_cpu_seconds": round(sum(cpus), 4),
+        "handler_cpu_seconds_max": round(max(cpus, default=0.0), 4),
+    }
+
+
+def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
+    """Build the local site of ``urls``' leaves, then meter one slice and one reconcile."""
+    leaves = real_leaves(urls)
+    numbers = balanced_urls(leaves, per_leaf)
+    cap = max(1, math.ceil(per_leaf * 1.5)) if leaves > 1 else per_leaf * 2
+    params = {"MaxUrlsPerSitemap": str(cap)}
     with LocalDeployment(site_url=SITE, parameters=params) as dep:
+        window = int(dep.template.resolve({"Ref": "IngestBatchingWindowSeconds"}))
+        schedule = str(dep.template.resolve({"Ref": "RebuildSchedule"}))
+        reconcile = str(dep.template.resolve({"Ref": "ReconcileSchedule"}))
+        period_min = _rate_minutes(schedule)
+        slice_changes = round(changes_per_day * period_min / 1440)
+        if slice_changes > len(numbers):
+            raise SystemExit(
+                f"{urls:,} URLs: a slice of {slice_changes} changes needs at least that many "
+                f"local URLs; raise --urls-per-leaf above {per_leaf}"
+            )
+        # the messages that arrive in one batching window at the average rate close a batch
+        batch = max(1, min(dep.batch_size, math.ceil(changes_per_day / 86_400 * window)))
+        dep.mapping.batch_size = batch
         if boto3.DEFAULT_SESSION is None:
             boto3.setup_default_session()
         assert boto3.DEFAULT_SESSION is not None
+        state_table = dep.rebuild_function.environment["STATE_TABLE_NAME"]
 
         def lookup(table: str, key: dict[str, Any]) -> dict[str, Any] | None:
             got = dep.dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)
@@ -325,243 +474,514 @@ def measure(site_urls: int, changes: int, batch_size: int) -> dict[str, Any]:
         _timed(dep.ingest, ingest_durations)
         _timed(dep.rebuild_function, rebuild_durations)
 
-        dep.send(json.dumps(pages[i : i + 500]) for i in range(0, site_urls, 500))
+        # the site, built and published once: not counted
+        pages = [_page(i, 5) for i in numbers]
+        dep.send(json.dumps(pages[i : i + 500]) for i in range(0, len(pages), 500))
         dep.drain()
         dep.rebuild_until_clean()
-        leaves = len([k for k in dep.objects() if k.startswith("sitemap-r")])
-        handlers.take()
-        emulator_sqs.take()
+        built = sorted(k for k in dep.objects() if k.startswith("sitemap-r"))
+        handlers.enabled = emulator_sqs.enabled = True
         ingest_durations.clear()
         rebuild_durations.clear()
 
-        changed = rng.sample(pages, changes)
-        for page in changed:
-            page["lastmod"] = "2026-11-21"
-        sent = dep.send(json.dumps(page) for page in changed)
-        if sent:
-            raise RuntimeError(f"SQS refused {len(sent)} bodies: {sent[0]}")
+        # one slice: its changes, drained, then one scheduled run
+        changed = random.Random(7).sample(numbers, slice_changes)
+        failed = dep.send(json.dumps(_page(i, 21)) for i in changed)
+        if failed:
+            raise RuntimeError(f"SQS refused {len(failed)} bodies: {failed[0]}")
         drained = dep.drain()
         ingest = handlers.take()
         ingest_sqs = emulator_sqs.take()
-        ingest_invocations = list(ingest_durations)
-        run = dep.rebuild()
-        rebuild = handlers.take()
-        rebuild_invocations = list(rebuild_durations)
+        ingest_runs = _invocations(ingest_durations)
+        with patch_cpu_meter() as patching:
+            run = dep.rebuild()
+        incremental = handlers.take()
+        incremental_runs = _invocations(rebuild_durations)
+        rebuild_durations.clear()
+        if run["mode"] != "incremental" or run["feed_gap"]:
+            raise RuntimeError(f"the scheduled run was not incremental: {run}")
 
-        url_sizes = []
+        # the daily reconcile
+        full = dep.rebuild(full=True)
+        reconcile_metered = handlers.take()
+        reconcile_runs = _invocations(rebuild_durations)
+
+        url_sizes: list[int] = []
         for page_items in dep.dynamodb.get_paginator("scan").paginate(TableName=dep.table_name):
-            url_sizes += [stored_size(i) for i in page_items["Items"] if i["pk"]["S"][:2] == "u#"]
-        schedule = str(dep.template.resolve({"Ref": "RebuildSchedule"}))
-        window = int(dep.template.resolve({"Ref": "IngestBatchingWindowSeconds"}))
+            url_sizes += [stored_size(i) for i in page_items["Items"]]
         memory = {
             "ingest": dep.ingest.spec.memory_mb,
             "rebuild": dep.rebuild_function.spec.memory_mb,
         }
-    changed_paths = {p: "" for p in run["invalidated_paths"]}
+        distribution = dep.rebuild_function.environment.get("DISTRIBUTION_ID", "")
+        table = dep.table_name
     return {
-        "site_urls": site_urls,
-        "cap": cap,
+        "urls": urls,
+        "changes_per_day": changes_per_day,
         "leaves": leaves,
-        "changes": changes,
-        "ingest_batch_size": batch_size,
-        "ingest": {
-            **ingest,
-            "invocations": len(ingest_invocations),
-            "records": drained.records,
-            "handler_seconds": round(sum(w for w, _ in ingest_invocations), 3),
-            "handler_cpu_seconds": round(sum(c for _, c in ingest_invocations), 3),
-            "handler_cpu_seconds_max": round(max(c for _, c in ingest_invocations), 3),
+        "local": {
+            "urls": len(numbers),
+            "cap": cap,
+            "files": len(built),
+            "url_item_bytes_mean": round(sum(url_sizes) / max(1, len(url_sizes)), 1),
         },
+        "slice_changes": slice_changes,
+        "ingest_batch_size": batch,
+        "ingest": {**ingest, **ingest_runs, "records": drained.records},
         "ingest_sqs_emulator": ingest_sqs,
-        "rebuild": {
-            **rebuild,
-            "invocations": len(rebuild_invocations),
-            "handler_seconds": round(sum(w for w, _ in rebuild_invocations), 3),
-            "handler_cpu_seconds": round(sum(c for _, c in rebuild_invocations), 3),
+        "incremental": {
+            **incremental,
+            **incremental_runs,
+            "patch_cpu_seconds": round(sum(patching), 4),
+            "leaves_patched": len(patching),
+            "report": {
+                k: run[k]
+                for k in (
+                    "mode",
+                    "feed_records",
+                    "dynamodb_items_read",
+                    "urls_changed",
+                    "state_objects_written",
+                    "invalidated_paths",
+                )
+            }
+            | {
+                "s3_objects_read": len(run["s3_objects_read"]),
+                "objects_written": len(run["objects_written"]),
+            },
         },
-        "run": {k: run[k] for k in ("shards_rebuilt", "dynamodb_items_read", "files")},
-        "objects_written": len(run["objects_written"]),
-        "invalidated_paths": {
-            str(n): len(paths_to_invalidate(changed_paths, n)) for n in MAX_PATHS_CHOICES
+        "reconcile": {
+            **reconcile_metered,
+            **reconcile_runs,
+            "report": {k: full[k] for k in ("mode", "drift_repaired", "files", "urls_published")}
+            | {"objects_written": len(full["objects_written"])},
         },
-        "url_item_bytes_mean": round(sum(url_sizes) / max(1, len(url_sizes)), 1),
+        "tables": {"url": table, "state": state_table},
         "template": {
             "RebuildSchedule": schedule,
+            "ReconcileSchedule": reconcile,
             "IngestBatchingWindowSeconds": window,
             "MemorySize": memory,
+            "DISTRIBUTION_ID": distribution,
         },
     }
 
 
-def monthly(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
-    """Scale the measured slice to 1M URLs and 100k changes a day, over 30 days."""
-    period_min = _rate_minutes(m["template"]["RebuildSchedule"])
-    runs = DAYS * 1440 / period_min
-    changes = REAL_CHANGES_PER_DAY * DAYS
-    per_run_changes = REAL_CHANGES_PER_DAY * period_min / 1440
-    # shards a run finds dirty: at the real size, and in the measured slice
-    real_dirty = REAL_LEAVES * (1 - (1 - 1 / REAL_LEAVES) ** per_run_changes)
-    slice_dirty = m["run"]["shards_rebuilt"]
-    items_per_run = REAL_URLS * real_dirty / REAL_LEAVES
-    items_scale = items_per_run / max(1, m["run"]["dynamodb_items_read"])
-    shard_scale = real_dirty / max(1, slice_dirty)
+# --- pricing --------------------------------------------------------------------------------
 
-    ing, reb = m["ingest"], m["rebuild"]
-    per_change = 1 / m["changes"]
-    query_rru = reb["units"].get("rru.Query", 0.0)
-    other_rebuild_rru = sum(v for k, v in reb["units"].items() if k.startswith("rru.")) - query_rru
-    est: dict[str, float] = {
-        "dynamodb_wru_ingest": changes
-        * per_change
-        * sum(v for k, v in ing["units"].items() if k.startswith("wru.")),
-        "dynamodb_rru_ingest": changes
-        * per_change
-        * sum(v for k, v in ing["units"].items() if k.startswith("rru.")),
-        "dynamodb_wru_rebuild": runs
-        * shard_scale
-        * sum(v for k, v in reb["units"].items() if k.startswith("wru.")),
-        "dynamodb_rru_rebuild": runs * (query_rru * items_scale + other_rebuild_rru * shard_scale),
+
+def _share(memory_mb: int) -> float:
+    """Wall seconds per CPU second of a single-threaded handler at ``memory_mb``."""
+    return max(1.0, MB_PER_VCPU / memory_mb)
+
+
+def _s3(metered: dict[str, Any]) -> tuple[int, int]:
+    s3 = Counter({k.split(".", 1)[1]: v for k, v in metered["calls"].items() if k[:3] == "s3."})
+    return sum(s3[k] for k in S3_PUT_CLASS), sum(s3[k] for k in S3_GET_CLASS)
+
+
+def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
+    """Price one measured site over a 30-day month."""
+    url_t, state_t = m["tables"]["url"], m["tables"]["state"]
+    tpl = m["template"]
+    period_min = _rate_minutes(tpl["RebuildSchedule"])
+    runs = DAYS * 1440 / period_min
+    reconciles = DAYS * 1440 / _rate_minutes(tpl["ReconcileSchedule"])
+    changes_month = m["changes_per_day"] * DAYS
+    per_change = 1 / m["slice_changes"]
+    ing, inc, rec = m["ingest"], m["incremental"], m["reconcile"]
+    mem = tpl["MemorySize"]
+    leaves = m["leaves"]
+
+    # -- one incremental run, as measured (the local site has the real site's leaves)
+    touched = max(1, inc["leaves_patched"])
+    per_leaf_changes = math.ceil(m["slice_changes"] / touched)
+    patch = patch_cpu(round(m["urls"] / leaves), per_leaf_changes)
+    outside_patch = inc["handler_cpu_seconds"] - inc["patch_cpu_seconds"]
+    run_cpu = touched * patch["cpu_seconds"] + outside_patch
+    run_cpu_without_moto = run_cpu - inc["cpu_in_moto"]
+    run_seconds = run_cpu * _share(mem["rebuild"])
+    streams_units = inc["calls"].get("dynamodbstreams.GetRecords", 0)
+    state_rru = _units(inc, state_t, "rru")
+    leaf_state_rru = inc["units"].get(f"{state_t}|rru.BatchGetItem", 0.0)
+    url_rru = _units(inc, url_t, "rru")
+    per_url_reads = streams_units + url_rru + leaf_state_rru
+    constant_reads = state_rru - leaf_state_rru
+    put, get = _s3(inc)
+    per_run = {
+        "changes": m["slice_changes"],
+        "feed_records": inc["report"]["feed_records"],
+        "urls_changed": inc["report"]["urls_changed"],
+        "leaves_touched": touched,
+        "streams_get_records": streams_units,
+        "streams_calls_not_billed": inc["calls"].get("dynamodbstreams.DescribeStream", 0)
+        + inc["calls"].get("dynamodbstreams.GetShardIterator", 0),
+        "url_table_rru": url_rru,
+        "state_table_rru": state_rru,
+        "state_table_wru": _units(inc, state_t, "wru"),
+        "read_units_per_changed_url_part": per_url_reads,
+        "read_units_constant_part": constant_reads,
+        "read_units_per_changed_url": round(
+            (per_url_reads + constant_reads) / m["slice_changes"], 3
+        ),
+        "s3_get": get,
+        "s3_put": put,
+        "state_objects_written": len(inc["report"]["state_objects_written"]),
+        "cloudfront_create_invalidation": inc["calls"].get("cloudfront.CreateInvalidation", 0),
+        "patch": patch,
+        "handler_cpu_outside_patching_s": round(outside_patch, 3),
+        "rebuild_cpu_s": round(run_cpu, 3),
+        "rebuild_cpu_without_moto_s": round(run_cpu_without_moto, 3),
+        "rebuild_duration_s": round(run_seconds, 3),
     }
-    ingest_invocations = changes * ing["invocations"] / m["changes"]
-    mem = m["template"]["MemorySize"]
-    # Durations are the CPU time of the thread that ran the handler: on a shared machine wall
-    # time also counts the wait for a core. moto answers every AWS call in that thread, so the
-    # figure is an upper bound of a handler's duration on AWS; "own work" leaves the calls out.
-    ingest_s = ing["handler_cpu_seconds"] / max(1, ing["invocations"])
-    # Rebuild time: what reads items (Query) and the handler's own work (decode, render, gzip)
-    # grow with the items read; the other AWS calls (one put and one state update per file,
-    # the run's fixed reads and writes) with the dirty shards.
-    query_s = reb["cpu_by_call"].get("dynamodb.Query", 0.0)
-    query_moto_s = reb["cpu_in_moto_by_call"].get("dynamodb.Query", 0.0)
-    own_s = reb["handler_cpu_seconds"] - reb["cpu_in_aws_calls"]
-    other_aws_s = reb["cpu_in_aws_calls"] - query_s
-    other_moto_s = reb["cpu_in_moto"] - query_moto_s
-    rebuild_own_s = own_s * items_scale
-    rebuild_s = (query_s + own_s) * items_scale + other_aws_s * shard_scale
-    # the same without moto's answering: the handler and the SDK (request, response parsing)
-    rebuild_client_s = (query_s - query_moto_s + own_s) * items_scale + (
-        other_aws_s - other_moto_s
-    ) * shard_scale
-    ingest_client_s = (ing["handler_cpu_seconds"] - ing["cpu_in_moto"]) / max(1, ing["invocations"])
-    est["lambda_requests"] = ingest_invocations + runs
-    est["lambda_gb_s_ingest"] = ingest_invocations * ingest_s * mem["ingest"] / 1024
-    est["lambda_gb_s_rebuild"] = runs * rebuild_s * mem["rebuild"] / 1024
-    est["lambda_gb_s_rebuild_own_work"] = runs * rebuild_own_s * mem["rebuild"] / 1024
-    est["lambda_gb_s_ingest_without_moto"] = (
-        ingest_invocations * ingest_client_s * mem["ingest"] / 1024
-    )
-    est["lambda_gb_s_rebuild_without_moto"] = runs * rebuild_client_s * mem["rebuild"] / 1024
-    s3 = Counter({k.split(".", 1)[1]: v for k, v in reb["calls"].items() if k.startswith("s3.")})
-    est["s3_put_list_requests"] = runs * shard_scale * sum(s3[k] for k in S3_PUT_CLASS)
-    est["s3_get_requests"] = runs * shard_scale * sum(s3[k] for k in S3_GET_CLASS)
-    est["s3_other_requests"] = (
-        runs * shard_scale * sum(v for k, v in s3.items() if k not in S3_PUT_CLASS | S3_GET_CLASS)
-    )
-    for n in MAX_PATHS_CHOICES:
-        est[f"cloudfront_paths_max{n}"] = runs * m["invalidated_paths"][str(n)]
+
+    # -- ingest, per change
+    ingest_invocations = changes_month / m["ingest_batch_size"]
+    ingest_s = ing["handler_cpu_seconds"] / max(1, ing["invocations"]) * _share(mem["ingest"])
+    ingest_wru_per_change = _units(ing, url_t, "wru") * per_change
+    ingest_rru_per_change = _units(ing, url_t, "rru") * per_change
+
+    # -- the reconcile, scaled from the local run by URL items and by files (labelled scaled)
+    items_scale = m["urls"] / m["local"]["urls"]
+    rec_put, rec_get = _s3(rec)
+    rec_scan_rru = _units(rec, url_t, "rru") * items_scale
+    rec_state = _units(rec, state_t, "rru") + _units(rec, state_t, "wru")
+    # the Scan segments run in threads of their own: their calls' CPU adds to the handler's
+    rec_local_cpu = rec["handler_cpu_seconds"] + rec["cpu_by_call"].get("dynamodb.Scan", 0.0)
+    rec_cpu = rec_local_cpu * items_scale
+    rec_seconds = rec_cpu * _share(mem["rebuild"])
+    reconcile = {
+        "scaled_from_local_urls": m["local"]["urls"],
+        "url_table_rru_scaled": round(rec_scan_rru),
+        "state_table_units": rec_state,
+        "state_table_wru": _units(rec, state_t, "wru"),
+        "state_table_rru": _units(rec, state_t, "rru"),
+        "streams_get_records": rec["calls"].get("dynamodbstreams.GetRecords", 0),
+        "s3_put": rec_put,
+        "s3_get": rec_get,
+        "cpu_s_scaled": round(rec_cpu, 1),
+        "cpu_without_moto_s_scaled": round((rec_local_cpu - rec["cpu_in_moto"]) * items_scale, 1),
+        "duration_s_scaled": round(rec_seconds, 1),
+        "drift_repaired": rec["report"]["drift_repaired"],
+    }
+
+    storage_gb = m["urls"] * (m["local"]["url_item_bytes_mean"] + 100) / 1e9  # +100 B overhead
+
     sqs = Counter({k.split(".", 1)[1]: v for k, v in m["ingest_sqs_emulator"]["calls"].items()})
-    est["sqs_emulator_measured"] = changes * per_change * sum(sqs.values())
-    # AWS, upper bound: a producer that does not batch (one SendMessage per change), one receive
-    # per message (a long poll may return a single message at this rate), the empty long polls of
-    # the idle pollers; deletes, retries and dead-letter sends as measured.
-    est["sqs_producer_batched"] = changes * per_change * sqs["SendMessageBatch"]
-    est["sqs_producer_unbatched"] = float(changes)
-    est["sqs_receive_measured"] = changes * per_change * sqs["ReceiveMessage"]
-    est["sqs_receive_upper"] = changes + idle_pollers * DAYS * 86400 / LONG_POLL_SECONDS
-    est["sqs_delete_measured"] = (
-        changes
+    sqs_upper = (
+        changes_month  # one SendMessage per change
+        + changes_month  # one ReceiveMessage per message
+        + idle_pollers * DAYS * 86400 / LONG_POLL_SECONDS
+        + changes_month
         * per_change
         * (sqs["DeleteMessageBatch"] + sqs["DeleteMessage"] + sqs["ChangeMessageVisibilityBatch"])
+        + changes_month * per_change * ing["calls"].get("sqs.SendMessage", 0)
     )
-    est["sqs_dead_letter_sends"] = changes * per_change * ing["calls"].get("sqs.SendMessage", 0)
-    est["sqs_aws_upper_bound"] = (
-        est["sqs_producer_unbatched"]
-        + est["sqs_receive_upper"]
-        + est["sqs_delete_measured"]
-        + est["sqs_dead_letter_sends"]
-    )
-    storage_gb = REAL_URLS * (m["url_item_bytes_mean"] + 100) / 1e9  # +100 B indexing overhead
 
-    usd: dict[str, float] = {
-        "dynamodb": (est["dynamodb_wru_ingest"] + est["dynamodb_wru_rebuild"]) * PRICE["wru"]
-        + (est["dynamodb_rru_ingest"] + est["dynamodb_rru_rebuild"]) * PRICE["rru"]
-        + storage_gb * PRICE["ddb_storage_gb"],
-        "lambda": (est["lambda_gb_s_ingest"] + est["lambda_gb_s_rebuild"]) * PRICE["gb_s"]
-        + est["lambda_requests"] * PRICE["lambda_req"],
-        "s3": (est["s3_put_list_requests"] + est["s3_other_requests"]) * PRICE["s3_put"]
-        + est["s3_get_requests"] * PRICE["s3_get"],
-        "sqs": est["sqs_aws_upper_bound"] * PRICE["sqs_req"],
+    def part(
+        wru: float,
+        rru: float,
+        streams: float,
+        gb_s: float,
+        requests: float,
+        s3_put: float,
+        s3_get: float,
+    ) -> dict[str, float]:
+        return {
+            "dynamodb": wru * PRICE["wru"] + rru * PRICE["rru"],
+            "dynamodb_streams": streams * PRICE["streams_rru"],
+            "lambda": gb_s * PRICE["gb_s"] + requests * PRICE["lambda_req"],
+            "s3": s3_put * PRICE["s3_put"] + s3_get * PRICE["s3_get"],
+        }
+
+    ingest_part = part(
+        changes_month * ingest_wru_per_change,
+        changes_month * ingest_rru_per_change,
+        0,
+        ingest_invocations * ingest_s * mem["ingest"] / 1024,
+        ingest_invocations,
+        0,
+        0,
+    )
+    runs_part = part(
+        runs * per_run["state_table_wru"] + runs * _units(inc, url_t, "wru"),
+        runs * (state_rru + url_rru),
+        runs * streams_units,
+        runs * run_seconds * mem["rebuild"] / 1024,
+        runs,
+        runs * put,
+        runs * get,
+    )
+    reconcile_part = part(
+        reconciles * reconcile["state_table_wru"],
+        reconciles * (rec_scan_rru + reconcile["state_table_rru"]),
+        reconciles * reconcile["streams_get_records"],
+        reconciles * rec_seconds * mem["rebuild"] / 1024,
+        reconciles,
+        reconciles * rec_put * leaves / max(1, m["local"]["files"]),
+        reconciles * rec_get * leaves / max(1, m["local"]["files"]),
+    )
+    storage = storage_gb * PRICE["ddb_storage_gb"]
+    sqs_usd = sqs_upper * PRICE["sqs_req"]
+    inval_paths = runs * per_run["cloudfront_create_invalidation"]
+    inval_usd = max(0.0, inval_paths - PRICE["inval_free_paths"]) * PRICE["inval_path"]
+
+    def total(parts: list[dict[str, float]]) -> dict[str, float]:
+        usd = {k: sum(p[k] for p in parts) for k in parts[0]}
+        usd["dynamodb"] += storage
+        usd["sqs"] = sqs_usd
+        usd["cloudfront_invalidations"] = inval_usd
+        return {k: round(v, 4) for k, v in usd.items()}
+
+    usd = total([ingest_part, runs_part, reconcile_part])
+    nightly_usd = total([ingest_part, reconcile_part])
+    # invalidation if someone turns it on: each run's changed files and the index, exact paths
+    opt_in_paths = runs * (put - 0)  # every object a run puts
+    opt_in = {
+        "paths_per_month_exact": opt_in_paths,
+        "usd_exact": round(max(0.0, opt_in_paths - 1000) * PRICE["inval_path"], 2),
+        "usd_wildcard": round(max(0.0, runs - 1000) * PRICE["inval_path"], 2),
     }
-    for n in MAX_PATHS_CHOICES:
-        paths = est[f"cloudfront_paths_max{n}"]
-        usd[f"cloudfront_max{n}"] = (
-            max(0.0, paths - PRICE["inval_free_paths"]) * PRICE["inval_path"]
-        )
-    base = usd["dynamodb"] + usd["lambda"] + usd["s3"] + usd["sqs"]
-    totals = {n: base + usd[f"cloudfront_max{n}"] for n in MAX_PATHS_CHOICES}
+
+    fresh = freshness(m, ingest_s, run_seconds, period_min)
+    nightly_fresh = freshness(m, ingest_s, rec_seconds, 1440)
     return {
-        "runs": runs,
-        "changes": changes,
-        "dirty_shards_per_run": real_dirty,
-        "items_read_per_run": items_per_run,
-        "rebuild_seconds_per_run": rebuild_s,
-        "rebuild_own_seconds_per_run": rebuild_own_s,
-        "rebuild_client_seconds_per_run": rebuild_client_s,
-        "lambda_without_moto_usd": (
-            est["lambda_gb_s_ingest_without_moto"] + est["lambda_gb_s_rebuild_without_moto"]
-        )
-        * PRICE["gb_s"]
-        + est["lambda_requests"] * PRICE["lambda_req"],
-        "ingest_seconds_per_invocation": ingest_s,
-        "storage_gb": storage_gb,
-        "est": est,
-        "usd": usd,
-        "totals": totals,
-        "lambda_gb_s_own_work_usd": (
-            est["lambda_gb_s_ingest"] + est["lambda_gb_s_rebuild_own_work"]
-        )
-        * PRICE["gb_s"],
-        "period_min": period_min,
+        "urls": m["urls"],
+        "changes_per_day": m["changes_per_day"],
+        "leaves": leaves,
+        "runs_per_month": runs,
+        "reconciles_per_month": reconciles,
+        "ingest_batch_size": m["ingest_batch_size"],
+        "usd_per_month": usd,
+        "total_usd_per_month": round(sum(usd.values()), 2),
+        "usd_per_month_by_part": {
+            "ingest": round(sum(ingest_part.values()), 2),
+            "incremental_runs": round(sum(runs_part.values()), 2),
+            "reconcile": round(sum(reconcile_part.values()), 2),
+            "dynamodb_storage": round(storage, 2),
+            "sqs_upper": round(sqs_usd, 2),
+        },
+        "per_run": per_run,
+        "ingest": {
+            "wru_per_change": round(ingest_wru_per_change, 3),
+            "rru_per_change": round(ingest_rru_per_change, 3),
+            "invocations_per_month": round(ingest_invocations),
+            "duration_s_per_invocation": round(ingest_s, 4),
+            "url_item_bytes_mean": m["local"]["url_item_bytes_mean"],
+        },
+        "reconcile": reconcile,
+        "sqs_requests_upper": round(sqs_upper),
+        "dynamodb_storage_gb": round(storage_gb, 3),
+        "invalidation_if_enabled": opt_in,
+        "freshness_seconds": fresh,
+        "nightly_full_rebuild": {
+            "usd_per_month": nightly_usd,
+            "total_usd_per_month": round(sum(nightly_usd.values()), 2),
+            "freshness_seconds": nightly_fresh,
+        },
+        "checks": checks(m, per_run, usd, ingest_wru_per_change, fresh),
+        "measured": m,
     }
 
 
-def freshness(m: dict[str, Any], model: dict[str, Any], rebuild: float) -> dict[str, float]:
-    """Seconds from a change event to CloudFront serving the new sitemap, for a run of
-    ``rebuild`` seconds: each step, the worst and the typical total."""
+def freshness(
+    m: dict[str, Any], ingest_s: float, rebuild_s: float, period_min: float
+) -> dict[str, float]:
+    """Seconds from a change event to every edge (and a crawler fetching then) serving it."""
     window = m["template"]["IngestBatchingWindowSeconds"]
-    ingest_mean = model["ingest_seconds_per_invocation"]
-    ingest_max = m["ingest"]["handler_cpu_seconds_max"]
-    period = model["period_min"] * 60
-    index_ttl, file_ttl = _max_age(INDEX.cache_control), _max_age(SHARD_FILE.cache_control)
-    # a run that outlasts the period delays the next one (reserved concurrency 1 and the lease)
-    wait = max(period, rebuild)
-    # an edge serves its old copy until the invalidation reaches it or the copy expires
-    edge_worst = max(
-        min(INVALIDATION_SECONDS_WORST, index_ttl), min(INVALIDATION_SECONDS_WORST, file_ttl)
+    ingest_max = m["ingest"]["handler_cpu_seconds_max"] * _share(
+        m["template"]["MemorySize"]["ingest"]
     )
+    # a run that outlasts the period delays the next one (reserved concurrency 1 and the lease)
+    wait = max(period_min * 60, rebuild_s)
+    max_age = max(_max_age(INDEX.cache_control), _max_age(SHARD_FILE.cache_control))
+    cached = CACHE_LAYERS * max_age
     return {
         "batching_window": window,
-        "ingest_invocation_max": ingest_max,
-        "wait_for_run_worst": wait,
-        "rebuild_run": rebuild,
-        "index_max_age": index_ttl,
-        "file_max_age": file_ttl,
-        "edge_stale_worst": edge_worst,
-        "worst": window + ingest_max + wait + rebuild + edge_worst,
-        "typical_until_published": window / 2 + ingest_mean + wait / 2 + rebuild,
+        "ingest_worst": round(ingest_max, 2),
+        "ingest_typical": round(ingest_s, 2),
+        "wait_for_run": wait,
+        "rebuild_run": round(rebuild_s, 1),
+        "max_age": max_age,
+        "edge_cache_worst": cached,
+        "worst": round(window + ingest_max + wait + rebuild_s + cached, 1),
+        "typical": round(window / 2 + ingest_s + wait / 2 + rebuild_s + cached / 2, 1),
     }
+
+
+def checks(
+    m: dict[str, Any],
+    per_run: dict[str, Any],
+    usd: dict[str, float],
+    ingest_wru: float,
+    fresh: dict[str, float],
+) -> dict[str, dict[str, Any]]:
+    reads = per_run["read_units_per_changed_url_part"] + per_run["read_units_constant_part"]
+    budget = READS_PER_CHANGE * m["slice_changes"] + READS_CONSTANT
+    found: dict[str, dict[str, Any]] = {
+        "total_usd_per_month": {
+            "value": round(sum(usd.values()), 2),
+            "at_most": TOTAL_TARGETS.get(m["urls"]),
+        },
+        "cloudfront_invalidations_usd": {"value": usd["cloudfront_invalidations"], "at_most": 0.0},
+        "read_units_per_run": {
+            "value": reads,
+            "at_most": budget,
+            "rule": f"{READS_PER_CHANGE:g} per changed URL + {READS_CONSTANT:g}",
+        },
+        "constant_read_units_per_run": {
+            "value": per_run["read_units_constant_part"],
+            "at_most": READS_CONSTANT,
+        },
+        "rebuild_cpu_s_per_run": {"value": per_run["rebuild_cpu_s"], "at_most": None},
+        "rebuild_memory_mb": {
+            "value": m["template"]["MemorySize"]["rebuild"],
+            "at_most": 1024,
+        },
+        "ingest_wru_per_change": {"value": round(ingest_wru, 3), "at_most": INGEST_WRU_TARGET},
+        "freshness_worst_s": {"value": fresh["worst"], "at_most": FRESHNESS_TARGETS_S["worst"]},
+        "freshness_typical_s": {
+            "value": fresh["typical"],
+            "at_most": FRESHNESS_TARGETS_S["typical"],
+        },
+    }
+    if m["urls"] == 1_000_000:
+        found["rebuild_cpu_s_per_run"]["at_most"] = REBUILD_CPU_TARGET_S
+    for check in found.values():
+        limit = check["at_most"]
+        check["met"] = None if limit is None else bool(check["value"] <= limit)
+    return found
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def _size(text: str) -> tuple[int, int]:
+    urls, _, changes = text.partition(":")
+    if not changes:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected URLS:CHANGES_PER_DAY")
+    return int(urls.replace(",", "").replace("_", "")), int(
+        changes.replace(",", "").replace("_", "")
+    )
+
+
+def print_table(sites: list[dict[str, Any]]) -> None:
+    services = ("dynamodb", "dynamodb_streams", "lambda", "s3", "sqs", "cloudfront_invalidations")
+    head = f"{'':<34}" + "".join(f"{s['urls']:>16,}" for s in sites)
+    print("\nMonthly (30 days), us-east-1 list prices, SQS and Lambda at their upper figures")
+    print(head + "  URLs")
+    print(f"{'changes a day':<34}" + "".join(f"{s['changes_per_day']:>16,}" for s in sites))
+    print(f"{'leaves (files)':<34}" + "".join(f"{s['leaves']:>16,}" for s in sites))
+    for name in services:
+        print(f"{'$ ' + name:<34}" + "".join(f"{s['usd_per_month'][name]:>16,.2f}" for s in sites))
+    print(f"{'$ TOTAL':<34}" + "".join(f"{s['total_usd_per_month']:>16,.2f}" for s in sites))
+    for name in ("ingest", "incremental_runs", "reconcile", "dynamodb_storage", "sqs_upper"):
+        print(
+            f"{'  of which ' + name:<34}"
+            + "".join(f"{s['usd_per_month_by_part'][name]:>16,.2f}" for s in sites)
+        )
+    print(
+        f"{'$ nightly full rebuild instead':<34}"
+        + "".join(f"{s['nightly_full_rebuild']['total_usd_per_month']:>16,.2f}" for s in sites)
+    )
+    print("\nOne scheduled run (the slice), measured:")
+    keys = (
+        "changes",
+        "feed_records",
+        "urls_changed",
+        "leaves_touched",
+        "streams_get_records",
+        "streams_calls_not_billed",
+        "url_table_rru",
+        "state_table_rru",
+        "state_table_wru",
+        "read_units_per_changed_url_part",
+        "read_units_constant_part",
+        "read_units_per_changed_url",
+        "s3_get",
+        "s3_put",
+        "state_objects_written",
+        "cloudfront_create_invalidation",
+        "handler_cpu_outside_patching_s",
+        "rebuild_cpu_s",
+        "rebuild_cpu_without_moto_s",
+        "rebuild_duration_s",
+    )
+    for key in keys:
+        print(f"  {key:<32}" + "".join(f"{s['per_run'][key]:>16,.3f}" for s in sites))
+    print(
+        f"  {'patch CPU per file (s)':<32}"
+        + "".join(f"{s['per_run']['patch']['cpu_seconds']:>16,.3f}" for s in sites)
+    )
+    print(
+        f"  {'  file URLs / changes':<32}"
+        + "".join(
+            f"{s['per_run']['patch']['urls_in_file']:>9,} / {s['per_run']['patch']['changes']:<4}"
+            for s in sites
+        )
+    )
+    print("\nIngest, per change / per invocation:")
+    for key in ("wru_per_change", "rru_per_change", "duration_s_per_invocation"):
+        print(f"  {key:<32}" + "".join(f"{s['ingest'][key]:>16,.4f}" for s in sites))
+    print("\nDaily reconcile (full rebuild), scaled from the local run by URL items and files:")
+    for key in (
+        "url_table_rru_scaled",
+        "cpu_s_scaled",
+        "cpu_without_moto_s_scaled",
+        "duration_s_scaled",
+        "drift_repaired",
+    ):
+        print(f"  {key:<32}" + "".join(f"{s['reconcile'][key]:>16,.1f}" for s in sites))
+    print("\nFreshness, change event -> every edge and a crawler fetching then (seconds):")
+    for key in (
+        "batching_window",
+        "ingest_worst",
+        "ingest_typical",
+        "wait_for_run",
+        "rebuild_run",
+        "edge_cache_worst",
+        "worst",
+        "typical",
+    ):
+        print(f"  {key:<32}" + "".join(f"{s['freshness_seconds'][key]:>16,.1f}" for s in sites))
+    print(
+        f"  {'nightly full rebuild, worst':<32}"
+        + "".join(
+            f"{s['nightly_full_rebuild']['freshness_seconds']['worst']:>16,.0f}" for s in sites
+        )
+    )
+    print("\nIf invalidation is turned on (InvalidateOnPublish=true), $ a month:")
+    print(
+        f"  {'exact paths':<32}"
+        + "".join(f"{s['invalidation_if_enabled']['usd_exact']:>16,.2f}" for s in sites)
+    )
+    print(
+        f"  {'InvalidationMaxPaths=1':<32}"
+        + "".join(f"{s['invalidation_if_enabled']['usd_wildcard']:>16,.2f}" for s in sites)
+    )
+    print("\nChecks:")
+    for s in sites:
+        for name, check in s["checks"].items():
+            if check["at_most"] is None:
+                continue
+            verdict = "met" if check["met"] else "NOT met"
+            print(
+                f"  {s['urls']:>12,} URLs  {name:<30} {check['value']:>12,.2f} "
+                f"<= {check['at_most']:,.2f}: {verdict}"
+            )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--site-urls", type=int, default=10_000)
-    parser.add_argument("--changes", type=int, default=round(REAL_CHANGES_PER_DAY / 288))
+    parser.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     parser.add_argument(
-        "--ingest-batch-size",
-        type=int,
-        default=None,
-        help="messages per ingest invocation (default: the arrivals in one batching window "
-        "at the average rate, at most the template's IngestBatchSize)",
+        "--sizes",
+        type=_size,
+        action="append",
+        help="a site as URLS:CHANGES_PER_DAY (repeat; default the three sizes of the README)",
+    )
+    parser.add_argument(
+        "--urls-per-leaf", type=int, default=16, help="URLs in each file of the local site"
     )
     parser.add_argument(
         "--idle-pollers",
@@ -570,47 +990,17 @@ def main() -> int:
         help="event source mapping pollers long-polling an idle queue (AWS does not publish it)",
     )
     args = parser.parse_args()
-    batch = args.ingest_batch_size or min(20, math.ceil(REAL_CHANGES_PER_DAY / 86_400 * 5))
     started = time.perf_counter()
-    m = measure(args.site_urls, args.changes, batch)
-    print(json.dumps(m, indent=2))
-    print(f"measured in {time.perf_counter() - started:.1f} s")
-    model = monthly(m, args.idle_pollers)
-    est, usd = model["est"], model["usd"]
-    print(
-        f"\nMonthly ({DAYS} days), {REAL_URLS:,} URLs, {REAL_CHANGES_PER_DAY:,} changes/day, "
-        f"{model['runs']:,.0f} runs ({m['template']['RebuildSchedule']}), {REAL_LEAVES} shards, "
-        f"{model['dirty_shards_per_run']:.2f} dirty per run, "
-        f"{model['items_read_per_run']:,.0f} items read per run:"
-    )
-    for key, value in est.items():
-        print(f"  {key:<34} {value:>18,.0f}")
-    print(f"  {'dynamodb_storage_gb':<34} {model['storage_gb']:>18,.3f}")
-    for key, value in usd.items():
-        print(f"  usd_{key:<30} {value:>18,.2f}")
-    print(f"  {'usd_total (exact paths)':<34} {model['totals'][1000]:>18,.2f}")
-    print(f"  {'usd_total (InvalidationMaxPaths=1)':<34} {model['totals'][1]:>18,.2f}")
-    print(
-        f"  usd_lambda without moto's answering (handler + SDK CPU only): "
-        f"{model['lambda_without_moto_usd']:,.2f}; rebuild run "
-        f"{model['rebuild_seconds_per_run']:,.1f} s with moto, "
-        f"{model['rebuild_client_seconds_per_run']:,.1f} s without, "
-        f"{model['rebuild_own_seconds_per_run']:,.1f} s outside AWS calls"
-    )
-    totals_without = {
-        n: total - usd["lambda"] + model["lambda_without_moto_usd"]
-        for n, total in model["totals"].items()
-    }
-    print(f"  {'usd_total without moto, exact paths':<38} {totals_without[1000]:>14,.2f}")
-    print(f"  {'usd_total without moto, MaxPaths=1':<38} {totals_without[1]:>14,.2f}")
-    upper = freshness(m, model, model["rebuild_seconds_per_run"])
-    lower = freshness(m, model, model["rebuild_client_seconds_per_run"])
-    print(
-        "\nFreshness, change event -> CloudFront serves the new sitemap (seconds; the rebuild run "
-        "with moto's answering / without it):"
-    )
-    for key in upper:
-        print(f"  {key:<26} {upper[key]:>10,.1f} {lower[key]:>10,.1f}")
+    sites = [
+        model(measure(urls, changes, args.urls_per_leaf), args.idle_pollers)
+        for urls, changes in (args.sizes or SIZES)
+    ]
+    prices = {k: v for k, v in PRICE.items()}
+    if args.json:
+        print(json.dumps({"sites": sites, "prices": prices}))
+        return 0
+    print_table(sites)
+    print(f"\nmeasured and priced in {time.perf_counter() - started:.0f} s")
     return 0
 
 

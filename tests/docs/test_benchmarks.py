@@ -6,6 +6,7 @@ only keeps the scripts from rotting. Timing targets are never asserted here.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -94,10 +95,60 @@ def test_scale_benchmark_reports_time_memory_and_files(sizes: tuple[str, str]) -
     assert "peak RSS 4,000 vs 2,000 URLs" in out
 
 
-def test_cost_model_prices_a_measured_slice() -> None:
-    out = run("cost_model.py", "--site-urls", "400", "--changes", "12")
-    assert '"dynamodb.PutItem": 12' in out  # one conditional write per change, measured
-    assert re.search(r"usd_total \(exact paths\) +[\d,.]+", out)
+def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> None:
+    out = run(
+        "cost_model.py",
+        "--json",
+        "--sizes",
+        "80000:2880",
+        "--sizes",
+        "200000:5760",
+        "--urls-per-leaf",
+        "16",
+    )
+    model = json.loads(out)  # exactly one JSON object, nothing else on stdout
+    assert set(model) == {"sites", "prices"}
+    assert [(s["urls"], s["changes_per_day"]) for s in model["sites"]] == [
+        (80_000, 2_880),
+        (200_000, 5_760),
+    ]
+    services = {"dynamodb", "dynamodb_streams", "lambda", "s3", "sqs", "cloudfront_invalidations"}
+    for site in model["sites"]:
+        usd = site["usd_per_month"]
+        assert set(usd) == services
+        assert all(usd[name] > 0 for name in services - {"cloudfront_invalidations"}), usd
+        # invalidation is opt-in: the default deployment sends none
+        assert usd["cloudfront_invalidations"] == 0
+        assert site["per_run"]["cloudfront_create_invalidation"] == 0
+        assert site["total_usd_per_month"] == pytest.approx(sum(usd.values()), abs=0.02)
+        measured = site["measured"]
+        changes = measured["slice_changes"]
+        assert changes > 0
+        # one conditional write per change, and nothing else written by ingest
+        assert measured["ingest"]["calls"]["dynamodb.PutItem"] == changes
+        assert 0 < site["ingest"]["wru_per_change"] <= 2
+        run_ = site["per_run"]
+        # every change comes from the stream, and no URL item is read from the table
+        assert run_["feed_records"] == changes == run_["urls_changed"]
+        assert run_["url_table_rru"] == 0
+        for key in ("streams_get_records", "state_table_rru", "state_table_wru", "s3_get"):
+            assert run_[key] > 0, key
+        assert run_["s3_put"] == run_["leaves_touched"] + 1  # the changed files and the index
+        assert run_["leaves_touched"] == measured["incremental"]["leaves_patched"] > 0
+        assert run_["patch"]["cpu_seconds"] > 0 and run_["rebuild_cpu_s"] > 0
+        assert run_["state_objects_written"] == 0
+        assert measured["local"]["files"] == site["leaves"]
+        # the reconcile finds nothing the incremental runs lost
+        assert site["reconcile"]["drift_repaired"] == 0
+        assert site["reconcile"]["url_table_rru_scaled"] > 0
+        fresh = site["freshness_seconds"]
+        assert 0 < fresh["typical"] < fresh["worst"]
+        assert site["nightly_full_rebuild"]["freshness_seconds"]["worst"] > fresh["worst"]
+        assert {c["met"] for c in site["checks"].values()} <= {True, False, None}
+    assert model["sites"][0]["leaves"] == 2 and model["sites"][1]["leaves"] == 8
+    assert {"wru", "rru", "streams_rru", "gb_s", "s3_put", "s3_get", "sqs_req"} <= set(
+        model["prices"]
+    )
 
 
 def test_capacity_names_the_first_limit_a_growing_site_reaches() -> None:
