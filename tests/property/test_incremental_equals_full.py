@@ -26,7 +26,13 @@ from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.store.items import is_live
 from sitemap_updater.store.keys import LEASE_SK, meta_key
-from tests.integration.rebuild.conftest import BUCKET, SITE, STATE_TABLE, TABLE, Aws
+from tests.integration.rebuild.conftest import (
+    SITE,
+    STATE_TABLE,
+    TABLE,
+    Aws,
+    apply_rebuild_env,
+)
 from tests.reliability.crash_support import world
 
 CAP = 4
@@ -114,24 +120,10 @@ def full_render_fragments(aws: Aws) -> dict[str, bytes]:
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name, value in {
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "TABLE_NAME": TABLE,
-        "SITE_URL": SITE,
-        "BUCKET_NAME": BUCKET,
-        "MAX_URLS_PER_SITEMAP": str(CAP),
-        "RETIRE_GRACE_SECONDS": "0",
-        "TIME_BUDGET_MARGIN_SECONDS": "60",
-        "POWERTOOLS_SERVICE_NAME": "sitemap-rebuild",
-        "POWERTOOLS_METRICS_NAMESPACE": "SitemapUpdaterTest",
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        "POWERTOOLS_LOG_LEVEL": "CRITICAL",
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("PUBLIC_BASE_URL", raising=False)
+    """The rebuild tests' environment, with a cap that splits this small site into files."""
+    apply_rebuild_env(monkeypatch)
+    monkeypatch.setenv("MAX_URLS_PER_SITEMAP", str(CAP))
+    monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "CRITICAL")
     return monkeypatch
 
 

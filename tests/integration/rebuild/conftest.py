@@ -229,8 +229,8 @@ def _distribution(cloudfront: Any) -> str:
     return str(response["Distribution"]["Id"])
 
 
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+def apply_rebuild_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """The rebuild handler's environment for these tests (moto credentials included)."""
     for name, value in {
         "AWS_DEFAULT_REGION": "us-east-1",
         "AWS_ACCESS_KEY_ID": "testing",
@@ -250,6 +250,11 @@ def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("PUBLIC_BASE_URL", raising=False)
     return monkeypatch
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    return apply_rebuild_env(monkeypatch)
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ from sitemap_updater.rebuild.feed import (
 from sitemap_updater.rebuild.state import ShardMap, StateStore
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash, url_key
+from tests.integration.rebuild.conftest import create_tables
 
 TABLE = "sitemap-feed-test"
 SITE = "https://www.example.com"
@@ -76,20 +77,7 @@ def sk(n: int) -> str:
 def stream(env: pytest.MonkeyPatch) -> Iterator[Stream]:
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        table = dynamodb.create_table(
-            TableName=TABLE,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-        )
-        arn = table["TableDescription"]["LatestStreamArn"]
+        arn = create_tables(dynamodb, TABLE, f"{TABLE}-state")
         streams = boto3.client("dynamodbstreams", region_name="us-east-1")
         yield Stream(dynamodb, streams, arn, [1_700_000_000.0])
 
