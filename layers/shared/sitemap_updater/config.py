@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 
 
 class ConfigError(ValueError):
@@ -82,6 +82,8 @@ class RebuildConfig:
     state_table_name: str = ""
     #: most stream records one incremental run reads; the rest waits for the next run
     feed_max_records: int = 200_000
+    #: how long after its publication_date an article stays in the news files (Google: 2 days)
+    news_window_hours: int = MAX_NEWS_WINDOW_HOURS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -106,4 +108,7 @@ class RebuildConfig:
             stream_arn=_get(e, "TABLE_STREAM_ARN"),
             state_table_name=_get(e, "STATE_TABLE_NAME", _get(e, "TABLE_NAME")),
             feed_max_records=_int(e, "FEED_MAX_RECORDS", 200_000, 1_000, 10_000_000),
+            news_window_hours=_int(
+                e, "NEWS_WINDOW_HOURS", MAX_NEWS_WINDOW_HOURS, 1, MAX_NEWS_WINDOW_HOURS
+            ),
         )

@@ -62,10 +62,12 @@ def normalize_news(value: object, *, now: datetime | None = None) -> News:
     """A validated :class:`News` from a mapping (or a :class:`News`); raises
     :class:`InvalidNewsError` naming the first field that breaks a rule."""
     if isinstance(value, Mapping):
-        for name in DEPRECATED_NEWS_FIELDS:
-            if name in value:
-                raise InvalidNewsError(f"news.{name}", value[name], _DEPRECATED_RULE)
+        for deprecated in DEPRECATED_NEWS_FIELDS:
+            if deprecated in value:
+                raise InvalidNewsError(f"news.{deprecated}", value[deprecated], _DEPRECATED_RULE)
     publication = _get(value, "publication", "news") if not isinstance(value, News) else None
+    name: object
+    language: object
     if isinstance(value, News):
         name, language = value.name, value.language
     else:

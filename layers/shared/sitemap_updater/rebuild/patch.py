@@ -21,7 +21,7 @@ from typing import Final
 
 from zlib_ng import zlib_ng
 
-from sitemap_updater.protocol import Site, SitemapError, gzip_bytes, render_urlset
+from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes, render_urlset
 from sitemap_updater.protocol.urlset import LEGACY_URLSET_OPEN, URLSET_CLOSE, URLSET_OPEN
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.store.items import Item, entry_from_item, is_live
@@ -79,9 +79,23 @@ def parse_published(body: bytes) -> dict[str, bytes]:
 def render_fragment(item: Item, site: Site, *, max_bytes: int) -> bytes:
     """The ``<url>`` fragment of a live URL item, through the writer and all of its checks;
     raises the writer's :class:`SitemapError` for an entry it refuses."""
-    body, _ = render_urlset([entry_from_item(item)], site, max_bytes=max_bytes)
+    return render_entry_fragment(entry_from_item(item), site, max_bytes=max_bytes)
+
+
+def render_entry_fragment(entry: Entry, site: Site, *, max_bytes: int) -> bytes:
+    """The ``<url>`` fragment of ``entry``, through the writer and all of its checks."""
+    body, _ = render_urlset([entry], site, max_bytes=max_bytes)
     text = zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)
     return text[len(_OPEN) : len(text) - len(_CLOSE)]
+
+
+def urlset_of(fragments: Sequence[bytes]) -> bytes:
+    """The uncompressed urlset that holds ``fragments`` in order."""
+    return _urlset(fragments)
+
+
+#: Bytes a urlset adds around its fragments.
+URLSET_FRAME_BYTES: Final = len(_OPEN) + len(_CLOSE)
 
 
 @dataclass(slots=True)
