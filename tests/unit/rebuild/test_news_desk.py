@@ -74,3 +74,13 @@ def test_the_window_is_the_clock_minus_the_hours() -> None:
 def test_news_keys_are_recognized() -> None:
     assert is_news_key(news_file_key(12))
     assert not is_news_key("sitemap-r01.xml.gz")
+
+
+def test_a_file_written_before_the_video_and_news_namespaces_is_read_back() -> None:
+    from sitemap_updater.protocol.gzipio import gzip_bytes
+    from sitemap_updater.protocol.urlset import LEGACY_URLSET_OPEN, URLSET_CLOSE
+    from sitemap_updater.rebuild.patch import parse_published
+
+    fragment = "<url><loc>https://www.example.com/old</loc></url>\n"
+    legacy = gzip_bytes((LEGACY_URLSET_OPEN + fragment + URLSET_CLOSE).encode())
+    assert parse_published(legacy) == {url_hash("https://www.example.com/old"): fragment.encode()}
