@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from lxml import etree
 
 from sitemap_updater.protocol.entry import Entry
@@ -169,3 +170,30 @@ def test_publication_dates_are_compared_as_instants(aws: Aws) -> None:
 
     clock[0] = (day + timedelta(hours=48, seconds=1)).timestamp()
     assert service(clock).run().news_urls == 0
+
+
+def test_a_run_that_dies_before_the_index_is_repaired_by_the_next(aws: Aws) -> None:
+    clock = [T0]
+    aws.upsert(article("a", T0 - HOUR))
+    service(clock).run()
+    clock[0] += 60
+    aws.upsert(article("b", T0 - HOUR))
+    dying = service(clock)
+
+    def crash(params: dict[str, object], **_: object) -> None:
+        if params.get("Key") == "sitemap.xml":
+            raise RuntimeError("the run dies before it writes the index")
+
+    dying.publisher._s3.meta.events.register("before-parameter-build.s3.PutObject", crash)
+    with pytest.raises(RuntimeError):
+        dying.run()
+    assert set(news_titles(aws, "sitemap-news-1.xml.gz")) == {
+        f"{SITE}/news/a",
+        f"{SITE}/news/b",
+    }
+
+    clock[0] += 60
+    repaired = service(clock).run()
+
+    assert repaired.news_files == ["sitemap-news-1.xml.gz"] and repaired.news_urls == 2
+    assert sorted(aws.crawl()["sitemap-news-1.xml.gz"]) == [f"{SITE}/news/a", f"{SITE}/news/b"]

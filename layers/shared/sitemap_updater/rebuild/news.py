@@ -90,8 +90,12 @@ class NewsDesk:
         :class:`PublishedFormatError` for a file that is not in the writer's format. Expired
         articles are dropped on render."""
         for key, body in bodies.items():
+            fragments = parse_published(body)
+            for fragment in fragments.values():
+                if _PUBLICATION_DATE.search(fragment) is None:
+                    raise PublishedFormatError(f"{key}: a news entry has no publication_date")
             self.published[key] = hashlib.sha256(body).hexdigest()
-            self._fragments.update(parse_published(body))
+            self._fragments.update(fragments)
 
     def apply(self, changes: Mapping[str, Item | None]) -> None:
         """Apply changed URL items (URL hash -> item, None when it no longer exists)."""
@@ -123,9 +127,7 @@ class NewsDesk:
         kept = []
         for uh, fragment in sorted(self._fragments.items()):
             found = _PUBLICATION_DATE.search(fragment)
-            if found is None:
-                raise PublishedFormatError("a news entry has no publication_date")
-            if _moment(found[1].decode("ascii")) >= self._cutoff:
+            if found is not None and _moment(found[1].decode("ascii")) >= self._cutoff:
                 kept.append(fragment)
             else:
                 del self._fragments[uh]

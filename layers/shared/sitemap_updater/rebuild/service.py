@@ -291,6 +291,8 @@ class RebuildService:
             groups.setdefault(leaf_for(uh, run.shard_map.leaves), {})[uh] = item
         pending = [leaf for leaf in run.published.pending if leaf in run.shard_map.leaves]
         wanted = sorted(set(groups) | set(pending))
+        # first, so that a leaf read from the table below replaces its articles with the newest
+        self._news_desk(run).apply(feed.changes)
         loaded = self.store.load_states(leaf for leaf in wanted if leaf not in run.states)
         run.states.update(loaded)
         for leaf in wanted:
@@ -304,7 +306,6 @@ class RebuildService:
                 self._apply(run, report, leaf, self._render(leaf, items), force=force)
                 continue
             self._patch(run, report, leaf, groups[leaf], force=force)
-        self._news_desk(run).apply(feed.changes)
         return len(loaded)
 
     def _patch(
