@@ -142,7 +142,9 @@ entries = st.builds(
         ),
         max_size=2,
     ).map(tuple),
-    news=st.none() | st.builds(News, st.text(max_size=6), st.just("en"), st.text(max_size=10), st.text(max_size=6)),
+    news=st.none() | st.builds(
+        News, st.text(max_size=6), st.just("en"), st.text(max_size=10), st.text(max_size=6)
+    ),
 )  # fmt: skip
 
 
