@@ -12,6 +12,11 @@ URL-hash order into ``sitemap-news-1.xml.gz``, ``sitemap-news-2.xml.gz``, ... of
 URLs each. A key that is no longer needed leaves the index and is deleted after the grace
 period, like every unlisted file. A full rebuild, or a leaf rebuilt from the table, replaces the
 articles of the shards it read with what the table holds.
+
+Known limit: a run that dies after putting the news files and before saving its record, on a site
+with more than 1,000 recent articles, may leave some articles only in a news file the record does
+not list (the hash-order fill moves articles between files); the next run does not read that file,
+so those articles come back with their next change or the next full rebuild (the daily reconcile).
 """
 
 from __future__ import annotations
