@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
@@ -31,18 +32,30 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     pages = events_gen.make_pages(500, SITE)
     _, changed, deleted = events_gen.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
     urls = published_urls(out)
-    expected = {p.url for p in pages} - {p.url for p in deleted}
+    extra = {f"{SITE}/news/{slug}" for slug, _, _ in events_gen.NEWS_ARTICLES}
+    extra.add(f"{SITE}/videos/walnut-table-care")
+    expected = ({p.url for p in pages} | extra) - {p.url for p in deleted}
     assert len(deleted) > 0
     assert len(urls) == len(set(urls)) == len(expected)
     assert set(urls) == expected
 
+    # the news file lists the articles of the last 48 hours (dated from the demo's own clock),
+    # and the regular files carry the video
+    news = [r for r in reports if Path(r.source).name.startswith("sitemap-news-")]
+    assert [(Path(r.source).name, r.url_count) for r in news] == [("sitemap-news-1.xml.gz", 3)]
+    news_xml = gzip.decompress((out / "sitemap-news-1.xml.gz").read_bytes())
+    assert b"<news:title>A new &lt;studio&gt; opens in the garden district</news:title>" in news_xml
+    assert b"last-week-sale" not in news_xml  # 80 hours old: in the regular files only
+    assert "sitemap-news-1.xml.gz (3 articles)" in printed
+    assert "video entries in the regular files: 1" in printed
+
     # the shard cap was applied: several files, none above it
-    urlsets = [r for r in reports if r.kind == "urlset"]
+    urlsets = [r for r in reports if r.kind == "urlset" and r not in news]
     assert len(urlsets) >= 2
     assert all(r.url_count <= DEMO_MAX_URLS_PER_SITEMAP for r in urlsets)
 
     # the summary reports the numbers and every poison message with its reason
-    assert f"URLs: 500 sent, {len(deleted)} deleted, {len(expected)} published" in printed
+    assert f"URLs: 505 sent, {len(deleted)} deleted, {len(expected)} published" in printed
     assert "Rejected messages (4)" in printed
     for field in ("field body", "field url", "field priority", "field action"):
         assert field in printed

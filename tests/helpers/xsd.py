@@ -31,6 +31,8 @@ _IMPORTS = {
     SITEMAP_NS: "sitemap.xsd",
     "http://www.google.com/schemas/sitemap-image/1.1": "sitemap-image.xsd",
     "http://www.w3.org/1999/xhtml": "xhtml-link.xsd",
+    "http://www.google.com/schemas/sitemap-video/1.1": "sitemap-video.xsd",
+    "http://www.google.com/schemas/sitemap-news/0.9": "sitemap-news.xsd",
 }
 
 
@@ -63,8 +65,26 @@ def _assert_valid(data: bytes, schema: etree.XMLSchema, root_name: str) -> list[
         log = cast(Iterable[Any], schema.error_log)
         messages = "\n".join(f"line {e.line}: {e.message}" for e in log)
         raise AssertionError(f"{root_name} is not valid against the XSD:\n{messages}")
+    if root_name == "urlset":
+        _assert_extension_rules(root)
     child = "url" if root_name == "urlset" else "sitemap"
     return [loc.text or "" for loc in root.iterfind(f"s:{child}/s:loc", {"s": SITEMAP_NS})]
+
+
+_VIDEO = "http://www.google.com/schemas/sitemap-video/1.1"
+_NEWS = "http://www.google.com/schemas/sitemap-news/0.9"
+
+
+def _assert_extension_rules(root: etree._Element) -> None:
+    """What the extension XSDs cannot say: each video has content_loc or player_loc; at most
+    1,000 news articles per file (Google's documentation)."""
+    for video in root.iter(f"{{{_VIDEO}}}video"):
+        tags = {child.tag for child in video}
+        assert tags & {f"{{{_VIDEO}}}content_loc", f"{{{_VIDEO}}}player_loc"}, (
+            f"line {video.sourceline}: a video has neither content_loc nor player_loc"
+        )
+    news = sum(1 for _ in root.iter(f"{{{_NEWS}}}news"))
+    assert news <= 1000, f"{news} news articles in one file (Google's limit is 1,000)"
 
 
 def assert_valid_urlset(data: bytes) -> list[str]:

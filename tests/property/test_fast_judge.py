@@ -23,7 +23,9 @@ from sitemap_updater.ingest.ordering import canonical_entry_json, content_digest
 from sitemap_updater.protocol import Site, SitemapError, make_entry
 from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
+from sitemap_updater.protocol.news import News
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
+from sitemap_updater.protocol.video import Relationship, Video
 from sitemap_updater.store.items import live_item
 
 SITE = Site.parse("https://www.example.com")
@@ -126,6 +128,23 @@ entries = st.builds(
     alternates=st.lists(st.builds(Alternate, st.text(max_size=6), st.text(max_size=20)), max_size=3)
     .map(tuple),
     images=st.lists(st.builds(Image, st.text(max_size=20)), max_size=3).map(tuple),
+    videos=st.lists(
+        st.builds(
+            Video,
+            st.text(max_size=8),
+            st.text(max_size=8),
+            st.text(max_size=8),
+            content_loc=st.none() | st.text(max_size=8),
+            duration=st.none() | st.integers(1, 28_800),
+            tags=st.lists(st.text(max_size=4), max_size=3).map(tuple),
+            live=st.none() | st.booleans(),
+            restriction=st.none() | st.just(Relationship("allow", ("GB",))),
+        ),
+        max_size=2,
+    ).map(tuple),
+    news=st.none() | st.builds(
+        News, st.text(max_size=6), st.just("en"), st.text(max_size=10), st.text(max_size=6)
+    ),
 )  # fmt: skip
 
 
@@ -175,6 +194,35 @@ def change_objects(draw: st.DrawFn) -> dict[str, Any]:
         | json_values,
         "images": st.lists(st.fixed_dictionaries({"loc": urls}), max_size=2) | json_values,
         "occurred_at": st.datetimes(timezones=st.timezones()).map(datetime.isoformat) | json_values,
+        "news": st.fixed_dictionaries(
+            {
+                "publication": st.fixed_dictionaries(
+                    {"name": st.text(max_size=6), "language": st.sampled_from(["en", "EN", "e1"])}
+                ),
+                "publication_date": lastmods,
+                "title": st.text(max_size=6) | json_values,
+            }
+        )
+        | json_values,
+        "videos": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "thumbnail_loc": urls,
+                    "title": st.text(max_size=6),
+                    "description": st.text(max_size=6),
+                },
+                optional={
+                    "content_loc": urls,
+                    "player_loc": urls,
+                    "duration": st.integers(-1, 30_000) | json_values,
+                    "tag": st.lists(st.text(max_size=4), max_size=3),
+                    "live": st.booleans() | json_values,
+                    "price": json_values,
+                },
+            ),
+            max_size=2,
+        )
+        | json_values,
         "extra": json_values,
     }
     for name, strategy in optional.items():

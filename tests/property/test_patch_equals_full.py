@@ -8,10 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.protocol import Entry, Site
+from sitemap_updater.protocol.news import News
+from sitemap_updater.protocol.video import Relationship, Video
+from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.patch import parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash
+from tests.helpers.xsd import assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")
 
@@ -21,18 +25,57 @@ lastmods = st.one_of(
     st.dates().map(lambda d: d.isoformat()).filter(lambda s: s[:4] >= "1000"),
     st.just("2026-11-01T10:00:00Z"),
 )
+#: text of news and video fields: XML-special characters, spaces and a non-ASCII letter
+texts = st.text(alphabet="ab <>&'\"é", min_size=1, max_size=8).filter(lambda t: t.strip() != "")
+videos = st.builds(
+    Video,
+    thumbnail_loc=st.just("https://cdn.example.net/t.jpg"),
+    title=texts,
+    description=texts,
+    content_loc=st.sampled_from(["https://cdn.example.net/v.mp4?a=1&b=2", None]),
+    player_loc=st.just("https://cdn.example.net/player"),
+    duration=st.none() | st.integers(1, 28_800),
+    publication_date=st.none() | st.just("2026-11-01T10:00:00Z"),
+    tags=st.lists(texts, max_size=3).map(tuple),
+    family_friendly=st.none() | st.booleans(),
+    restriction=st.none() | st.just(Relationship("deny", ("GB", "IE"))),
+    uploader=st.none() | texts,
+    live=st.none() | st.booleans(),
+)
+#: publication dates around the runs' clock (NOW): some inside the window, some outside
+NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
+news_dates = st.sampled_from(
+    [
+        "2027-01-15T07:00:00Z",
+        "2027-01-13T09:00:00Z",
+        "2027-01-13T07:00:00Z",
+        "2027-01-14",
+        "2020-01-01",
+    ]
+)
+news = st.builds(
+    News,
+    name=texts,
+    language=st.sampled_from(["en", "zh-tw"]),
+    title=texts,
+    publication_date=news_dates,
+)
 entries = st.builds(
-    lambda path, lastmod, priority: Entry(
+    lambda path, lastmod, priority, videos, news: Entry(
         loc=f"https://www.example.com/{path}",
         lastmod=lastmod,
         changefreq=None,
         priority=priority,
         alternates=(),
         images=(),
+        videos=tuple(videos),
+        news=news,
     ),
     paths.map(lambda p: p.replace("&", "%26").replace("'", "%27")),
     lastmods,
     st.one_of(st.none(), st.sampled_from([0.0, 0.5, 1.0])),
+    st.lists(videos, max_size=2),
+    st.none() | news,
 )
 
 
@@ -83,3 +126,44 @@ def test_patched_shard_equals_full_render(
     )
     if old[0].body is not None:
         assert set(parse_published(old[0].body)) == set(old_state)
+
+
+def _news_files(desk: NewsDesk) -> list[tuple[str, bytes, int]]:
+    return [(f.key, f.body, f.url_count) for f in desk.render()]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    before=st.lists(entries, max_size=25),
+    after=st.lists(st.tuples(entries, st.booleans()), max_size=25),
+    hours_later=st.sampled_from([0.0, 1.0, 24.0, 47.5]),
+    max_bytes=st.sampled_from([1_500, 50_000]),
+)
+def test_patched_news_files_equal_a_full_render(
+    before: list[Entry], after: list[tuple[Entry, bool]], hours_later: float, max_bytes: int
+) -> None:
+    """The news files read back, expired by a later clock and patched with the changes hold
+    what a render of the new table state at that clock holds."""
+    old_state = {url_hash(e.loc): _item(e) for e in before}
+    first = NewsDesk(SITE, window_hours=48, now=NOW - 3600 * 47.5, max_bytes=max_bytes)
+    first.replace_shard("r", old_state.values())
+    published = {f.key: f.body for f in first.render()}
+    changes: dict[str, Item | None] = {}
+    new_state = dict(old_state)
+    for entry, deleted in after:
+        uh = url_hash(entry.loc)
+        if deleted:
+            changes[uh] = tombstone_item(entry.loc, "e", "d", 1) if uh in new_state else None
+            new_state.pop(uh, None)
+        else:
+            changes[uh] = new_state[uh] = _item(entry)
+    now = NOW - 3600 * 47.5 + 3600 * hours_later
+    patched = NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
+    patched.load(published)
+    patched.apply(changes)
+    full = NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
+    full.replace_shard("r", new_state.values())
+    files = _news_files(patched)
+    assert files == _news_files(full)
+    for _, body, _ in files:
+        assert_valid_urlset(body)

@@ -462,6 +462,222 @@ def build_cases() -> list[Case]:
         )
     )
 
+    # --- news and videos: escaped when accepted, each bad value rejected with its field -------
+    # Accepted articles are dated long before any run, so they are in the regular sitemap only
+    # (the news window is tested with a set clock in tests/integration/rebuild/test_news_files.py).
+    def news(**extra: Any) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "publication": {"name": "The Example Times", "language": "en"},
+            "publication_date": "2020-01-02T03:04:05Z",
+            "title": "A title",
+        }
+        return {**fields, **extra}
+
+    def video(**extra: Any) -> dict[str, Any]:
+        fields = {
+            "thumbnail_loc": "https://cdn.example.net/t.jpg",
+            "title": "A video",
+            "description": "What it shows",
+            "content_loc": "https://cdn.example.net/v.mp4",
+        }
+        return {**fields, **extra}
+
+    add(
+        Case(
+            "news-title-injection",
+            _j(_up(u + "n1", news=news(title="</news:title><news:x>&amp;<![CDATA[x]]>"))),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "news-name-injection",
+            _j(_up(u + "n2", news=news(publication={"name": "A & B <Times>", "language": "de"}))),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "video-description-injection",
+            _j(_up(u + "v1", videos=[video(description="<script>alert('x')</script> & \"q\"")])),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "video-tag-doctype",
+            _j(_up(u + "v2", videos=[video(tag=["<!DOCTYPE x [<!ENTITY e 'x'>]>&e;"])])),
+            "accepted",
+        )
+    )
+    add(
+        Case(
+            "video-uploader-injection",
+            _j(_up(u + "v3", videos=[video(uploader={"name": 'Me"/><x y="', "info": u + "me"})])),
+            "accepted",
+        )
+    )
+    add(Case("news-title-empty", _j(_up(u + "n3", news=news(title=""))), "rejected", "title"))
+    add(Case("news-title-blank", _j(_up(u + "n4", news=news(title="  \t "))), "rejected", "title"))
+    add(
+        Case(
+            "news-title-too-long",
+            _j(_up(u + "n5", news=news(title="t" * 1025))),
+            "rejected",
+            "title",
+        )
+    )
+    add(
+        Case(
+            "news-title-control-char",
+            _j(_up(u + "n6", news=news(title="bell\u0007"))),
+            "rejected",
+            field="title",
+        )
+    )
+    add(
+        Case(
+            "news-name-too-long",
+            _j(_up(u + "n7", news=news(publication={"name": "n" * 257, "language": "en"}))),
+            "rejected",
+            field="name",
+        )
+    )
+    for name, language in [("news-language-word", "english"), ("news-language-region", "en-GB")]:
+        add(
+            Case(
+                name,
+                _j(_up(u + name, news=news(publication={"name": "X", "language": language}))),
+                "rejected",
+                field="language",
+            )
+        )
+    add(
+        Case(
+            "news-language-number",
+            _j(_up(u + "n8", news=news(publication={"name": "X", "language": 12}))),
+            "rejected",
+            field="language",
+        )
+    )
+    for name, date in [
+        ("news-date-far-future", "2999-01-01T00:00:00Z"),
+        ("news-date-before-1970", "1969-12-31"),
+        ("news-date-no-zone", "2026-11-20T10:00:00"),
+        ("news-date-word", "today"),
+    ]:
+        add(
+            Case(
+                name,
+                _j(_up(u + name, news=news(publication_date=date))),
+                "rejected",
+                field="publication_date",
+            )
+        )
+    add(Case("news-not-an-object", _j(_up(u + "n9", news="breaking")), "rejected", field="news"))
+    add(
+        Case(
+            "news-deprecated-keywords",
+            _j(_up(u + "n10", news=news(keywords="a, b"))),
+            "rejected",
+            field="keywords",
+        )
+    )
+    add(
+        Case(
+            "video-description-too-long",
+            _j(_up(u + "v4", videos=[video(description="d" * 2049)])),
+            "rejected",
+            field="description",
+        )
+    )
+    for name, duration in [("video-duration-zero", 0), ("video-duration-9h", 28_801)]:
+        add(
+            Case(
+                name,
+                _j(_up(u + name, videos=[video(duration=duration)])),
+                "rejected",
+                field="duration",
+            )
+        )
+    add(
+        Case(
+            "video-duration-string",
+            _j(_up(u + "v5", videos=[video(duration="600")])),
+            "rejected",
+            field="duration",
+        )
+    )
+    add(
+        Case(
+            "video-33-tags",
+            _j(_up(u + "v6", videos=[video(tag=[f"t{i}" for i in range(33)])])),
+            "rejected",
+            field="tag",
+        )
+    )
+    add(
+        Case(
+            "video-no-content-or-player",
+            _j(_up(u + "v7", videos=[{k: v for k, v in video().items() if k != "content_loc"}])),
+            "rejected",
+            field="videos",
+        )
+    )
+    add(
+        Case(
+            "video-content-is-the-page",
+            _j(_up(u + "v8", videos=[video(content_loc=u + "v8")])),
+            "rejected",
+            field="content_loc",
+        )
+    )
+    add(
+        Case(
+            "video-family-friendly-yes-string",
+            _j(_up(u + "v9", videos=[video(family_friendly="yes")])),
+            "rejected",
+            field="family_friendly",
+        )
+    )
+    add(
+        Case(
+            "video-deprecated-price",
+            _j(_up(u + "v10", videos=[video(price="1.99")])),
+            "rejected",
+            field="price",
+        )
+    )
+    add(
+        Case(
+            "video-restriction-bad-country",
+            _j(
+                _up(
+                    u + "v11",
+                    videos=[video(restriction={"relationship": "allow", "countries": ["GBR"]})],
+                )
+            ),
+            "rejected",
+            field="countries",
+        )
+    )
+    add(
+        Case(
+            "video-title-control-char",
+            _j(_up(u + "v12", videos=[video(title="nul\u0000")])),
+            "rejected",
+            field="title",
+        )
+    )
+    add(
+        Case(
+            "video-expiration-not-a-date",
+            _j(_up(u + "v13", videos=[video(expiration_date="soon")])),
+            "rejected",
+            field="expiration_date",
+        )
+    )
+
     # --- actions and missing fields ---
     add(
         Case("unknown-action", _j({"action": "purge", "url": u + "ua"}), "rejected", field="action")

@@ -61,6 +61,18 @@ ALLOWED = {
     f"{{{XHTML}}}link",
     f"{{{IMAGE}}}image",
     f"{{{IMAGE}}}loc",
+    *(
+        f"{{http://www.google.com/schemas/sitemap-video/1.1}}{name}"
+        for name in (
+            "video",
+            "thumbnail_loc",
+            "title",
+            "description",
+            "content_loc",
+            "tag",
+            "uploader",
+        )
+    ),
 }
 
 # -- the expected form of a URL, derived from RFC 3986 independently of the code -------------

@@ -1,6 +1,7 @@
 """``sitemap-updater demo``: the whole flow on an embedded AWS (moto), start to finish.
 
-1. Generate N realistic page events and send them to the queue.
+1. Generate N realistic page events, a few news articles and a page with a video, and send them
+   to the queue.
 2. Drain the queue through the ingest function, and rebuild.
 3. Change a few pages, delete a few, and send a few poison messages.
 4. Rebuild again.
@@ -17,11 +18,13 @@ the deleted ones, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +72,10 @@ class DemoResult:
     #: URLs POSTed to the (local) IndexNow endpoint, and the number of POSTs
     indexnow_sent: list[str] = field(default_factory=list)
     indexnow_requests: int = 0
+    #: news file name -> the articles it lists
+    news_files: dict[str, int] = field(default_factory=dict)
+    #: ``<video:video>`` elements in the regular files
+    videos: int = 0
 
     @property
     def valid(self) -> bool:
@@ -129,12 +136,15 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
     deletes = min(DEMO_DELETES, urls // 2)
     changes = min(DEMO_CHANGES, urls - deletes)
     params = {"PublicBaseUrl": SITE, "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP)}
+    # the articles are dated from the demo's own clock, so some are inside the news window
+    extra = events_gen.news_events(SITE, datetime.now(UTC))
+    extra.append(events_gen.video_event(SITE, datetime.now(UTC)))
     with (
         RecordingEndpoint() as indexnow,
         LocalDeployment(template, SITE, parameters={**params, **_indexnow_params(indexnow)}) as dep,
     ):
         with timer.step("send + ingest"):
-            _send_and_drain(dep, events_gen.initial_events(pages, SITE), "pages")
+            _send_and_drain(dep, events_gen.initial_events(pages, SITE) + extra, "pages")
         with timer.step("rebuild"):
             first = dep.rebuild_until_clean()
         follow, _, deleted = events_gen.follow_up(pages, SITE, changes, deletes)
@@ -150,11 +160,23 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         rejected = [(d.body, d.reason or "") for d in dep.dead_letters() if d.reason]
     with timer.step("validate"):
         reports = validate_path(out, base_url=SITE)
-    published = sum(r.url_count for r in reports if r.kind == "urlset")
+    news_files = {
+        Path(r.source).name: r.url_count for r in reports if Path(r.source).name in _news(reports)
+    }
+    published = sum(
+        r.url_count for r in reports if r.kind == "urlset" and Path(r.source).name not in news_files
+    )
+    videos = sum(
+        gzip.decompress(path.read_bytes()).count(b"<video:video>")
+        for path in out.glob("sitemap-*.xml.gz")
+        if path.name not in news_files
+    )
     del first
     return DemoResult(
         files=reports,
-        urls_sent=urls,
+        news_files=news_files,
+        videos=videos,
+        urls_sent=urls + len(extra),
         urls_deleted=len(deleted),
         urls_published=published,
         rejected=rejected,
@@ -167,6 +189,14 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
 
 def _indexnow_params(endpoint: RecordingEndpoint) -> dict[str, str]:
     return {"IndexNowKey": DEMO_INDEXNOW_KEY, "IndexNowEndpoint": endpoint.url}
+
+
+def _news(reports: list[FileReport]) -> set[str]:
+    return {
+        Path(r.source).name
+        for r in reports
+        if Path(r.source).name.startswith("sitemap-news-") and r.kind == "urlset"
+    }
 
 
 def _short(text: str, limit: int = 90) -> str:
@@ -185,6 +215,11 @@ def summary(result: DemoResult, out: Path) -> str:
     lines.append(
         f"URLs: {result.urls_sent} sent, {result.urls_deleted} deleted, "
         f"{result.urls_published} published"
+    )
+    news = ", ".join(f"{name} ({count} articles)" for name, count in result.news_files.items())
+    lines.append(
+        f"News sitemap files (articles of the last 48 hours): {news or 'none'}; "
+        f"video entries in the regular files: {result.videos}"
     )
     lines.append(f"Rejected messages ({len(result.rejected)}), in the dead-letter queue:")
     lines += [f"  {_short(body)!r}\n      -> {reason}" for body, reason in result.rejected]

@@ -2,8 +2,8 @@
 
 Every event follows the ingest contract: ``{"action": "upsert", "url", "occurred_at", ...}`` with
 the optional ``lastmod``, ``changefreq``, ``priority``, ``alternates`` (hreflang links on the same
-site) and ``images``; or ``{"action": "delete", "url", "occurred_at"}``. The same seed always gives
-the same events.
+site), ``images``, ``videos`` and ``news``; or ``{"action": "delete", "url", "occurred_at"}``. The
+same seed always gives the same events (the news articles are dated from a given ``now``).
 """
 
 from __future__ import annotations
@@ -125,6 +125,60 @@ def follow_up(
     ]
     bodies += [json.dumps(delete_event(p, later + timedelta(minutes=5))) for p in deleted]
     return bodies, changed, deleted
+
+
+#: The demo's news articles: slug, title, and how many hours before ``now`` each was published.
+#: The last one is older than the two days Google's News sitemaps cover.
+NEWS_ARTICLES: tuple[tuple[str, str, int], ...] = (
+    ("oak-prices-rise", "Oak prices rise as autumn orders & exports grow", 1),
+    ("studio-opens", "A new <studio> opens in the garden district", 6),
+    ("linen-review", 'Linen, reviewed: "softer every wash"', 20),
+    ("last-week-sale", "Last week's sale in numbers", 80),
+)
+PUBLICATION = {"name": "Example Home Journal", "language": "en"}
+
+
+def news_events(site: str, now: datetime) -> list[str]:
+    """One upsert per news article (a page of its own, with its ``news`` object)."""
+    bodies = []
+    for i, (slug, title, hours) in enumerate(NEWS_ARTICLES):
+        published = now - timedelta(hours=hours)
+        event = {
+            "action": "upsert",
+            "url": f"{site}/news/{slug}",
+            "occurred_at": _stamp(now - timedelta(seconds=len(NEWS_ARTICLES) - i)),
+            "lastmod": published.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "news": {
+                "publication": PUBLICATION,
+                "publication_date": published.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "title": title,
+            },
+        }
+        bodies.append(json.dumps(event))
+    return bodies
+
+
+def video_event(site: str, now: datetime) -> str:
+    """A page with one video (Google video extension)."""
+    return json.dumps(
+        {
+            "action": "upsert",
+            "url": f"{site}/videos/walnut-table-care",
+            "occurred_at": _stamp(now),
+            "videos": [
+                {
+                    "thumbnail_loc": f"{site}/media/walnut-table-care.jpg",
+                    "title": "Caring for a walnut table",
+                    "description": "Oil, wax & patience: three steps, five minutes.",
+                    "content_loc": f"{site}/media/walnut-table-care.mp4",
+                    "duration": 312,
+                    "publication_date": (now - timedelta(days=3)).strftime("%Y-%m-%d"),
+                    "family_friendly": True,
+                    "tag": ["walnut", "care", "furniture"],
+                }
+            ],
+        }
+    )
 
 
 def poison_messages(site: str) -> list[tuple[str, str]]:

@@ -2,8 +2,9 @@
 
 Checks, each reported as one ``SOURCE: problem`` line:
 
-* well-formed XML and validity against the official XSDs (with the image and xhtml extension
-  schemas bundled in ``schemas/``);
+* well-formed XML and validity against the official XSDs (with the image, xhtml, video and news
+  extension schemas bundled in ``schemas/``), plus the two extension rules an XSD does not say:
+  a video has ``content_loc`` or ``player_loc``, and a file holds at most 1,000 news articles;
 * the protocol limits: at most 50,000 URLs (or child sitemaps) and 52,428,800 uncompressed bytes;
 * every ``loc`` and alternate ``href`` follows the URL rules the writers apply: an absolute
   http(s) URL of 12 to 2,048 characters once normalized and XML-escaped, without control
@@ -39,8 +40,11 @@ from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import (
     IMAGE_NS,
     MAX_BYTES,
+    MAX_NEWS_URLS_PER_FILE,
     MAX_URLS,
+    NEWS_NS,
     SITEMAP_NS,
+    VIDEO_NS,
     XHTML_NS,
 )
 from sitemap_updater.protocol.urls import normalize_url
@@ -55,6 +59,9 @@ _LOC = f"{{{SITEMAP_NS}}}loc"
 _LASTMOD = f"{{{SITEMAP_NS}}}lastmod"
 _XHTML_LINK = f"{{{XHTML_NS}}}link"
 _URLSET = f"{{{SITEMAP_NS}}}urlset"
+_VIDEO = f"{{{VIDEO_NS}}}video"
+_VIDEO_LOCS = (f"{{{VIDEO_NS}}}content_loc", f"{{{VIDEO_NS}}}player_loc")
+_NEWS = f"{{{NEWS_NS}}}news"
 _INDEX = f"{{{SITEMAP_NS}}}sitemapindex"
 #: XML's whitespace characters, which the XSD types of loc, href and lastmod collapse.
 _XML_SPACE: Final = " \t\r\n"
@@ -72,9 +79,15 @@ def _wrapper_schema(imports: dict[str, str]) -> etree.XMLSchema:
 
 @functools.cache
 def urlset_schema() -> etree.XMLSchema:
-    """sitemap.xsd together with the image and xhtml extension schemas."""
+    """sitemap.xsd together with the image, xhtml, video and news extension schemas."""
     return _wrapper_schema(
-        {SITEMAP_NS: "sitemap.xsd", IMAGE_NS: "sitemap-image.xsd", XHTML_NS: "xhtml-link.xsd"}
+        {
+            SITEMAP_NS: "sitemap.xsd",
+            IMAGE_NS: "sitemap-image.xsd",
+            XHTML_NS: "xhtml-link.xsd",
+            VIDEO_NS: "sitemap-video.xsd",
+            NEWS_NS: "sitemap-news.xsd",
+        }
     )
 
 
@@ -213,6 +226,22 @@ def _check_lastmods(report: FileReport, root: etree._Element) -> None:
     rule.finish("lastmod")
 
 
+def _check_extensions(report: FileReport, root: etree._Element) -> None:
+    """Rules of the video and news extensions an XSD 1.0 sequence does not express: a video
+    needs ``content_loc`` or ``player_loc``; a file of News articles holds at most 1,000."""
+    rule = _Rule(report)
+    for video in root.iter(_VIDEO):
+        if not any(child.tag in _VIDEO_LOCS for child in video):
+            rule.add(f"line {video.sourceline}: a video needs content_loc or player_loc")
+    news = sum(1 for _ in root.iter(_NEWS))
+    if news > MAX_NEWS_URLS_PER_FILE:
+        rule.add(
+            f"{news} news:news elements is over Google's limit of {MAX_NEWS_URLS_PER_FILE} "
+            "per News sitemap"
+        )
+    rule.finish("extension")
+
+
 def _check_children(report: FileReport, root: etree._Element, directory: Path) -> None:
     rule = _Rule(report)
     for element in root.iter(_LOC):
@@ -270,6 +299,8 @@ def validate_document(
     is_index = report.kind == "sitemapindex"
     _check_urls(report, root, file_url, is_index)
     _check_lastmods(report, root)
+    if not is_index:
+        _check_extensions(report, root)
     if file_url is None:
         report.notes.append("location rule skipped: the file's URL is unknown (use --base-url)")
     if is_index and directory is not None:

@@ -12,7 +12,7 @@ from sitemap_updater.indexnow import (
     check_endpoint,
     check_key,
 )
-from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 
 
 class ConfigError(ValueError):
@@ -92,6 +92,8 @@ class RebuildConfig:
     indexnow_key: str = ""
     #: where IndexNow submissions go
     indexnow_endpoint: str = DEFAULT_ENDPOINT
+    #: how long after its publication_date an article stays in the news files (Google: 2 days)
+    news_window_hours: int = MAX_NEWS_WINDOW_HOURS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -118,6 +120,9 @@ class RebuildConfig:
             feed_max_records=_int(e, "FEED_MAX_RECORDS", 200_000, 1_000, 10_000_000),
             indexnow_key=_indexnow_key(e),
             indexnow_endpoint=_indexnow_endpoint(e),
+            news_window_hours=_int(
+                e, "NEWS_WINDOW_HOURS", MAX_NEWS_WINDOW_HOURS, 1, MAX_NEWS_WINDOW_HOURS
+            ),
         )
 
 

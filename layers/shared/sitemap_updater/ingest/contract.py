@@ -18,7 +18,19 @@ from typing import Annotated, Any, Final, Literal
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from sitemap_updater.protocol.limits import MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.limits import (
+    MAX_IMAGES_PER_URL,
+    MAX_NEWS_NAME_LENGTH,
+    MAX_NEWS_TITLE_LENGTH,
+    MAX_VIDEO_DESCRIPTION_LENGTH,
+    MAX_VIDEO_DURATION,
+    MAX_VIDEO_TAG_LENGTH,
+    MAX_VIDEO_TAGS,
+    MAX_VIDEO_TITLE_LENGTH,
+    MAX_VIDEO_UPLOADER_LENGTH,
+    MAX_VIDEOS_PER_URL,
+    MIN_VIDEO_DURATION,
+)
 
 #: Most change objects one array body may hold.
 MAX_ARRAY_ENTRIES: Final = 500
@@ -27,6 +39,10 @@ Action = Literal["upsert", "delete"]
 ChangeFreq = Literal["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"]
 
 _STRICT = ConfigDict(strict=True, extra="ignore", frozen=True)
+#: News and video objects keep the fields they do not declare, so that the protocol core can
+#: reject, with the reason, the tags Google deprecated (see ``protocol/news.py``, ``video.py``).
+_STRICT_KEEP = ConfigDict(strict=True, extra="allow", frozen=True)
+W3C_DATE = "W3C Datetime: YYYY-MM-DD, or a date and time with a time zone"
 
 
 class AlternateModel(BaseModel):
@@ -44,6 +60,110 @@ class ImageModel(BaseModel):
     model_config = _STRICT
 
     loc: str = Field(description="Absolute URL of the image; it may live on another host.")
+
+
+class PublicationModel(BaseModel):
+    """The publication an article appears in (``news:publication``)."""
+
+    model_config = _STRICT
+
+    name: str = Field(
+        min_length=1,
+        max_length=MAX_NEWS_NAME_LENGTH,
+        description="Name of the publication, exactly as it appears on its articles.",
+    )
+    language: str = Field(
+        description="ISO 639 language code of the publication (2 or 3 letters), or zh-cn or zh-tw.",
+        pattern=r"^([A-Za-z]{2,3}|[zZ][hH]-([cC][nN]|[tT][wW]))$",
+    )
+
+
+class NewsModel(BaseModel):
+    """Google News metadata of an article (``news:news``); published in the news files while
+    the article is inside the news window."""
+
+    model_config = _STRICT_KEEP
+
+    publication: PublicationModel
+    publication_date: str = Field(
+        description=f"When the article was first published ({W3C_DATE}).",
+        json_schema_extra={"format": "date-time"},
+    )
+    title: str = Field(
+        min_length=1, max_length=MAX_NEWS_TITLE_LENGTH, description="Title of the article."
+    )
+
+
+class RelationshipModel(BaseModel):
+    model_config = _STRICT
+
+    relationship: Literal["allow", "deny"] = Field(
+        description="allow: only the values listed; deny: all but them."
+    )
+
+
+class RestrictionModel(RelationshipModel):
+    """Countries where the video may (allow) or may not (deny) be shown."""
+
+    countries: list[str] = Field(
+        min_length=1, description="ISO 3166 two-letter country codes, e.g. IE, GB."
+    )
+
+
+class PlatformModel(RelationshipModel):
+    """Platforms where the video may (allow) or may not (deny) be shown."""
+
+    platforms: list[Literal["web", "mobile", "tv"]] = Field(min_length=1)
+
+
+class UploaderModel(BaseModel):
+    model_config = _STRICT
+
+    name: str = Field(min_length=1, max_length=MAX_VIDEO_UPLOADER_LENGTH)
+    info: str | None = Field(default=None, description="URL of a page about the uploader.")
+
+
+class VideoModel(BaseModel):
+    """A video on the page (Google video sitemap extension); the field names are the tags."""
+
+    model_config = _STRICT_KEEP
+
+    thumbnail_loc: str = Field(description="URL of the video's thumbnail image.")
+    title: str = Field(min_length=1, max_length=MAX_VIDEO_TITLE_LENGTH)
+    description: str = Field(min_length=1, max_length=MAX_VIDEO_DESCRIPTION_LENGTH)
+    content_loc: str | None = Field(
+        default=None,
+        description="URL of the video file itself. content_loc or player_loc is required; "
+        "neither may be the page's own URL.",
+    )
+    player_loc: str | None = Field(default=None, description="URL of a player for the video.")
+    duration: int | None = Field(
+        default=None,
+        ge=MIN_VIDEO_DURATION,
+        le=MAX_VIDEO_DURATION,
+        description="Length in seconds (1 to 28,800).",
+    )
+    expiration_date: str | None = Field(
+        default=None,
+        description=f"When the video stops being available ({W3C_DATE}).",
+        json_schema_extra={"format": "date-time"},
+    )
+    publication_date: str | None = Field(
+        default=None,
+        description=f"When the video was first published ({W3C_DATE}).",
+        json_schema_extra={"format": "date-time"},
+    )
+    family_friendly: bool | None = Field(default=None, description="Published as yes or no.")
+    restriction: RestrictionModel | None = None
+    platform: PlatformModel | None = None
+    requires_subscription: bool | None = Field(default=None, description="Published as yes/no.")
+    uploader: UploaderModel | None = None
+    live: bool | None = Field(default=None, description="Published as yes or no.")
+    tag: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_VIDEO_TAGS,
+        description=f"Up to {MAX_VIDEO_TAGS} tags of at most {MAX_VIDEO_TAG_LENGTH} characters.",
+    )
 
 
 class ChangeObject(BaseModel):
@@ -67,6 +187,26 @@ class ChangeObject(BaseModel):
                     ],
                     "images": [{"loc": "https://cdn.example.com/42.jpg"}],
                     "occurred_at": "2026-11-20T10:00:01.250Z",
+                },
+                {
+                    "action": "upsert",
+                    "url": "https://www.example.com/news/merger-talks",
+                    "news": {
+                        "publication": {"name": "The Example Times", "language": "en"},
+                        "publication_date": "2026-11-20T09:30:00Z",
+                        "title": "Companies A & B in merger talks",
+                    },
+                    "videos": [
+                        {
+                            "thumbnail_loc": "https://cdn.example.com/talks.jpg",
+                            "title": "The merger, explained",
+                            "description": "Two minutes on what the merger means.",
+                            "content_loc": "https://cdn.example.com/talks.mp4",
+                            "duration": 120,
+                            "family_friendly": True,
+                            "tag": ["business", "merger"],
+                        }
+                    ],
                 },
                 {"action": "delete", "url": "https://www.example.com/shoes/41"},
             ]
@@ -94,6 +234,16 @@ class ChangeObject(BaseModel):
     )
     images: list[ImageModel] = Field(
         default_factory=list, max_length=MAX_IMAGES_PER_URL, description="Images on the page."
+    )
+    videos: list[VideoModel] = Field(
+        default_factory=list,
+        max_length=MAX_VIDEOS_PER_URL,
+        description="Videos on the page (Google video sitemap extension).",
+    )
+    news: NewsModel | None = Field(
+        default=None,
+        description="Google News metadata of an article; the page is also listed in the news "
+        "files while its publication_date is inside the news window.",
     )
     occurred_at: str | None = Field(
         default=None,

@@ -188,6 +188,7 @@ def _judge(
             alternates=[(a.hreflang, a.href) for a in change.alternates],
             images=[i.loc for i in change.images],
             now=now,
+            extensions=bool(change.videos) or change.news is not None,
         ) or make_entry(
             site,
             loc=change.url,
@@ -198,6 +199,8 @@ def _judge(
                 Alternate(hreflang=a.hreflang, href=a.href) for a in change.alternates
             ),
             images=tuple(Image(loc=i.loc) for i in change.images),
+            videos=[video.model_dump(exclude_none=True) for video in change.videos],
+            news=None if change.news is None else change.news.model_dump(),
             now=now,
         )
     except SitemapError as exc:
@@ -211,7 +214,7 @@ def _judge(
             prefix + "entry",
             f"{size} bytes as stored",
             f"must fit in one table item of at most {MAX_ITEM_BYTES:,} bytes "
-            "(send fewer or shorter images or alternates)",
+            "(send fewer or shorter images, alternates or videos)",
             raw,
         )
     return ChangeEvent(index, "upsert", entry.loc, entry, occurred_at, digest, key)

@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 import orjson
 
 from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.store.items import news_fields, video_fields
 
 RANK_UPSERT: Final = "0"
 RANK_DELETE: Final = "1"
@@ -43,7 +44,7 @@ def _sha256_hex(text: str) -> str:
 
 
 def _canonical_fields(entry: Entry) -> dict[str, Any]:
-    return {
+    fields: dict[str, Any] = {
         "loc": entry.loc,
         "lastmod": entry.lastmod,
         "changefreq": entry.changefreq,
@@ -51,6 +52,12 @@ def _canonical_fields(entry: Entry) -> dict[str, Any]:
         "alternates": [[a.hreflang, a.href] for a in entry.alternates],
         "images": [i.loc for i in entry.images],
     }
+    # only when present, so that the digest of an entry without them is what it always was
+    if entry.videos:
+        fields["videos"] = [video_fields(v) for v in entry.videos]
+    if entry.news is not None:
+        fields["news"] = news_fields(entry.news)
+    return fields
 
 
 def canonical_entry_json(entry: Entry) -> str:
@@ -69,8 +76,9 @@ def content_digest(entry: Entry) -> str:
 
     orjson writes the same bytes as :func:`canonical_entry_json` whenever its output is ASCII
     (both escape only quotes, backslashes and control characters, the same way), which it is
-    for every normalized entry: URLs, dates, change frequencies and language tags are ASCII.
-    Any other entry takes the standard library's path.
+    for every normalized entry without text fields: URLs, dates, change frequencies and
+    language tags are ASCII. Any other entry (a news or video title may not be) takes the
+    standard library's path.
     """
     data = orjson.dumps(_canonical_fields(entry), option=orjson.OPT_SORT_KEYS)
     if data.isascii():

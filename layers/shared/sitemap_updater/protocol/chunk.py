@@ -18,6 +18,8 @@ here on all entries of the block at once, with C-level operations over the joine
   tags hold, so none in a value, which also makes every ``" href="`` a tag's: each must be
   followed by the site's origin and be in normalized form, and each hreflang a language code
   (see :meth:`_Extensions.are_plain`);
+- entries with videos or a news object are left to the per-entry path (the render of an
+  extension sees them and gives up on the block), which checks and escapes each of their values;
 - ``&`` and ``'``, the two special characters a value may still hold, appear in no tag, so the
   block is escaped for them at the end with one ``str.replace`` each.
 
@@ -103,7 +105,8 @@ class ChunkRenderer:
                     f"<url><loc>{e.loc}</loc>"
                     f"{'' if (lastmod := e.lastmod) is None else f'<lastmod>{lastmod}</lastmod>'}"
                     f"{changefreq[e.changefreq]}{priority[e.priority]}"
-                    f"{extension(e) if e.alternates or e.images else ''}</url>\n"
+                    f"{extension(e) if e.alternates or e.images or e.videos or e.news else ''}"
+                    "</url>\n"
                     for e in entries
                 ]
             )
@@ -146,6 +149,8 @@ class _Extensions:
         counts: list[int] = []
 
         def render(entry: Entry) -> str:
+            if entry.videos or entry.news is not None:
+                raise LookupError("videos and news take the per-entry path")
             parts: list[str] = []
             alternates = entry.alternates
             images = entry.images

@@ -25,7 +25,9 @@ from sitemap_updater.protocol.errors import (
 )
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod, normalize_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.news import News, normalize_news
 from sitemap_updater.protocol.urls import Site, already_normalized, normalize_url
+from sitemap_updater.protocol.video import Video, normalize_videos
 
 #: A language tag as Google's hreflang accepts it (ISO 639 language, optional script/region,
 #: BCP 47 subtags of letters and digits), or ``x-default``.
@@ -60,6 +62,10 @@ class Entry:
     priority: float | None = None
     alternates: tuple[Alternate, ...] = ()
     images: tuple[Image, ...] = ()
+    videos: tuple[Video, ...] = ()
+    #: the article's Google News metadata; the writer renders it only where the entry carries
+    #: it, which the rebuild does for the news files alone (README, "News sitemaps")
+    news: News | None = None
 
 
 def normalize_changefreq(value: object) -> str:
@@ -150,6 +156,8 @@ def make_entry(
     priority: object = None,
     alternates: object = (),
     images: object = (),
+    videos: object = (),
+    news: object = None,
     now: datetime | None = None,
 ) -> Entry:
     """Validate and normalize raw (JSON-like) values into an :class:`Entry`.
@@ -166,6 +174,8 @@ def make_entry(
         priority=None if priority is None else normalize_priority(priority),
         alternates=() if alternates is None else normalize_alternates(site, alternates),
         images=() if images is None else normalize_images(images),
+        videos=() if videos is None else normalize_videos(videos, normalized, now=now),
+        news=None if news is None else normalize_news(news, now=now),
     )
 
 
@@ -179,14 +189,18 @@ def entry_if_normalized(
     alternates: Sequence[tuple[str, str]],
     images: Sequence[str],
     now: datetime,
+    extensions: bool = False,
 ) -> Entry | None:
     """The entry :func:`make_entry` would return, if every value is already in normalized form.
 
     The fast path for values a producer sends normalized, as most do: each is recognized by
     the same checks the normalizers make first, and nothing is parsed. ``None`` means "not
     sure": :func:`make_entry` then decides, and raises with the rule a bad value breaks.
-    ``now`` must be aware.
+    ``now`` must be aware. A change with ``extensions`` (videos or a news object) always takes
+    the careful path: their rules are the normalizers' alone.
     """
+    if extensions:
+        return None
     if not (site.owns(loc) and already_normalized(loc)):
         return None
     if lastmod is not None and not is_normalized_lastmod(lastmod, now):

@@ -97,3 +97,11 @@ class EntryTooLargeError(SitemapFullError):
 
 class EmptySitemapError(RuntimeError):
     """Closing a writer with no entry: sitemap.xsd and siteindex.xsd require at least one."""
+
+
+class InvalidNewsError(SitemapError):
+    """A ``news`` object (Google News extension) breaks a rule."""
+
+
+class InvalidVideoError(SitemapError):
+    """A video (or the list of them) breaks a rule of Google's video extension."""

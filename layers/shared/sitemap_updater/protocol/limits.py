@@ -21,3 +21,29 @@ CHANGEFREQS: Final = frozenset(
 SITEMAP_NS: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS: Final = "http://www.w3.org/1999/xhtml"
 IMAGE_NS: Final = "http://www.google.com/schemas/sitemap-image/1.1"
+NEWS_NS: Final = "http://www.google.com/schemas/sitemap-news/0.9"
+VIDEO_NS: Final = "http://www.google.com/schemas/sitemap-video/1.1"
+
+# Google News extension (https://developers.google.com/search/docs/crawling-indexing/sitemaps/
+# news-sitemap): a news sitemap holds at most 1,000 <url> elements, and only articles published
+# in the last two days.
+MAX_NEWS_URLS_PER_FILE: Final = 1000
+MAX_NEWS_WINDOW_HOURS: Final = 48
+#: Google sets no length for these; the bounds are this project's, so that 1,000 articles stay
+#: far under the byte cap of a file and one value cannot fill a table item.
+MAX_NEWS_NAME_LENGTH: Final = 256
+MAX_NEWS_TITLE_LENGTH: Final = 1024
+
+# Google video extension (https://developers.google.com/search/docs/crawling-indexing/sitemaps/
+# video-sitemaps).
+MAX_VIDEO_DESCRIPTION_LENGTH: Final = 2048
+MIN_VIDEO_DURATION: Final = 1
+MAX_VIDEO_DURATION: Final = 28_800
+MAX_VIDEO_TAGS: Final = 32
+MAX_VIDEO_UPLOADER_LENGTH: Final = 255
+#: This project's bounds (Google sets none): a video title, one tag, and videos per URL.
+MAX_VIDEO_TITLE_LENGTH: Final = 1024
+MAX_VIDEO_TAG_LENGTH: Final = 256
+MAX_VIDEOS_PER_URL: Final = 100
+VIDEO_PLATFORMS: Final = frozenset({"web", "mobile", "tv"})
+RELATIONSHIPS: Final = frozenset({"allow", "deny"})

@@ -2,8 +2,8 @@
 
 Every text and attribute is XML-escaped; characters XML 1.0 forbids are rejected; elements are
 written in sitemap.xsd's order (loc, lastmod, changefreq, priority, then extensions). The root
-element declares the xhtml and image namespaces up front, since a streamed root cannot wait to
-learn whether a later entry uses them.
+element declares the xhtml, image, video and news namespaces up front, since a streamed root
+cannot wait to learn whether a later entry uses them.
 """
 
 from __future__ import annotations
@@ -42,13 +42,23 @@ from sitemap_updater.protocol.limits import (
     MAX_LOC_LENGTH,
     MAX_URLS,
     MIN_LOC_LENGTH,
+    NEWS_NS,
     SITEMAP_NS,
+    VIDEO_NS,
     XHTML_NS,
 )
+from sitemap_updater.protocol.news import news_xml
 from sitemap_updater.protocol.urls import Site, check_normalized
+from sitemap_updater.protocol.video import videos_xml
 
 XML_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 URLSET_OPEN: Final = (
+    f'{XML_DECLARATION}<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}" '
+    f'xmlns:image="{IMAGE_NS}" xmlns:video="{VIDEO_NS}" xmlns:news="{NEWS_NS}">\n'
+)
+#: The root element files written before the video and news extensions started with; a published
+#: file that has it is read back like any other (its entries are the same bytes).
+LEGACY_URLSET_OPEN: Final = (
     f'{XML_DECLARATION}<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}" '
     f'xmlns:image="{IMAGE_NS}">\n'
 )
@@ -179,7 +189,11 @@ class UrlsetWriter:
                     "priority", entry.priority, "must be one of 0.0, 0.1, ... 1.0"
                 )
             priority_text = f"<priority>{priority}</priority>"
-        extensions = self._extensions(entry) if entry.alternates or entry.images else ""
+        extensions = (
+            self._extensions(entry)
+            if entry.alternates or entry.images or entry.videos or entry.news is not None
+            else ""
+        )
         text = (
             f"<url><loc>{loc}</loc>{lastmod_text}{changefreq_text}{priority_text}"
             f"{extensions}</url>\n"
@@ -254,6 +268,10 @@ class UrlsetWriter:
                 f"<image:image><image:loc>{_text(f'images[{i}].loc', image.loc)}"
                 "</image:loc></image:image>"
             )
+        if entry.videos:
+            parts.append(videos_xml(entry.videos))
+        if entry.news is not None:
+            parts.append(news_xml(entry.news))
         return "".join(parts)
 
     def close(self) -> FileStats:

@@ -21,14 +21,15 @@ from typing import Final
 
 from zlib_ng import zlib_ng
 
-from sitemap_updater.protocol import Site, SitemapError, gzip_bytes, render_urlset
-from sitemap_updater.protocol.urlset import URLSET_CLOSE, URLSET_OPEN
+from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes, render_urlset
+from sitemap_updater.protocol.urlset import LEGACY_URLSET_OPEN, URLSET_CLOSE, URLSET_OPEN
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.store.items import Item, entry_from_item, is_live
 from sitemap_updater.store.keys import HASH_BITS, hash_bits, url_hash
 from sitemap_updater.store.shards import children, split_counts
 
 _OPEN: Final = URLSET_OPEN.encode("utf-8")
+_LEGACY_OPEN: Final = LEGACY_URLSET_OPEN.encode("utf-8")
 _CLOSE: Final = URLSET_CLOSE.encode("utf-8")
 _URL_END: Final = b"</url>\n"
 _LOC_START: Final = b"<url><loc>"
@@ -60,9 +61,10 @@ def parse_published(body: bytes) -> dict[str, bytes]:
         text = zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)
     except Exception as error:  # zlib_ng.error (its stub does not type it as an exception)
         raise PublishedFormatError(f"not a gzip file: {error}") from error
-    if not text.startswith(_OPEN) or not text.endswith(_CLOSE):
+    opening = _OPEN if text.startswith(_OPEN) else _LEGACY_OPEN
+    if not text.startswith(opening) or not text.endswith(_CLOSE):
         raise PublishedFormatError("the file does not have the urlset header and footer")
-    inner = text[len(_OPEN) : len(text) - len(_CLOSE)]
+    inner = text[len(opening) : len(text) - len(_CLOSE)]
     fragments: dict[str, bytes] = {}
     if not inner:
         return fragments
@@ -86,9 +88,23 @@ def changed_between(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> 
 def render_fragment(item: Item, site: Site, *, max_bytes: int) -> bytes:
     """The ``<url>`` fragment of a live URL item, through the writer and all of its checks;
     raises the writer's :class:`SitemapError` for an entry it refuses."""
-    body, _ = render_urlset([entry_from_item(item)], site, max_bytes=max_bytes)
+    return render_entry_fragment(entry_from_item(item), site, max_bytes=max_bytes)
+
+
+def render_entry_fragment(entry: Entry, site: Site, *, max_bytes: int) -> bytes:
+    """The ``<url>`` fragment of ``entry``, through the writer and all of its checks."""
+    body, _ = render_urlset([entry], site, max_bytes=max_bytes)
     text = zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)
     return text[len(_OPEN) : len(text) - len(_CLOSE)]
+
+
+def urlset_of(fragments: Sequence[bytes]) -> bytes:
+    """The uncompressed urlset that holds ``fragments`` in order."""
+    return _urlset(fragments)
+
+
+#: Bytes a urlset adds around its fragments.
+URLSET_FRAME_BYTES: Final = len(_OPEN) + len(_CLOSE)
 
 
 @dataclass(slots=True)

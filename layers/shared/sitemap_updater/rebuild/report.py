@@ -44,6 +44,9 @@ class RunReport:
     #: In a full rebuild: URLs whose published entry differed from the table (added, changed or
     #: removed), all repaired by the run. An incremental design that loses nothing keeps it 0.
     drift_repaired: int = 0
+    #: The news files the index lists after the run, and the articles they hold.
+    news_files: list[str] = field(default_factory=list)
+    news_urls: int = 0
     #: URLs left out because one entry alone is larger than the byte cap.
     urls_skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0

@@ -57,6 +57,7 @@ from sitemap_updater.rebuild.invalidate import (
     changes_digest,
 )
 from sitemap_updater.rebuild.lease import Lease
+from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import (
     PublishedFormatError,
     changed_between,
@@ -118,6 +119,8 @@ class _RunState:
     generation: int = 0
     #: file key -> (index lastmod, URL count) of the last publish (None: read every state)
     listing: dict[str, tuple[str | None, int]] | None = None
+    #: the news files' articles (rebuild/news.py)
+    news: NewsDesk | None = None
 
     def state_of(self, shard_id: str) -> NodeState | None:
         return self.leaf_states.get(shard_id) or self.states.get(shard_id)
@@ -247,6 +250,7 @@ class RebuildService:
             listing=listing,
         )
         run.generation = run.published.generation
+        run.news = self._load_news(run, report)
         metadata_items += len(run.ledger)
         # The previous run died after writing objects: rewrite rather than trust the hashes.
         recovering = run.published.in_flight is not None
@@ -255,7 +259,8 @@ class RebuildService:
         else:
             assert feed is not None
             metadata_items += self._rebuild_changed(run, report, feed, force=recovering)
-        published_record = self._publish(run, report, force=full or recovering)
+        news = self._publish_news(run, report, force=full or recovering)
+        published_record = self._publish(run, report, force=full or recovering, news=news)
         record = replace(
             published_record, generation=run.generation, pending=tuple(sorted(run.remaining))
         )  # after the run's last write
@@ -344,6 +349,8 @@ class RebuildService:
             groups.setdefault(leaf_for(uh, run.shard_map.leaves), {})[uh] = item
         pending = [leaf for leaf in run.published.pending if leaf in run.shard_map.leaves]
         wanted = sorted(set(groups) | set(pending))
+        # first, so that a leaf read from the table below replaces its articles with the newest
+        self._news_desk(run).apply(feed.changes)
         loaded = self.store.load_states(leaf for leaf in wanted if leaf not in run.states)
         run.states.update(loaded)
         for leaf in wanted:
@@ -353,6 +360,7 @@ class RebuildService:
                 continue
             if leaf in pending:
                 items = list(self.source.iter_shard(leaf))
+                self._news_desk(run).replace_shard(leaf, items)
                 self._apply(run, report, leaf, self._render(leaf, items), force=force)
                 continue
             self._patch(run, report, leaf, groups[leaf], force=force)
@@ -441,6 +449,7 @@ class RebuildService:
                 # into many files holds one file's items and bytes at a time, not all of them.
                 ids: list[str] = []
                 for part, items in spools.load(leaf, self.config.max_urls_per_sitemap):
+                    self._news_desk(run).replace_shard(part, items)
                     rendered = self._render(part, items)
                     del items
                     for shard in rendered:
@@ -546,6 +555,57 @@ class RebuildService:
         self.publisher.put(key, body)
         run.written[key] = _sha(body)
 
+    # -- news files ----------------------------------------------------------------------------
+
+    def _load_news(self, run: _RunState, report: RunReport) -> NewsDesk:
+        """The articles of the published news files; reads them only when the record lists
+        some, so a site without news reads nothing."""
+        desk = NewsDesk(
+            self.site,
+            window_hours=self.config.news_window_hours,
+            now=run.now,
+            max_bytes=self.config.max_bytes_per_sitemap,
+        )
+        bodies = {}
+        for key in run.published.files:
+            if is_news_key(key):
+                report.s3_objects_read.append(key)
+                body = self.publisher.get(key)
+                if body is not None:
+                    bodies[key] = body
+        try:
+            desk.load(bodies)
+        except PublishedFormatError as error:
+            logger.warning(
+                "a published news file cannot be read back; its articles return with their "
+                "next change or the next full rebuild",
+                reason=str(error),
+            )
+        return desk
+
+    def _news_desk(self, run: _RunState) -> NewsDesk:
+        assert run.news is not None
+        return run.news
+
+    def _publish_news(
+        self, run: _RunState, report: RunReport, *, force: bool
+    ) -> list[tuple[str, str | None, int]]:
+        """Put the news files whose bytes changed; returns (key, index lastmod, URL count) of
+        each, for the index."""
+        desk = self._news_desk(run)
+        listed: list[tuple[str, str | None, int]] = []
+        for news_file in desk.render():
+            changed = desk.published.get(news_file.key) != news_file.sha256
+            if changed or force:
+                self._put(run, news_file.key, news_file.body)
+            previous = (run.listing or {}).get(news_file.key, (None, 0))[0]
+            lastmod = _w3c(run.now) if changed or previous is None else previous
+            listed.append((news_file.key, lastmod, news_file.url_count))
+        report.news_files = [key for key, _, _ in listed]
+        report.news_urls = sum(count for _, _, count in listed)
+        report.urls_skipped.extend(desk.skipped)
+        return listed
+
     # -- index and publish record --------------------------------------------------------------
 
     def index_plan(self, run: _RunState) -> IndexPlan:
@@ -567,8 +627,16 @@ class RebuildService:
             entries=tuple(entries), urls=sum(counts), empty_site=not entries, counts=tuple(counts)
         )
 
-    def _publish(self, run: _RunState, report: RunReport, *, force: bool) -> PublishedRecord:
-        """Write the empty-site file if needed, the index and robots.txt; returns the new record."""
+    def _publish(
+        self,
+        run: _RunState,
+        report: RunReport,
+        *,
+        force: bool,
+        news: Sequence[tuple[str, str | None, int]] = (),
+    ) -> PublishedRecord:
+        """Write the empty-site file if needed, the index (which lists the ``news`` files after
+        the regular ones) and robots.txt; returns the new record."""
         old = run.published
         plan = self.index_plan(run)
         home_sha, home_changed_at = old.home_sha256, old.home_changed_at
@@ -586,8 +654,9 @@ class RebuildService:
                     home_changed_at = _w3c(run.now)
                 home_sha = sha
             entries = [(EMPTY_SITE_KEY, home_changed_at)]
+        entries += [(key, lastmod) for key, lastmod, _ in news]
         files = tuple(key for key, _ in entries)
-        counts = (0,) if plan.empty_site else plan.counts
+        counts = ((0,) if plan.empty_site else plan.counts) + tuple(n for _, _, n in news)
         for key in old.files:
             if key not in files and key not in run.ledger:
                 self.ledger.retire(key, int(run.now))

@@ -10,6 +10,8 @@ from decimal import Decimal
 from typing import Any
 
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.news import News
+from sitemap_updater.protocol.video import Relationship, Video
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,
@@ -24,6 +26,77 @@ from sitemap_updater.store.keys import (
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
+
+ATTR_NEWS = "news"
+ATTR_VIDEOS = "videos"
+
+
+def news_fields(news: News) -> dict[str, Any]:
+    """The stored (and digested) fields of a news object."""
+    return {
+        "name": news.name,
+        "language": news.language,
+        "publication_date": news.publication_date,
+        "title": news.title,
+    }
+
+
+def video_fields(video: Video) -> dict[str, Any]:
+    """The stored (and digested) fields of a video: the ones it has, by their tag names."""
+    fields: dict[str, Any] = {}
+    for name in Video.__slots__:
+        value = getattr(video, name)
+        if value is None or value == ():
+            continue
+        if isinstance(value, Relationship):
+            value = {"relationship": value.relationship, "values": list(value.values)}
+        elif isinstance(value, tuple):
+            value = list(value)
+        fields[name] = value
+    return fields
+
+
+def to_attribute(value: Any) -> AttributeValue:
+    """A plain value (str, bool, int, list, dict) in DynamoDB's attribute-value form."""
+    if isinstance(value, str):
+        return {"S": value}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, int):
+        return {"N": str(value)}
+    if isinstance(value, list):
+        return {"L": [to_attribute(v) for v in value]}
+    if isinstance(value, dict):
+        return {"M": {k: to_attribute(v) for k, v in value.items()}}
+    raise TypeError(f"cannot store {value!r}")
+
+
+def _plain(value: AttributeValue) -> Any:
+    ((kind, raw),) = value.items()
+    if kind == "L":
+        return [_plain(v) for v in raw]
+    if kind == "M":
+        return {k: _plain(v) for k, v in raw.items()}
+    if kind == "N":
+        return int(raw)
+    return raw
+
+
+def _video(fields: dict[str, Any]) -> Video:
+    values: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name in {"restriction", "platform"}:
+            value = Relationship(value["relationship"], tuple(value["values"]))
+        elif name == "tags":
+            value = tuple(value)
+        values[name] = value
+    return Video(**values)
+
+
+def news_from_item(item: Item) -> News | None:
+    """The news object stored in a live URL item, if it has one."""
+    stored = item.get(ATTR_NEWS)
+    return None if stored is None else News(**_plain(stored))
 
 
 def live_item(entry: Entry, event_key: str, digest: str) -> Item:
@@ -48,6 +121,10 @@ def live_item(entry: Entry, event_key: str, digest: str) -> Item:
         }
     if entry.images:
         item["images"] = {"L": [{"S": i.loc} for i in entry.images]}
+    if entry.videos:
+        item[ATTR_VIDEOS] = to_attribute([video_fields(v) for v in entry.videos])
+    if entry.news is not None:
+        item[ATTR_NEWS] = to_attribute(news_fields(entry.news))
     return item
 
 
@@ -67,7 +144,8 @@ def is_live(item: Item) -> bool:
 
 
 def entry_from_item(item: Item) -> Entry:
-    """Rebuild an entry from a live URL item (low-level attribute-value form)."""
+    """Rebuild an entry from a live URL item (low-level attribute-value form), as the regular
+    sitemap publishes it: its videos, not its news object (see :func:`news_from_item`)."""
     priority = item.get("priority")
     return Entry(
         loc=item[ATTR_LOC]["S"],
@@ -79,4 +157,5 @@ def entry_from_item(item: Item) -> Entry:
             for a in item.get("alternates", {}).get("L", [])
         ),
         images=tuple(Image(loc=i["S"]) for i in item.get("images", {}).get("L", [])),
+        videos=(tuple(_video(v) for v in _plain(item[ATTR_VIDEOS])) if ATTR_VIDEOS in item else ()),
     )

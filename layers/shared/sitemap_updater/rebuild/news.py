@@ -1,0 +1,162 @@
+"""The Google News files: the recent articles, read back, patched and expired without a Scan.
+
+Google asks a News sitemap to list only articles published in the last two days, at most 1,000
+``<url>`` per file, and to be updated in place rather than replaced by new files
+(https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap). The
+published news files are their own state, like the regular files (``patch.py``): a run reads
+them back (their keys are in the publish record, so a site without news reads nothing), drops
+the articles whose ``publication_date`` is older than the run's clock minus the window, applies
+the changed URL items of the feed (an article in the window is added or replaced; one that lost
+its ``news`` object, was deleted or fell out of the window is dropped), and renders them again in
+URL-hash order into ``sitemap-news-1.xml.gz``, ``sitemap-news-2.xml.gz``, ... of at most 1,000
+URLs each. A key that is no longer needed leaves the index and is deleted after the grace
+period, like every unlisted file. A full rebuild, or a leaf rebuilt from the table, replaces the
+articles of the shards it read with what the table holds.
+
+Known limit: a run that dies after putting the news files and before saving its record, on a site
+with more than 1,000 recent articles, may leave some articles only in a news file the record does
+not list (the hash-order fill moves articles between files); the next run does not read that file,
+so those articles come back with their next change or the next full rebuild (the daily reconcile).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Final
+
+from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes
+from sitemap_updater.protocol.limits import MAX_NEWS_URLS_PER_FILE
+from sitemap_updater.protocol.news import News
+from sitemap_updater.rebuild.patch import (
+    URLSET_FRAME_BYTES,
+    PublishedFormatError,
+    parse_published,
+    render_entry_fragment,
+    urlset_of,
+)
+from sitemap_updater.store.items import Item, is_live, news_from_item
+from sitemap_updater.store.keys import hash_bits
+
+NEWS_KEY_PREFIX: Final = "sitemap-news-"
+_PUBLICATION_DATE: Final = re.compile(rb"<news:publication_date>([^<]+)</news:publication_date>")
+
+
+def news_file_key(number: int) -> str:
+    """S3 key of the ``number``-th news file (from 1)."""
+    return f"{NEWS_KEY_PREFIX}{number}.xml.gz"
+
+
+def is_news_key(key: str) -> bool:
+    return key.startswith(NEWS_KEY_PREFIX)
+
+
+def _moment(publication_date: str) -> datetime:
+    """The instant a normalized W3C date denotes (a date alone: its midnight UTC)."""
+    if len(publication_date) == 10:
+        return datetime.fromisoformat(publication_date).replace(tzinfo=UTC)
+    return datetime.fromisoformat(publication_date)
+
+
+@dataclass(frozen=True, slots=True)
+class NewsFile:
+    """One rendered news file."""
+
+    key: str
+    body: bytes
+    url_count: int
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.body).hexdigest()
+
+
+class NewsDesk:
+    """The articles of the news files during one run, as ``<url>`` fragments by URL hash."""
+
+    def __init__(self, site: Site, *, window_hours: int, now: float, max_bytes: int) -> None:
+        self._site = site
+        self._cutoff = datetime.fromtimestamp(now, UTC) - timedelta(hours=window_hours)
+        self._max_bytes = max_bytes
+        self._fragments: dict[str, bytes] = {}
+        #: key -> sha256 of each news file as read back
+        self.published: dict[str, str] = {}
+        #: ``loc: reason`` of each article the writer refused
+        self.skipped: list[str] = []
+
+    def in_window(self, news: News) -> bool:
+        return _moment(news.publication_date) >= self._cutoff
+
+    def load(self, bodies: Mapping[str, bytes]) -> None:
+        """Take the published news files (key -> body) apart; raises
+        :class:`PublishedFormatError` for a file that is not in the writer's format. Expired
+        articles are dropped on render."""
+        for key, body in bodies.items():
+            fragments = parse_published(body)
+            for fragment in fragments.values():
+                if _PUBLICATION_DATE.search(fragment) is None:
+                    raise PublishedFormatError(f"{key}: a news entry has no publication_date")
+            self.published[key] = hashlib.sha256(body).hexdigest()
+            self._fragments.update(fragments)
+
+    def apply(self, changes: Mapping[str, Item | None]) -> None:
+        """Apply changed URL items (URL hash -> item, None when it no longer exists)."""
+        for uh, item in changes.items():
+            news = news_from_item(item) if item is not None and is_live(item) else None
+            if news is None or not self.in_window(news):
+                self._fragments.pop(uh, None)
+                continue
+            assert item is not None
+            entry = Entry(loc=str(item["loc"]["S"]), news=news)
+            try:
+                self._fragments[uh] = render_entry_fragment(
+                    entry, self._site, max_bytes=self._max_bytes
+                )
+            except SitemapError as error:
+                self._fragments.pop(uh, None)
+                self.skipped.append(f"{entry.loc}: {error}")
+
+    def replace_shard(self, shard_id: str, items: Iterable[Item]) -> None:
+        """Replace the articles of one shard (its hash prefix) with those of ``items``, all of
+        the shard's live URL items as the table holds them."""
+        bits = shard_id[1:]
+        for uh in [uh for uh in self._fragments if hash_bits(uh, len(bits)) == bits]:
+            del self._fragments[uh]
+        self.apply({str(item["sk"]["S"]): item for item in items if "news" in item})
+
+    def _current(self) -> list[bytes]:
+        """The fragments still inside the window, in URL-hash order."""
+        kept = []
+        for uh, fragment in sorted(self._fragments.items()):
+            found = _PUBLICATION_DATE.search(fragment)
+            if found is not None and _moment(found[1].decode("ascii")) >= self._cutoff:
+                kept.append(fragment)
+            else:
+                del self._fragments[uh]
+        return kept
+
+    def render(self) -> list[NewsFile]:
+        """The news files: at most 1,000 articles (and the byte cap) each, in URL-hash order,
+        numbered from 1; none when no article is inside the window."""
+        files: list[NewsFile] = []
+        group: list[bytes] = []
+        size = URLSET_FRAME_BYTES
+
+        def close() -> None:
+            text = urlset_of(group)
+            files.append(NewsFile(news_file_key(len(files) + 1), gzip_bytes(text), len(group)))
+
+        for fragment in self._current():
+            if group and (
+                len(group) >= MAX_NEWS_URLS_PER_FILE or size + len(fragment) > self._max_bytes
+            ):
+                close()
+                group, size = [], URLSET_FRAME_BYTES
+            group.append(fragment)
+            size += len(fragment)
+        if group:
+            close()
+        return files

@@ -1,0 +1,62 @@
+"""The validator knows the video and news namespaces, and the two rules their XSDs cannot say."""
+
+from __future__ import annotations
+
+from sitemap_updater_local.validate import validate_document
+
+HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" '
+    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">\n'
+)
+VIDEO = (
+    "<video:video><video:thumbnail_loc>https://cdn.example.net/t.jpg</video:thumbnail_loc>"
+    "<video:title>T</video:title><video:description>D</video:description>{locs}{extra}"
+    "</video:video>"
+)
+NEWS = (
+    "<news:news><news:publication><news:name>N</news:name><news:language>{lang}</news:language>"
+    "</news:publication><news:publication_date>2026-11-20</news:publication_date>"
+    "<news:title>T</news:title></news:news>"
+)
+
+
+def doc(*urls: str) -> bytes:
+    return (HEAD + "".join(urls) + "</urlset>\n").encode()
+
+
+def url(n: int, inner: str) -> str:
+    return f"<url><loc>https://www.example.com/{n}</loc>{inner}</url>\n"
+
+
+def test_a_valid_video_and_news_entry_pass() -> None:
+    video = VIDEO.format(
+        locs="<video:player_loc>https://p.example.net/1</video:player_loc>", extra=""
+    )
+    report = validate_document(doc(url(1, video + NEWS.format(lang="zh-cn"))), source="x")
+    assert report.ok, report.lines()
+
+
+def test_a_video_without_content_or_player_loc_is_reported() -> None:
+    report = validate_document(doc(url(1, VIDEO.format(locs="", extra=""))), source="x")
+    assert any("content_loc or player_loc" in p for p in report.problems), report.lines()
+
+
+def test_deprecated_and_out_of_range_video_values_are_reported_by_the_schema() -> None:
+    locs = "<video:content_loc>https://c.example.net/v.mp4</video:content_loc>"
+    for extra in (
+        "<video:duration>28801</video:duration>",
+        "<video:category>cooking</video:category>",
+        "<video:live>maybe</video:live>",
+    ):
+        report = validate_document(doc(url(1, VIDEO.format(locs=locs, extra=extra))), source="x")
+        assert any("(XSD)" in p for p in report.problems), extra
+
+
+def test_a_bad_news_language_and_more_than_1000_articles_are_reported() -> None:
+    report = validate_document(doc(url(1, NEWS.format(lang="en-GB"))), source="x")
+    assert any("(XSD)" in p for p in report.problems)
+    many = doc(*(url(n, NEWS.format(lang="en")) for n in range(1_001)))
+    report = validate_document(many, source="x")
+    assert any("over Google's limit of 1000" in p for p in report.problems), report.lines()
