@@ -88,6 +88,23 @@ def _full(state: dict[str, Item], cap: int, max_bytes: int) -> list[Any]:
     return render_shard("r", items, SITE, max_urls=cap, max_bytes=max_bytes)
 
 
+def _apply(
+    old_state: dict[str, Item], after: list[tuple[Entry, bool]]
+) -> tuple[dict[str, Item | None], dict[str, Item]]:
+    """The changes a wave of upserts and deletes makes (URL hash -> new item, or None for a
+    URL the table never held), and the table state after it."""
+    changes: dict[str, Item | None] = {}
+    new_state = dict(old_state)
+    for entry, deleted in after:
+        uh = url_hash(entry.loc)
+        if deleted:
+            changes[uh] = tombstone_item(entry.loc, "e", "d", 1) if uh in new_state else None
+            new_state.pop(uh, None)
+        else:
+            changes[uh] = new_state[uh] = _item(entry)
+    return changes, new_state
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     before=st.lists(entries, max_size=25),
@@ -101,15 +118,7 @@ def test_patched_shard_equals_full_render(
     old_state = {url_hash(e.loc): _item(e) for e in before}
     old = _full(old_state, 50_000, 50_000)
     assert len(old) == 1
-    changes: dict[str, Item | None] = {}
-    new_state = dict(old_state)
-    for entry, deleted in after:
-        uh = url_hash(entry.loc)
-        if deleted:
-            changes[uh] = tombstone_item(entry.loc, "e", "d", 1) if uh in new_state else None
-            new_state.pop(uh, None)
-        else:
-            changes[uh] = new_state[uh] = _item(entry)
+    changes, new_state = _apply(old_state, after)
     patched = patch_shard("r", old[0].body, changes, SITE, max_urls=cap, max_bytes=max_bytes)
     full = _full(new_state, cap, max_bytes)
     assert [(r.shard_id, r.body, r.url_count, r.newest_lastmod) for r in patched.rendered] == [
@@ -148,15 +157,7 @@ def test_patched_news_files_equal_a_full_render(
     first = NewsDesk(SITE, window_hours=48, now=NOW - 3600 * 47.5, max_bytes=max_bytes)
     first.replace_shard("r", old_state.values())
     published = {f.key: f.body for f in first.render()}
-    changes: dict[str, Item | None] = {}
-    new_state = dict(old_state)
-    for entry, deleted in after:
-        uh = url_hash(entry.loc)
-        if deleted:
-            changes[uh] = tombstone_item(entry.loc, "e", "d", 1) if uh in new_state else None
-            new_state.pop(uh, None)
-        else:
-            changes[uh] = new_state[uh] = _item(entry)
+    changes, new_state = _apply(old_state, after)
     now = NOW - 3600 * 47.5 + 3600 * hours_later
     patched = NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
     patched.load(published)
