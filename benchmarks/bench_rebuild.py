@@ -36,7 +36,8 @@ from botocore.config import Config  # noqa: E402
 
 from sitemap_updater.config import RebuildConfig  # noqa: E402
 from sitemap_updater.protocol import Entry  # noqa: E402
-from sitemap_updater.rebuild import RebuildService, RunReport  # noqa: E402
+from sitemap_updater.rebuild.report import RunReport  # noqa: E402
+from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
 from sitemap_updater.store.items import live_item  # noqa: E402
 
 SITE = "https://www.example.com"

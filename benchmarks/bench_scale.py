@@ -51,7 +51,7 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
     ``endpoint``; returns its figures."""
     os.environ.update({**CREDENTIALS, "POWERTOOLS_TRACE_DISABLED": "true"})
     from sitemap_updater.config import RebuildConfig
-    from sitemap_updater.rebuild import RebuildService
+    from sitemap_updater.rebuild.service import RebuildService
     from sitemap_updater_local.synthetic import SyntheticSource
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as spool:

@@ -13,7 +13,9 @@ from botocore.config import Config
 
 from sitemap_updater.config import RebuildConfig
 from sitemap_updater.observability import logger, metrics, tracer
-from sitemap_updater.rebuild import RebuildService, record_metrics, wants_full_rebuild
+from sitemap_updater.rebuild.report import record_metrics
+from sitemap_updater.rebuild.request import wants_full_rebuild
+from sitemap_updater.rebuild.service import RebuildService
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient

@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 from sitemap_updater.protocol import Entry, Site
 from sitemap_updater.protocol.news import News
 from sitemap_updater.protocol.video import Video
-from sitemap_updater.rebuild import RebuildService
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
+from sitemap_updater.rebuild.service import RebuildService
 from sitemap_updater.store.items import is_live
 from sitemap_updater.store.keys import LEASE_SK, meta_key
 from tests.integration.rebuild.conftest import (

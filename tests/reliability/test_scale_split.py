@@ -23,7 +23,7 @@ from lxml import etree
 from moto import mock_aws
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.rebuild import RebuildService
+from sitemap_updater.rebuild.service import RebuildService
 from sitemap_updater_local.synthetic import SyntheticSource
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 

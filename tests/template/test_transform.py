@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from sitemap_updater.config import IngestConfig, RebuildConfig
-from sitemap_updater.rebuild import wants_full_rebuild
 from sitemap_updater.rebuild.publish import MAX_AGE_SECONDS, kind_of
+from sitemap_updater.rebuild.request import wants_full_rebuild
 from tests.template.cfn import (
     ROOT,
     Resolver,

@@ -6,8 +6,10 @@ the largest ordering key ``ev`` (the same last-writer-wins rule as ingest's cond
 write), drops deleted URLs and writes the live items back sorted by hash. Memory therefore
 holds one bucket, never the whole input.
 
-Items are the low-level DynamoDB URL items of ``sitemap_updater.store.items``, so the rebuild's
-own shard renderer can turn them into the very bytes the deployed system would publish.
+What a change carries for its URL (its payload) is the caller's: ``backfill`` spools the
+low-level DynamoDB URL items of ``sitemap_updater.store.items``, ``build`` the URL's rendered
+``<url>`` fragment. A ``None`` payload is a delete. Buckets are independent, so
+:meth:`ChangeSpool.resolve` can resolve them on several processes (``map_buckets``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,11 @@ import marshal
 import os
 import struct
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import IO, Any, Final, Self, cast
+from typing import IO, Any, Final, Self
 
-from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import ROOT_SHARD, hash_bits
 from sitemap_updater.store.shards import bits_of, children, split_counts
 
@@ -31,17 +32,23 @@ BUCKETS: Final = 2**PREFIX_BITS
 #: Bytes a bucket buffers in memory before they are appended to its file (so at most
 #: BUCKETS * FLUSH_BYTES bytes are held).
 FLUSH_BYTES: Final = 32 * 1024
-#: Each spooled record is its marshal bytes behind a 4-byte little-endian length.
+#: Spooled records come in frames: a list of records in marshal bytes behind a 4-byte
+#: little-endian length.
 _LENGTH: Final = struct.Struct("<I")
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One valid change: the URL's identity hash, its ordering key, and its item (None: delete)."""
+    """One valid change: the URL's identity hash, its ordering key, and its payload (an item,
+    or a rendered fragment; None: delete)."""
 
     uh: str
     ev: str
-    item: Item | None
+    item: Any
+
+
+#: Resolves the buckets it is given (``resolve_bucket`` over a directory), in any order.
+BucketMap = Callable[[Callable[[str, int], int], list[str], list[int]], Iterable[int]]
 
 
 def bucket_of(uh: str) -> int:
@@ -49,19 +56,55 @@ def bucket_of(uh: str) -> int:
     return int(uh[: PREFIX_BITS // 4], 16)
 
 
-def _frame(record: Any) -> bytes:
-    data = marshal.dumps(record)
+def _frame(records: list[Any]) -> bytes:
+    data = marshal.dumps(records)
     return _LENGTH.pack(len(data)) + data
 
 
 def frame_change(change: Change) -> bytes:
     """A change as spool bytes (see :meth:`ChangeSpool.add_framed`)."""
-    return _frame((change.uh, change.ev, change.item))
+    return _frame([(change.uh, change.ev, change.item)])
+
+
+def frame_changes(changes: list[tuple[str, str, Any]]) -> bytes:
+    """``(hash, ordering key, payload)`` changes of one bucket as spool bytes, in one frame."""
+    return _frame(changes)
+
+
+def _in_path(directory: str, bucket: int) -> str:
+    return os.path.join(directory, f"in-{bucket:03d}")
+
+
+def _live_path(directory: str, bucket: int) -> str:
+    return os.path.join(directory, f"live-{bucket:03d}")
+
+
+def resolve_bucket(directory: str, bucket: int) -> int:
+    """Last-writer-wins over one bucket's spooled changes; writes its live ``(hash, payload)``
+    pairs sorted by hash and returns how many there are."""
+    path = _in_path(directory, bucket)
+    winners: dict[str, tuple[str, Any]] = {}
+    for uh, ev, payload in _load_all(path):
+        held = winners.get(uh)
+        if held is None or held[0] < ev:
+            winners[uh] = (ev, payload)
+    live = sorted((uh, payload) for uh, (_, payload) in winners.items() if payload is not None)
+    if live:
+        _dump_all(_live_path(directory, bucket), live)
+    if os.path.exists(path):
+        os.remove(path)
+    return len(live)
+
+
+def _serial_map(
+    resolve: Callable[[str, int], int], directories: list[str], buckets: list[int]
+) -> Iterable[int]:
+    return map(resolve, directories, buckets)
 
 
 def _dump_all(path: str, records: list[Any]) -> None:
     with open(path, "wb") as fh:
-        fh.write(b"".join(_frame(r) for r in records))
+        fh.write(_frame(records))
 
 
 def _load_all(path: str) -> Iterator[Any]:
@@ -74,7 +117,7 @@ def _load_all(path: str) -> Iterator[Any]:
     while pos < end:
         (length,) = _LENGTH.unpack_from(data, pos)
         pos += size
-        yield marshal.loads(data[pos : pos + length])
+        yield from marshal.loads(data[pos : pos + length])
         pos += length
 
 
@@ -115,12 +158,9 @@ class ChangeSpool:
     def _flush(self, bucket: int, buffer: bytearray) -> None:
         fh = self._files.get(bucket)
         if fh is None:
-            fh = self._files[bucket] = open(self._path("in", bucket), "ab", buffering=0)  # noqa: SIM115
+            fh = self._files[bucket] = open(_in_path(self._dir, bucket), "ab", buffering=0)  # noqa: SIM115
         fh.write(buffer)
         buffer.clear()
-
-    def _path(self, kind: str, bucket: int) -> str:
-        return os.path.join(self._dir, f"{kind}-{bucket:03d}")
 
     def add(self, change: Change) -> None:
         self.add_framed(bucket_of(change.uh), frame_change(change))
@@ -135,27 +175,15 @@ class ChangeSpool:
         if len(buffer) >= FLUSH_BYTES:
             self._flush(bucket, buffer)
 
-    def resolve(self) -> FinalState:
-        """Apply last-writer-wins per URL, bucket by bucket; the live items, sorted by hash."""
+    def resolve(self, map_buckets: BucketMap = _serial_map) -> FinalState:
+        """Apply last-writer-wins per URL, bucket by bucket (``map_buckets`` may resolve them on
+        several processes); the live payloads, sorted by hash."""
         for bucket, buffer in self._buffers.items():
             if buffer:
                 self._flush(bucket, buffer)
         self._buffers.clear()
         self._close_files()
-        counts = [0] * BUCKETS
-        for bucket in range(BUCKETS):
-            path = self._path("in", bucket)
-            winners: dict[str, tuple[str, Item | None]] = {}
-            for uh, ev, item in _load_all(path):
-                held = winners.get(uh)
-                if held is None or held[0] < ev:
-                    winners[uh] = (ev, item)
-            live = sorted((uh, item) for uh, (_, item) in winners.items() if item is not None)
-            counts[bucket] = len(live)
-            if live:
-                _dump_all(self._path("live", bucket), [item for _, item in live])
-            if os.path.exists(path):
-                os.remove(path)
+        counts = list(map_buckets(resolve_bucket, [self._dir] * BUCKETS, list(range(BUCKETS))))
         return FinalState(self._dir, counts)
 
 
@@ -165,16 +193,19 @@ class FinalState:
     def __init__(self, directory: str, counts: list[int]) -> None:
         self._dir = directory
         self.counts = counts
-        self._cached: tuple[int, list[Item]] | None = None
+        self._cached: tuple[int, list[tuple[str, Any]]] | None = None
+
+    @property
+    def directory(self) -> str:
+        return self._dir
 
     @property
     def total(self) -> int:
         return sum(self.counts)
 
-    def _bucket_items(self, bucket: int) -> list[Item]:
+    def _bucket_pairs(self, bucket: int) -> list[tuple[str, Any]]:
         if self._cached is None or self._cached[0] != bucket:
-            path = os.path.join(self._dir, f"live-{bucket:03d}")
-            self._cached = (bucket, [cast(Item, item) for item in _load_all(path)])
+            self._cached = (bucket, list(_load_all(_live_path(self._dir, bucket))))
         return self._cached[1]
 
     def _bucket_range(self, bits: str) -> range:
@@ -182,20 +213,24 @@ class FinalState:
         start = int(bits, 2) << free if bits else 0
         return range(start, start + (1 << free))
 
-    def items(self, shard_id: str) -> Iterator[Item]:
-        """The live items of a shard, in hash order."""
+    def pairs(self, shard_id: str) -> Iterator[tuple[str, Any]]:
+        """The ``(hash, payload)`` of each live URL of a shard, in hash order."""
         bits = bits_of(shard_id)
         if len(bits) <= PREFIX_BITS:
             for bucket in self._bucket_range(bits):
                 if self.counts[bucket]:
-                    yield from self._bucket_items(bucket)
+                    yield from self._bucket_pairs(bucket)
             return
         bucket = int(bits[:PREFIX_BITS], 2)
-        for item in self._bucket_items(bucket):
-            if hash_bits(str(item["sk"]["S"]), len(bits)) == bits:
-                yield item
+        for uh, payload in self._bucket_pairs(bucket):
+            if hash_bits(uh, len(bits)) == bits:
+                yield uh, payload
 
-    def iter_all(self) -> Iterator[Item]:
+    def items(self, shard_id: str) -> Iterator[Any]:
+        """The live payloads of a shard, in hash order."""
+        return (payload for _, payload in self.pairs(shard_id))
+
+    def iter_all(self) -> Iterator[Any]:
         """Every live item, in hash order."""
         return self.items(ROOT_SHARD)
 
@@ -206,7 +241,7 @@ class FinalState:
     def _split(self, shard_id: str, cap: int) -> list[str]:
         bits = bits_of(shard_id)
         if len(bits) >= PREFIX_BITS:
-            hashes = [str(item["sk"]["S"]) for item in self.items(shard_id)]
+            hashes = [uh for uh, _ in self.pairs(shard_id)]
             return split_counts(hashes, shard_id, cap)
         count = sum(self.counts[b] for b in self._bucket_range(bits))
         if count <= cap:

@@ -1,40 +1,77 @@
 """Judge source records into spool bytes, on several processes when asked.
 
-Checking and normalizing a record (URL rules, lastmod, content digest, ordering key) costs far
-more than reading or rendering it, so a build hands chunks of records to worker processes.
-Each record's default time depends only on its position among the records (see ``changes``),
-so the result is the same whatever the number of processes. Chunks come back in order, and
-at most two per process are in flight, which keeps memory bounded.
+Checking and normalizing a record (URL rules, lastmod, content digest, ordering key) and
+rendering its ``<url>`` fragment cost far more than reading it, so a build hands the records to
+worker processes: a JSONL file in blocks of whole lines (its bytes, read once by the calling
+process and split by the worker), other sources in chunks of records. Each record's default
+time depends only on its position among the records (see ``changes``), so the result is the
+same whatever the number of processes. Blocks come back in order, and at most two per process
+are in flight, which keeps memory bounded.
+
+Each valid change is spooled as ``(hash, ordering key, payload)``: the payload of an upsert is
+its ``<url>`` fragment as the writer renders it (or, if the writer refuses the entry, the
+reason, reported only if that change wins), of a delete ``None``.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
-from typing import Final
+from typing import IO, Final
 
-from sitemap_updater.protocol import Site
-from sitemap_updater_local.changes import ChangeReader
-from sitemap_updater_local.finalstate import bucket_of, frame_change
-from sitemap_updater_local.sources import BodyLine, Problem, RawEntry, Record
+from sitemap_updater.ingest.events import Rejection, decode_body
+from sitemap_updater.ingest.ordering import content_digest, event_key
+from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.rebuild.patch import entry_fragments
+from sitemap_updater.store.keys import url_hash
+from sitemap_updater_local.changes import describe, entry_from_raw
+from sitemap_updater_local.finalstate import bucket_of, frame_changes
+from sitemap_updater_local.sources import (
+    BodyLine,
+    Problem,
+    RawEntry,
+    Record,
+    SourceError,
+    body_texts,
+    count_bodies,
+    iter_records,
+    open_source,
+    sniff_kind,
+)
 
 #: Records per chunk handed to a worker.
 CHUNK: Final = 2000
+#: Bytes of a JSONL file per block handed to a worker (cut after a line break).
+BLOCK_BYTES: Final = 1 << 20
 
 
 @dataclass(slots=True)
 class Judged:
     """The outcome of one chunk: spool bytes by bucket, change count, problems in order."""
 
-    frames: dict[int, bytearray] = field(default_factory=dict)
+    frames: dict[int, bytes] = field(default_factory=dict)
     changes: int = 0
     problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Whole lines of a JSONL source: ``data`` starts at line ``first_line`` (1-based) and
+    ``seq`` records come before it."""
+
+    name: str
+    first_line: int
+    seq: int
+    data: bytes
 
 
 @cache
@@ -42,25 +79,130 @@ def _site(origin: str) -> Site:
     return Site.parse(origin)
 
 
-def judge_chunk(origin: str, now: datetime, seq: int, records: list[RawEntry | BodyLine]) -> Judged:
-    """Judge ``records``, the first of which is preceded by ``seq`` others."""
-    reader = ChangeReader(_site(origin), now, seq=seq)
-    out = Judged()
-    for record in records:
-        results = (
-            reader.from_body(record) if isinstance(record, BodyLine) else [reader.from_raw(record)]
+class _Collector:
+    """Valid changes of one chunk, in order, until their fragments are rendered together."""
+
+    def __init__(self, site: Site, max_bytes: int) -> None:
+        self.site = site
+        self.max_bytes = max_bytes
+        self.out = Judged()
+        self._upserts: list[tuple[str, str, Entry]] = []
+        self._deletes: list[tuple[str, str]] = []
+
+    def upsert(self, loc: str, ev: str, entry: Entry) -> None:
+        if entry.news is not None:  # the regular sitemap lists the article without its news
+            entry = entry._replace(news=None)
+        self._upserts.append((url_hash(loc), ev, entry))
+
+    def delete(self, loc: str, ev: str) -> None:
+        self._deletes.append((url_hash(loc), ev))
+
+    def finish(self) -> Judged:
+        fragments = entry_fragments(
+            [entry for _, _, entry in self._upserts], self.site, max_bytes=self.max_bytes
         )
-        for result in results:
-            if isinstance(result, Problem):
-                out.problems.append(result)
-                continue
-            bucket = bucket_of(result.uh)
-            frames = out.frames.get(bucket)
-            if frames is None:
-                frames = out.frames[bucket] = bytearray()
-            frames += frame_change(result)
-            out.changes += 1
-    return out
+        buckets: dict[int, list[tuple[str, str, bytes | str | None]]] = {}
+        for (uh, ev, _), payload in zip(self._upserts, fragments, strict=True):
+            buckets.setdefault(bucket_of(uh), []).append((uh, ev, payload))
+        for uh, ev in self._deletes:
+            buckets.setdefault(bucket_of(uh), []).append((uh, ev, None))
+        self.out.frames = {bucket: frame_changes(changes) for bucket, changes in buckets.items()}
+        self.out.changes = len(self._upserts) + len(self._deletes)
+        return self.out
+
+
+def _judge_body(
+    collect: _Collector, name: str, line: tuple[int, str], sent_at: datetime, now: datetime
+) -> None:
+    decoded = decode_body(line[1], sent_at=sent_at, site=collect.site, now=now)
+    for judged in decoded.items:
+        if isinstance(judged, Rejection):
+            where = f"{name}:{line[0]}"
+            if judged.index is not None:
+                where += f"[{judged.index}]"
+            reason = describe(judged.field, judged.value, judged.rule)
+            collect.out.problems.append(Problem(where, reason))
+        elif judged.entry is None:
+            collect.delete(judged.loc, judged.event_key)
+        else:
+            collect.upsert(judged.loc, judged.event_key, judged.entry)
+
+
+def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetime) -> None:
+    try:
+        entry = entry_from_raw(collect.site, raw, now)
+    except SitemapError as exc:
+        collect.out.problems.append(Problem(raw.where, describe(exc.field, exc.value, exc.rule)))
+        return
+    collect.upsert(entry.loc, event_key(stamp, "upsert", content_digest(entry)), entry)
+
+
+def _stamp(now: datetime, seq: int) -> datetime:
+    """The time a queue would have stamped on the ``seq``-th record (1-based) of the run."""
+    return now + timedelta(microseconds=seq)
+
+
+def judge_chunk(
+    origin: str, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
+) -> Judged:
+    """Judge ``records``, the first of which is preceded by ``seq`` others."""
+    collect = _Collector(_site(origin), max_bytes)
+    for record in records:
+        seq += 1
+        if isinstance(record, BodyLine):
+            where = record.where
+            _judge_body(
+                collect,
+                where[: where.rindex(":")],
+                (record.line, record.text),
+                _stamp(now, seq),
+                now,
+            )
+        else:
+            _judge_raw(collect, record, _stamp(now, seq), now)
+    return collect.finish()
+
+
+def judge_block(origin: str, now: datetime, block: Block, max_bytes: int) -> Judged:
+    """Judge the lines of one JSONL block."""
+    collect = _Collector(_site(origin), max_bytes)
+    seq = block.seq
+    name = block.name
+    for line in body_texts(block.data, name, block.first_line):
+        if isinstance(line, Problem):
+            collect.out.problems.append(line)
+            continue
+        seq += 1
+        _judge_body(collect, name, line, _stamp(now, seq), now)
+    problems = collect.out.problems
+    judged = collect.finish()
+    judged.problems = problems
+    return judged
+
+
+Work = Block | list[RawEntry | BodyLine] | Problem
+
+
+def jsonl_blocks(stream: IO[bytes], name: str) -> Iterator[Block]:
+    """The stream cut into blocks of whole lines, each knowing its first line and the records
+    before it."""
+    line, seq = 1, 0
+    carry = b""
+    while True:
+        data = stream.read(BLOCK_BYTES)
+        if not data:
+            break
+        data = carry + data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            carry = data
+            continue
+        block, carry = data[:cut], data[cut:]
+        yield Block(name, line, seq, block)
+        seq += count_bodies(block, name, line)
+        line += block.count(b"\n")
+    if carry:
+        yield Block(name, line, seq, carry)
 
 
 def _chunks(records: Iterable[Record]) -> Iterator[list[RawEntry | BodyLine] | Problem]:
@@ -78,37 +220,66 @@ def _chunks(records: Iterable[Record]) -> Iterator[list[RawEntry | BodyLine] | P
         yield chunk
 
 
+def source_work(location: str) -> Iterator[Work]:
+    """The work of a source, in order: JSONL in blocks of lines, other kinds in chunks of
+    records. Raises ``SourceError`` when the source as a whole cannot be read."""
+    try:
+        with open_source(location) as stream:
+            if sniff_kind(stream) == "jsonl":
+                yield from jsonl_blocks(stream, location)
+            else:
+                yield from _chunks(iter_records(stream, location))
+    except (OSError, EOFError) as exc:
+        raise SourceError(f"{location}: cannot read: {exc}") from exc
+
+
 def default_jobs() -> int:
     return max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
 
 
-def judge(
-    records: Iterable[Record], site: Site, now: datetime, *, jobs: int = 1
-) -> Iterator[Judged]:
-    """The judged chunks of ``records``, in order (``jobs`` > 1: on that many processes)."""
-    seq = 0
+@contextmanager
+def worker_pool(jobs: int) -> Iterator[Executor | None]:
+    """``jobs`` worker processes (``None`` for one: the work runs in the calling process).
+
+    They are forked when the calling process runs no other thread (a command line run: the
+    workers start at once with every module loaded), else started from a fork server, so that
+    they never inherit the threads or open clients of the caller.
+    """
     if jobs <= 1:
-        for item in _chunks(records):
-            if isinstance(item, Problem):
-                yield Judged(problems=[item])
-            else:
-                yield judge_chunk(site.origin, now, seq, item)
-                seq += len(item)
+        yield None
         return
-    pending: deque[Future[Judged] | Judged] = deque()
-    # forkserver: workers never inherit the threads or open clients of the calling process
-    context = multiprocessing.get_context("forkserver")
+    methods = multiprocessing.get_all_start_methods()
+    method = "fork" if threading.active_count() == 1 and "fork" in methods else "forkserver"
+    context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for item in _chunks(records):
-            if isinstance(item, Problem):
-                pending.append(Judged(problems=[item]))
+        yield pool
+
+
+def judge(
+    work: Iterable[Work], site: Site, now: datetime, *, max_bytes: int, pool: Executor | None
+) -> Iterator[Judged]:
+    """The judged blocks and chunks of ``work``, in order (on ``pool``'s processes if given)."""
+    seq = 0
+    pending: deque[Future[Judged] | Judged] = deque()
+    most = 2 * getattr(pool, "_max_workers", 1)
+    for item in work:
+        if isinstance(item, Problem):
+            pending.append(Judged(problems=[item]))
+        elif isinstance(item, Block):
+            if pool is None:
+                pending.append(judge_block(site.origin, now, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_chunk, site.origin, now, seq, item))
-                seq += len(item)
-            while len(pending) > 2 * jobs:
-                yield _result(pending.popleft())
-        while pending:
+                pending.append(pool.submit(judge_block, site.origin, now, item, max_bytes))
+        else:
+            if pool is None:
+                pending.append(judge_chunk(site.origin, now, seq, item, max_bytes))
+            else:
+                pending.append(pool.submit(judge_chunk, site.origin, now, seq, item, max_bytes))
+            seq += len(item)
+        while len(pending) > most:
             yield _result(pending.popleft())
+    while pending:
+        yield _result(pending.popleft())
 
 
 def _result(item: Future[Judged] | Judged) -> Judged:

@@ -17,6 +17,7 @@ import gzip
 import io
 import os
 import posixpath
+import re
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -128,6 +129,61 @@ def sniff_kind(stream: IO[bytes]) -> SourceKind:
 def iter_jsonl(stream: IO[bytes], name: str) -> Iterator[BodyLine | Problem]:
     """Each non-blank line as text; a line that is not UTF-8 is a problem."""
     for number, raw in enumerate(stream, start=1):
+        yield from body_lines(raw, name, number)
+
+
+def body_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine | Problem]:
+    """Each non-blank line of ``data`` (whole lines of a JSONL source, the first of which is
+    line ``first_line``) as text; a line that is not UTF-8 is a problem."""
+    for item in body_texts(data, name, first_line):
+        yield item if isinstance(item, Problem) else BodyLine(f"{name}:{item[0]}", *item)
+
+
+def body_texts(data: bytes, name: str, first_line: int) -> Iterator[tuple[int, str] | Problem]:
+    """:func:`body_lines` as ``(line number, text)`` pairs."""
+    text = _plain_text(data, first_line)
+    if text is None:
+        for record in _careful_lines(data, name, first_line):
+            yield record if isinstance(record, Problem) else (record.line, record.text)
+        return
+    for offset, line in enumerate(text.split("\n")):
+        if line and not line.isspace():
+            yield first_line + offset, line
+
+
+def count_bodies(data: bytes, name: str, first_line: int) -> int:
+    """How many records :func:`body_lines` finds in ``data``, counted without making them."""
+    text = _plain_text(data, first_line)
+    if text is None:
+        return sum(isinstance(line, BodyLine) for line in _careful_lines(data, name, first_line))
+    lines = text.count("\n") + 1
+    # lines that start a JSON value are not blank: when every line but the empty one after the
+    # last line break does, that is the count, without looking for blank lines one by one
+    opened = text.count("\n{") + text.count("\n[") + (text[:1] in {"{", "["})
+    if text.endswith("\n") and opened == lines - 1:
+        return opened
+    return lines - len(_BLANK_LINE.findall(text))
+
+
+#: A line (between line breaks) of whitespace only, or empty: ``str.isspace`` and ``\s`` agree.
+_BLANK_LINE: Final = re.compile(r"^[^\S\n]*$", re.MULTILINE)
+
+
+def _plain_text(data: bytes, first_line: int) -> str | None:
+    """``data`` as text when it is UTF-8 with no carriage return and no byte order mark to
+    drop (so its lines are its text cut at each line break), else ``None``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\r" in text or (first_line == 1 and text.startswith("\ufeff")):
+        return None
+    return text
+
+
+def _careful_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine | Problem]:
+    for offset, raw in enumerate(data.split(b"\n")):
+        number = first_line + offset
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -135,7 +191,7 @@ def iter_jsonl(stream: IO[bytes], name: str) -> Iterator[BodyLine | Problem]:
                 f"{name}:{number}", f"line is not UTF-8 ({exc.reason} at byte {exc.start})"
             )
             continue
-        text = text.rstrip("\r\n")
+        text = text.rstrip("\r")
         if number == 1:
             text = text.removeprefix("\ufeff")
         if text.strip():
@@ -336,12 +392,17 @@ def iter_source(location: str) -> Iterator[Record]:
     """
     try:
         with open_source(location) as stream:
-            kind = sniff_kind(stream)
-            if kind == "jsonl":
-                yield from iter_jsonl(stream, location)
-            elif kind == "csv":
-                yield from iter_csv(stream, location)
-            else:
-                yield from iter_sitemap(stream, location)
+            yield from iter_records(stream, location)
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
+
+
+def iter_records(stream: IO[bytes], location: str) -> Iterator[Record]:
+    """Every record of an open source, of the kind its first bytes tell."""
+    kind = sniff_kind(stream)
+    if kind == "jsonl":
+        yield from iter_jsonl(stream, location)
+    elif kind == "csv":
+        yield from iter_csv(stream, location)
+    else:
+        yield from iter_sitemap(stream, location)

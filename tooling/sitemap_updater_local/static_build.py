@@ -24,15 +24,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Final
 
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
-from sitemap_updater.rebuild.render import render_home, render_shard
+from sitemap_updater.rebuild.patch import render_fragments
+from sitemap_updater.rebuild.render import render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
-from sitemap_updater_local.finalstate import ChangeSpool
-from sitemap_updater_local.judging import default_jobs, judge
-from sitemap_updater_local.sources import Problem, SourceError, iter_source
+from sitemap_updater_local.finalstate import ChangeSpool, FinalState
+from sitemap_updater_local.judging import default_jobs, judge, source_work, worker_pool
+from sitemap_updater_local.sources import Problem, SourceError
 
 DEFAULT_MAX_URLS: Final = 40_000
 DEFAULT_MAX_BYTES: Final = 45 * 1024 * 1024
@@ -58,6 +60,37 @@ def _write(out_dir: str, name: str, body: bytes) -> None:
     os.replace(tmp, os.path.join(out_dir, name))
 
 
+@dataclass(frozen=True, slots=True)
+class LeafFiles:
+    """What rendering one leaf wrote: (file name, URLs, newest lastmod) per file, and the
+    ``loc: reason`` of each URL left out."""
+
+    files: list[tuple[str, int, str | None]]
+    skipped: list[str]
+
+
+def render_leaf(
+    directory: str, counts: list[int], leaf: str, max_urls: int, max_bytes: int, out_dir: str
+) -> LeafFiles:
+    """Render one leaf of a resolved spool into ``out_dir`` (the files of it and of the leaves
+    a byte split makes of it); safe to run in a worker process."""
+    fragments: dict[str, bytes] = {}
+    skipped: list[str] = []
+    for uh, payload in FinalState(directory, counts).pairs(leaf):
+        if isinstance(payload, str):
+            skipped.append(payload)
+        else:
+            fragments[uh] = payload
+    files: list[tuple[str, int, str | None]] = []
+    for part in render_fragments(leaf, fragments, max_urls=max_urls, max_bytes=max_bytes):
+        if part.body is None:
+            continue
+        name = shard_file_key(part.shard_id)
+        _write(out_dir, name, part.body)
+        files.append((name, part.url_count, part.newest_lastmod))
+    return LeafFiles(files, skipped)
+
+
 def build_static(
     source: str,
     site: Site,
@@ -71,7 +104,8 @@ def build_static(
 ) -> BuildResult:
     """Build the sitemap files of ``source`` into ``out_dir``; raises ``SourceError``.
 
-    ``jobs`` processes check the records (the output does not depend on it).
+    ``jobs`` processes judge the records, resolve the buckets and render the leaves (the
+    output does not depend on it).
     """
     base = (public_base_url or site.origin).rstrip("/")
     result = BuildResult()
@@ -81,29 +115,28 @@ def build_static(
         on_problem(p)
 
     os.makedirs(out_dir, exist_ok=True)
-    with ChangeSpool() as spool:
-        for judged in judge(iter_source(source), site, datetime.now(UTC), jobs=jobs):
+    now = datetime.now(UTC)
+    with worker_pool(jobs) as pool, ChangeSpool() as spool:
+        work = source_work(source)
+        for judged in judge(work, site, now, max_bytes=max_bytes, pool=pool):
             for p in judged.problems:
                 problem(p)
             for bucket, data in judged.frames.items():
                 spool.add_framed(bucket, data)
             result.changes += judged.changes
-        state = spool.resolve()
+        state = spool.resolve(map if pool is None else pool.map)
+        leaves = state.leaves(max_urls)
+        render = partial(render_leaf, state.directory, state.counts)
+        each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [out_dir] * len(leaves)
+        rendered = (pool.map if pool is not None else map)(render, leaves, *each)
         pairs: list[tuple[str, str | None]] = []
-        for leaf in state.leaves(max_urls):
-            rendered = render_shard(
-                leaf, list(state.items(leaf)), site, max_urls=max_urls, max_bytes=max_bytes
-            )
-            for part in rendered:
-                for loc in part.skipped:
-                    problem(Problem(loc, f"entry alone is larger than {max_bytes} bytes, left out"))
-                if part.body is None:
-                    continue
-                name = shard_file_key(part.shard_id)
-                _write(out_dir, name, part.body)
+        for leaf_files in rendered:
+            for skipped in leaf_files.skipped:
+                problem(Problem(skipped, f"entry alone is larger than {max_bytes} bytes, left out"))
+            for name, urls, newest in leaf_files.files:
                 result.files.append(name)
-                result.urls += part.url_count
-                pairs.append((f"{base}/{name}", part.newest_lastmod))
+                result.urls += urls
+                pairs.append((f"{base}/{name}", newest))
     if not pairs:
         _write(out_dir, EMPTY_SITE_KEY, render_home(site, max_urls=max_urls, max_bytes=max_bytes))
         result.files.append(EMPTY_SITE_KEY)

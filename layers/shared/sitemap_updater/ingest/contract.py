@@ -13,11 +13,13 @@ rules are the protocol core's (``sitemap_updater.protocol``), applied in ``event
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES as MAX_ARRAY_ENTRIES
+from sitemap_updater.ingest.shapes import looks_like_eventbridge as looks_like_eventbridge
 from sitemap_updater.protocol.limits import (
     MAX_IMAGES_PER_URL,
     MAX_NEWS_NAME_LENGTH,
@@ -31,9 +33,6 @@ from sitemap_updater.protocol.limits import (
     MAX_VIDEOS_PER_URL,
     MIN_VIDEO_DURATION,
 )
-
-#: Most change objects one array body may hold.
-MAX_ARRAY_ENTRIES: Final = 500
 
 Action = Literal["upsert", "delete"]
 ChangeFreq = Literal["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"]
@@ -279,22 +278,6 @@ MessageBody = Annotated[
 ]
 
 _BODY_ADAPTER: TypeAdapter[Any] = TypeAdapter(MessageBody)
-
-#: Keys that mark an EventBridge envelope.
-EVENTBRIDGE_KEYS: Final = frozenset({"detail", "detail-type"})
-#: Keys of a change object that an EventBridge envelope never has at its top level.
-CHANGE_KEYS: Final = frozenset({"action", "url"})
-
-
-def looks_like_eventbridge(obj: dict[str, Any]) -> bool:
-    """Whether a decoded JSON object is meant as an EventBridge event rather than a change.
-
-    An object with ``action`` or ``url`` is a change object, even if it also carries a field
-    of the producer's own named ``detail`` (unknown fields are ignored), exactly as the JSON
-    Schema's first branch accepts it. Otherwise ``detail`` or ``detail-type`` marks an
-    EventBridge event, which is then judged (and its errors reported) as one.
-    """
-    return CHANGE_KEYS.isdisjoint(obj) and not EVENTBRIDGE_KEYS.isdisjoint(obj)
 
 
 def message_json_schema() -> dict[str, Any]:

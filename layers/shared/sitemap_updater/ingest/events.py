@@ -17,76 +17,38 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any, Final, Literal
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import orjson
-from pydantic import ValidationError
 
-from sitemap_updater.ingest.contract import (
-    MAX_ARRAY_ENTRIES,
-    ChangeEventBridge,
-    ChangeObject,
-    looks_like_eventbridge,
-)
+from sitemap_updater.ingest.fast import fast_change
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, live_item_size
+from sitemap_updater.ingest.judged import EARLIEST as EARLIEST
+from sitemap_updater.ingest.judged import MAX_FUTURE_SKEW as MAX_FUTURE_SKEW
+from sitemap_updater.ingest.judged import MISSING as MISSING
+from sitemap_updater.ingest.judged import WRITER_ALLOWANCE_BYTES as WRITER_ALLOWANCE_BYTES
+from sitemap_updater.ingest.judged import ChangeEvent as ChangeEvent
+from sitemap_updater.ingest.judged import Judged as Judged
+from sitemap_updater.ingest.judged import Rejection as Rejection
+from sitemap_updater.ingest.judged import check_instant as check_instant
+from sitemap_updater.ingest.judged import parse_occurred_at as parse_occurred_at
 from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
+from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES, looks_like_eventbridge
 from sitemap_updater.protocol import Site, SitemapError, make_entry
-from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
+from sitemap_updater.protocol.entry import Alternate, Image, entry_if_normalized
 
-#: How far in the future an ``occurred_at`` may lie (producer clock skew). A later one would
-#: block every real change of that URL until then, so it is rejected.
-MAX_FUTURE_SKEW: Final = timedelta(days=1)
-#: Earliest accepted ``occurred_at``.
-EARLIEST: Final = datetime(1970, 1, 1, tzinfo=UTC)
-#: Bytes kept free in a URL item for what the writer adds to it (its write time, ``wt``).
-WRITER_ALLOWANCE_BYTES: Final = 32
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
+    from sitemap_updater.ingest.contract import ChangeObject
 
-class _Missing:
-    def __repr__(self) -> str:
-        return "(missing)"
-
-
-#: The value of a rejection for a field that is absent.
-MISSING: Final = _Missing()
-
-
-@dataclass(frozen=True, slots=True)
-class Rejection:
-    """Why a body, or one entry of an array body, can never be applied.
-
-    ``index`` is the entry's position in an array body, ``None`` for the body as a whole or a
-    single change object. ``raw`` is the entry as sent (for an array entry).
-    """
-
-    index: int | None
-    field: str
-    value: object
-    rule: str
-    raw: object = None
-
-
-@dataclass(frozen=True, slots=True)
-class ChangeEvent:
-    """A valid, normalized change to one URL, with its ordering key."""
-
-    index: int | None
-    action: Literal["upsert", "delete"]
-    loc: str
-    entry: Entry | None
-    occurred_at: datetime
-    digest: str
-    event_key: str
-
-
-Judged = ChangeEvent | Rejection
 BodyKind = Literal["object", "eventbridge", "array", "invalid"]
 
 
-@dataclass(frozen=True, slots=True)
-class DecodedBody:
+class DecodedBody(NamedTuple):
+    """The judgement of one body: its shape and, in order, each change or rejection."""
+
     kind: BodyKind
     items: tuple[Judged, ...]
 
@@ -97,31 +59,6 @@ class DecodedBody:
     @property
     def rejections(self) -> list[Rejection]:
         return [i for i in self.items if isinstance(i, Rejection)]
-
-
-def check_instant(moment: datetime, now: datetime) -> datetime:
-    """``moment`` in UTC if it has a zone and lies within [1970, now + 1 day].
-
-    Raises ``ValueError`` with the rule otherwise. An event time far in the future would
-    make its URL ignore every real change until then, so it is refused.
-    """
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError("must include a time zone (Z or +hh:mm)")
-    moment = moment.astimezone(UTC)
-    if moment < EARLIEST:
-        raise ValueError("must not be before 1970-01-01T00:00:00Z")
-    if moment > now + MAX_FUTURE_SKEW:
-        raise ValueError("must not be more than 1 day in the future")
-    return moment
-
-
-def parse_occurred_at(raw: str, now: datetime) -> datetime:
-    """An ISO 8601 instant with a zone, within [1970, now + 1 day]; ``ValueError`` otherwise."""
-    try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
-        raise ValueError("must be an ISO 8601 date-time with a time zone") from None
-    return check_instant(moment, now)
 
 
 def _field_name(loc: Sequence[int | str], default: str) -> str:
@@ -223,6 +160,10 @@ def _judge(
 def _judge_object(
     obj: object, *, index: int | None, default_time: datetime, site: Site, now: datetime
 ) -> Judged:
+    from pydantic import ValidationError
+
+    from sitemap_updater.ingest.contract import ChangeObject
+
     try:
         change = ChangeObject.model_validate(obj)
     except ValidationError as exc:
@@ -231,6 +172,10 @@ def _judge_object(
 
 
 def _judge_eventbridge(obj: dict[str, Any], *, site: Site, now: datetime) -> Judged:
+    from pydantic import ValidationError
+
+    from sitemap_updater.ingest.contract import ChangeEventBridge
+
     try:
         event = ChangeEventBridge.model_validate(obj)
     except ValidationError as exc:
@@ -269,10 +214,36 @@ def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> D
         decoded: Any = orjson.loads(body)
     except (orjson.JSONDecodeError, TypeError):
         return careful_decode_body(body, sent_at=sent_at, site=site, now=now)
+    fast = _fast_body(decoded, len(body), sent_at=sent_at, site=site, now=now)
+    if fast is not None:
+        return fast
     judged = _judge_decoded(decoded, body, sent_at=sent_at, site=site, now=now)
     if judged.kind == "invalid" or any(isinstance(i, Rejection) for i in judged.items):
         return careful_decode_body(body, sent_at=sent_at, site=site, now=now)
     return judged
+
+
+def _fast_body(
+    decoded: Any, length: int, *, sent_at: datetime, site: Site, now: datetime
+) -> DecodedBody | None:
+    """The judgement of a body whose changes are all already in normalized form
+    (``ingest.fast``), or ``None`` when one of them is not."""
+    if type(decoded) is dict:
+        event = fast_change(
+            decoded, index=None, default_time=sent_at, site=site, now=now, body_length=length
+        )
+        return None if event is None else DecodedBody("object", (event,))
+    if type(decoded) is not list or not 1 <= len(decoded) <= MAX_ARRAY_ENTRIES:
+        return None
+    events = []
+    for i, item in enumerate(decoded):
+        event = fast_change(
+            item, index=i, default_time=sent_at, site=site, now=now, body_length=length
+        )
+        if event is None:
+            return None
+        events.append(event)
+    return DecodedBody("array", tuple(events))
 
 
 def careful_decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> DecodedBody:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
@@ -37,6 +38,28 @@ def format_instant(moment: datetime) -> str:
     u = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
     # isoformat always pads the year to four digits and ends in +00:00 for UTC
     return u.isoformat(timespec="microseconds").replace("-", "").replace(":", "")[:-5] + "Z"
+
+
+#: The UTC forms of an ISO 8601 instant whose :func:`format_instant` text is a rearrangement of
+#: their own: ``YYYY-MM-DDThh:mm:ssZ`` with no, three or six decimals (as ``toISOString`` and
+#: most clients write it).
+_UTC_FORM: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3}|\.\d{6})?Z")
+
+
+def instant_text(raw: str) -> str | None:
+    """``format_instant`` of the instant ``raw`` names, read off the text itself, or ``None``
+    when ``raw`` is not in one of the common UTC forms (:data:`_UTC_FORM`).
+
+    The caller must already know that ``raw`` is a valid instant (``datetime.fromisoformat``
+    read it); this only spares formatting it again.
+    """
+    if _UTC_FORM.fullmatch(raw) is None:
+        return None
+    fraction = raw[20:-1]
+    return (
+        f"{raw[0:4]}{raw[5:7]}{raw[8:10]}T{raw[11:13]}{raw[14:16]}{raw[17:19]}."
+        f"{fraction}{'000000'[len(fraction) :]}Z"
+    )
 
 
 def _sha256_hex(text: str) -> str:
@@ -91,7 +114,14 @@ def delete_digest(loc: str) -> str:
     return _sha256_hex(loc)
 
 
-def event_key(occurred_at: datetime, action: Literal["upsert", "delete"], digest: str) -> str:
-    """The ordering key ``ev`` of one change."""
+def event_key(
+    occurred_at: datetime,
+    action: Literal["upsert", "delete"],
+    digest: str,
+    *,
+    instant: str | None = None,
+) -> str:
+    """The ordering key ``ev`` of one change; ``instant``, when given, is
+    ``format_instant(occurred_at)`` already (see :func:`instant_text`)."""
     rank = RANK_DELETE if action == "delete" else RANK_UPSERT
-    return f"{format_instant(occurred_at)}#{rank}#{digest}"
+    return f"{instant or format_instant(occurred_at)}#{rank}#{digest}"

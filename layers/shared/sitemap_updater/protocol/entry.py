@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Final
+from typing import Final, NamedTuple
 
 from sitemap_updater.protocol.errors import (
     InvalidAlternateError,
@@ -37,23 +36,25 @@ _TENTH: Final = Decimal("0.1")
 _TENTHS: Final = {k / 10: k / 10 for k in range(11)}
 
 
-@dataclass(frozen=True, slots=True)
-class Alternate:
+# The three records are named tuples: immutable like a frozen dataclass, and built in a third of
+# its time (a frozen dataclass sets each field through ``object.__setattr__``), which counts on
+# the judge's hot path (benchmarks/bench_judge.py).
+
+
+class Alternate(NamedTuple):
     """A language alternate, written as ``<xhtml:link rel="alternate" .../>``."""
 
     hreflang: str
     href: str
 
 
-@dataclass(frozen=True, slots=True)
-class Image:
+class Image(NamedTuple):
     """An image on the page, written as ``<image:image><image:loc>``."""
 
     loc: str
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One ``<url>`` of a sitemap; every field is already normalized."""
 
     loc: str
@@ -76,12 +77,16 @@ def normalize_changefreq(value: object) -> str:
     return value
 
 
+def tenth(value: object) -> float | None:
+    """``value`` itself if it is a float already at one decimal (0.0 to 1.0), else ``None``."""
+    return _TENTHS.get(value) if type(value) is float else None
+
+
 def normalize_priority(value: object) -> float:
     """``value`` rounded to one decimal (half up); a bool or a string is not a number."""
-    if type(value) is float:
-        tenth = _TENTHS.get(value)
-        if tenth is not None:
-            return tenth
+    known = tenth(value)
+    if known is not None:
+        return known
     rule = "must be a number from 0.0 to 1.0"
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
         raise InvalidPriorityError("priority", value, rule + " (a JSON number, not a string)")
@@ -94,7 +99,7 @@ def normalize_priority(value: object) -> float:
 
 
 def _items(field: str, value: object, error: type[SitemapError]) -> list[object]:
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple) and not isinstance(value, Alternate | Image):
         return list(value)
     raise error(field, value, "must be a list")
 
@@ -208,7 +213,7 @@ def entry_if_normalized(
     if changefreq is not None and changefreq not in CHANGEFREQS:
         return None
     if priority is not None:
-        priority = _TENTHS.get(priority) if type(priority) is float else None
+        priority = tenth(priority)
         if priority is None:
             return None
     for hreflang, href in alternates:

@@ -53,11 +53,16 @@ _HOST_LABEL: Final = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?")
 # A URL already in normalized form, without a port: lower-case http(s) scheme, lower-case ASCII
 # host labels, a path starting with '/', then only RFC 3986 path and query characters ('%' is
 # checked apart, see already_normalized). normalize_url returns such a URL unchanged.
+#: What follows the origin's ``/`` in a URL in normalized form ('%' is checked apart).
+NORMALIZED_PATH: Final = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*"
 _NORMALIZED_NO_PORT: Final = re.compile(
     r"https?://[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*"
-    r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*"
+    r"/" + NORMALIZED_PATH
 )
 _PERCENT_OK: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+#: A URL this long or shorter fits the length rule however much XML escaping lengthens it (at
+#: most six times, ``'`` becoming ``&apos;``).
+_NEVER_TOO_LONG: Final = MAX_LOC_LENGTH // 6
 
 
 def _reject(value: object, rule: str, field: str = "loc") -> InvalidUrlError:
@@ -139,17 +144,22 @@ def careful_normalize_url(raw: object, *, field: str = "loc") -> str:
     return url
 
 
-def already_normalized(url: str) -> bool:
+def already_normalized(url: str, *, shape_known: bool = False) -> bool:
     """Whether :func:`normalize_url` would return ``url`` itself, length rule included.
 
     The fast path for the common case: a producer that sends URLs in normalized form (most do)
     costs one regular expression instead of the full parse. ``False`` only means "not sure":
     the full normalizer then decides, and names the rule a bad value breaks.
+    ``shape_known``: the caller has already matched ``url`` against the normalized shape
+    (scheme, plain host and the characters of :data:`NORMALIZED_PATH`).
     """
-    if _NORMALIZED_NO_PORT.fullmatch(url) is None:
+    if not shape_known and _NORMALIZED_NO_PORT.fullmatch(url) is None:
         return False
     if "%" in url and url.count("%") != len(_PERCENT_OK.findall(url)):
         return False
+    length = len(url)
+    if MIN_LOC_LENGTH <= length <= _NEVER_TOO_LONG:
+        return True
     return MIN_LOC_LENGTH <= xml_length(url) <= MAX_LOC_LENGTH
 
 

@@ -1,13 +1,8 @@
-"""The rebuild: incremental, sharded sitemaps written to S3 behind CloudFront."""
+"""The rebuild: incremental, sharded sitemaps written to S3 behind CloudFront.
 
-from sitemap_updater.rebuild.report import RunReport, record_metrics
-from sitemap_updater.rebuild.request import RebuildRequestError, wants_full_rebuild
-from sitemap_updater.rebuild.service import RebuildService
-
-__all__ = [
-    "RebuildRequestError",
-    "RebuildService",
-    "RunReport",
-    "record_metrics",
-    "wants_full_rebuild",
-]
+Modules: ``service`` (the run, :class:`~sitemap_updater.rebuild.service.RebuildService`),
+``report`` (the run report and its metrics), ``request`` (the scheduled event), ``render``,
+``patch``, ``feed``, ``state``, ``publish`` and the rest, one job each. Import from the
+modules; this package does not import them eagerly, so that the pure parts (the renderer that
+``sitemap-updater build`` uses) load without the Powertools instances and the AWS SDK.
+"""

@@ -21,7 +21,15 @@ from typing import Final
 
 from zlib_ng import zlib_ng
 
-from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes, render_urlset
+from sitemap_updater.protocol import (
+    Entry,
+    EntryTooLargeError,
+    Site,
+    SitemapError,
+    gzip_bytes,
+    render_urlset,
+)
+from sitemap_updater.protocol.chunk import ChunkRenderer
 from sitemap_updater.protocol.urlset import LEGACY_URLSET_OPEN, URLSET_CLOSE, URLSET_OPEN
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.store.items import Item, entry_from_item, is_live
@@ -96,6 +104,43 @@ def render_entry_fragment(entry: Entry, site: Site, *, max_bytes: int) -> bytes:
     body, _ = render_urlset([entry], site, max_bytes=max_bytes)
     text = zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)
     return text[len(_OPEN) : len(text) - len(_CLOSE)]
+
+
+def entry_fragments(entries: Sequence[Entry], site: Site, *, max_bytes: int) -> list[bytes | str]:
+    """The ``<url>`` fragment of each entry, as the writer renders it into a file of at most
+    ``max_bytes``, or, for an entry the writer refuses there (alone over the byte cap, or a
+    rule), the ``loc: reason`` a full render reports for it.
+
+    A block the writer's block renderer takes (the common case: normalized entries without
+    videos or news) is rendered once and cut at each ``</url>``, which no escaped value holds;
+    any other block is rendered entry by entry through the writer.
+    """
+    rendered = ChunkRenderer(site.origin + "/").render(entries)
+    if rendered is None:
+        return [_fragment_or_reason(entry, site, max_bytes) for entry in entries]
+    room = max_bytes - URLSET_FRAME_BYTES
+    pieces = rendered[0].encode("utf-8").split(_URL_END)
+    result: list[bytes | str] = [piece + _URL_END for piece in pieces[: len(entries)]]
+    if max(map(len, result)) > room:
+        result = [
+            fragment if len(fragment) <= room else _too_large(entry.loc, max_bytes)
+            for entry, fragment in zip(entries, result, strict=True)
+        ]
+    return result
+
+
+def _too_large(loc: str, max_bytes: int) -> str:
+    error = EntryTooLargeError(
+        "bytes", f"{loc} alone needs more than {max_bytes} uncompressed bytes"
+    )
+    return f"{loc}: {error}"
+
+
+def _fragment_or_reason(entry: Entry, site: Site, max_bytes: int) -> bytes | str:
+    try:
+        return render_entry_fragment(entry, site, max_bytes=max_bytes)
+    except SitemapError as error:
+        return f"{entry.loc}: {error}"
 
 
 def urlset_of(fragments: Sequence[bytes]) -> bytes:

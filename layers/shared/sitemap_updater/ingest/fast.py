@@ -1,0 +1,195 @@
+"""The judge's fast path: a change object whose every value is already in normalized form.
+
+Most producers send what ingest would store: a URL on the site in normalized form, a lastmod in
+``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain alternates and
+images. :func:`fast_change` recognizes such an object straight from the decoded JSON, with the
+checks the contract's models and the protocol core's normalizers make first, and builds the
+change without either. It answers ``None`` whenever it is not sure (any other field, type or
+form, an extension, a value the normalizers would change); the careful path then judges the
+object and, for a bad one, names the rule it breaks. So the fast path decides only what the
+careful path would accept unchanged, and a property test compares the two on arbitrary bodies.
+
+The item-size rule is decided without counting where it cannot matter: a fast-path item holds
+only ASCII strings that each appear in the body as one JSON string, and every attribute name or
+list overhead it adds is shorter than the JSON text around that value (``"lastmod":`` is longer
+than ``lastmod``, an alternate's ``{"hreflang":"","href":""}`` longer than its 18 bytes of map
+overhead). So the item is at most the body's length plus its fixed parts (key, hash, ordering
+key and digest, well under :data:`FIXED_ALLOWANCE`), and a body that short can never be refused
+for size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from functools import cache
+from typing import Any, Final
+
+from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, live_item_size
+from sitemap_updater.ingest.judged import (
+    WRITER_ALLOWANCE_BYTES,
+    ChangeEvent,
+    parse_occurred_at,
+)
+from sitemap_updater.ingest.ordering import (
+    content_digest,
+    delete_digest,
+    event_key,
+    instant_text,
+)
+from sitemap_updater.protocol.entry import HREFLANG, Alternate, Entry, Image, tenth
+from sitemap_updater.protocol.lastmod import is_normalized_lastmod
+from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.urls import NORMALIZED_PATH, Site, already_normalized
+
+#: The fields of an upsert the fast path knows; any other one (an extension, or a producer's own
+#: field, which the contract ignores) takes the careful path.
+UPSERT_FIELDS: Final = frozenset(
+    {"action", "url", "occurred_at", "lastmod", "changefreq", "priority", "alternates", "images"}
+)
+DELETE_FIELDS: Final = frozenset({"action", "url", "occurred_at"})
+#: More than the fixed parts of a URL item (key, hash, state, ordering key, digest: about 220
+#: bytes) ever take.
+FIXED_ALLOWANCE: Final = 1024
+#: Bodies up to this many characters never make a fast-path item too large (module text).
+ROOMY_BODY: Final = MAX_ITEM_BYTES - WRITER_ALLOWANCE_BYTES - FIXED_ALLOWANCE
+_ABSENT: Final[Any] = object()
+_HREFLANG = HREFLANG.fullmatch
+
+
+@cache
+def _on_site(site: Site) -> Callable[[str], bool]:
+    """A test equal to ``site.owns(url) and already_normalized(url)``, one regular expression
+    where the site's origin has the plain form (lowercase host, no port) that
+    :func:`already_normalized` requires of every URL."""
+    if not already_normalized(site.root_url):
+        return lambda url: False
+    matches = re.compile(re.escape(site.root_url) + NORMALIZED_PATH).fullmatch
+
+    def on_site(url: str) -> bool:
+        return matches(url) is not None and already_normalized(url, shape_known=True)
+
+    return on_site
+
+
+def _alternates(value: Any, on_site: Callable[[str], bool]) -> tuple[Alternate, ...] | None:
+    if type(value) is not list:
+        return None
+    result = []
+    for item in value:
+        if type(item) is not dict or len(item) != 2:
+            return None
+        hreflang = item.get("hreflang")
+        href = item.get("href")
+        if (
+            type(hreflang) is not str
+            or type(href) is not str
+            or _HREFLANG(hreflang) is None
+            or not on_site(href)
+        ):
+            return None
+        result.append(Alternate(hreflang, href))
+    return tuple(result)
+
+
+def _images(value: Any) -> tuple[Image, ...] | None:
+    if type(value) is not list or len(value) > MAX_IMAGES_PER_URL:
+        return None
+    result = []
+    for item in value:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        loc = item.get("loc")
+        if type(loc) is not str or not already_normalized(loc):
+            return None
+        result.append(Image(loc))
+    return tuple(result)
+
+
+def _occurred_at(
+    obj: dict[str, Any], default_time: datetime, now: datetime
+) -> tuple[datetime, str | None] | None:
+    """The change's instant and, when its text gives it, that instant's ordering-key text."""
+    raw = obj.get("occurred_at")
+    if raw is None:
+        return default_time, None
+    if type(raw) is not str:
+        return None
+    try:
+        return parse_occurred_at(raw, now), instant_text(raw)
+    except ValueError:
+        return None
+
+
+def fast_change(
+    obj: Any,
+    *,
+    index: int | None,
+    default_time: datetime,
+    site: Site,
+    now: datetime,
+    body_length: int,
+) -> ChangeEvent | None:
+    """The change the careful judge would make of ``obj`` (a decoded change object), if every
+    value is already in normalized form; ``None``: not sure, judge it carefully.
+
+    ``default_time`` is the ``occurred_at`` of a change without one, ``now`` the judge's clock
+    (aware), ``body_length`` the characters of the whole message body (see the module text).
+    """
+    if type(obj) is not dict:
+        return None
+    on_site = _on_site(site)
+    url = obj.get("url")
+    if type(url) is not str or not on_site(url):
+        return None
+    timing = _occurred_at(obj, default_time, now)
+    if timing is None:
+        return None
+    occurred_at, instant = timing
+    action = obj.get("action")
+    if action == "delete":
+        if not DELETE_FIELDS.issuperset(obj):
+            return None
+        digest = delete_digest(url)
+        return ChangeEvent(
+            index,
+            "delete",
+            url,
+            None,
+            occurred_at,
+            digest,
+            event_key(occurred_at, action, digest, instant=instant),
+        )
+    if action != "upsert" or not UPSERT_FIELDS.issuperset(obj):
+        return None
+    lastmod = obj.get("lastmod")
+    if lastmod is not None and (
+        type(lastmod) is not str or not is_normalized_lastmod(lastmod, now)
+    ):
+        return None
+    changefreq = obj.get("changefreq")
+    if changefreq is not None and (type(changefreq) is not str or changefreq not in CHANGEFREQS):
+        return None
+    priority = obj.get("priority")
+    if priority is not None:
+        priority = tenth(priority)
+        if priority is None:
+            return None
+    raw_alternates = obj.get("alternates", _ABSENT)
+    alternates = () if raw_alternates is _ABSENT else _alternates(raw_alternates, on_site)
+    if alternates is None:
+        return None
+    raw_images = obj.get("images", _ABSENT)
+    images = () if raw_images is _ABSENT else _images(raw_images)
+    if images is None:
+        return None
+    entry = Entry(url, lastmod, changefreq, priority, alternates, images)
+    digest = content_digest(entry)
+    key = event_key(occurred_at, "upsert", digest, instant=instant)
+    if (
+        body_length > ROOMY_BODY
+        and live_item_size(entry, key, digest) + WRITER_ALLOWANCE_BYTES > MAX_ITEM_BYTES
+    ):
+        return None
+    return ChangeEvent(index, "upsert", url, entry, occurred_at, digest, key)

@@ -1,0 +1,92 @@
+"""What judging a change gives: a valid, normalized :class:`ChangeEvent` or a :class:`Rejection`,
+and the time rules of ``occurred_at``.
+
+Pure: no AWS, no clock of its own. Every rejection names the field, the offending value and the
+rule it broke.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Final, Literal
+
+from sitemap_updater.protocol.entry import Entry
+
+#: How far in the future an ``occurred_at`` may lie (producer clock skew). A later one would
+#: block every real change of that URL until then, so it is rejected.
+MAX_FUTURE_SKEW: Final = timedelta(days=1)
+#: Earliest accepted ``occurred_at``.
+EARLIEST: Final = datetime(1970, 1, 1, tzinfo=UTC)
+#: Bytes kept free in a URL item for what the writer adds to it (its write time, ``wt``).
+WRITER_ALLOWANCE_BYTES: Final = 32
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+#: The value of a rejection for a field that is absent.
+MISSING: Final = _Missing()
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why a body, or one entry of an array body, can never be applied.
+
+    ``index`` is the entry's position in an array body, ``None`` for the body as a whole or a
+    single change object. ``raw`` is the entry as sent (for an array entry).
+    """
+
+    index: int | None
+    field: str
+    value: object
+    rule: str
+    raw: object = None
+
+
+@dataclass(slots=True)
+class ChangeEvent:
+    """A valid, normalized change to one URL, with its ordering key.
+
+    Treat it as immutable. It is not a frozen dataclass because the judge builds one per event
+    and a frozen one costs twice the time (``benchmarks/bench_judge.py``); nothing changes it
+    after the judge.
+    """
+
+    index: int | None
+    action: Literal["upsert", "delete"]
+    loc: str
+    entry: Entry | None
+    occurred_at: datetime
+    digest: str
+    event_key: str
+
+
+Judged = ChangeEvent | Rejection
+
+
+def check_instant(moment: datetime, now: datetime) -> datetime:
+    """``moment`` in UTC if it has a zone and lies within [1970, now + 1 day].
+
+    Raises ``ValueError`` with the rule otherwise. An event time far in the future would
+    make its URL ignore every real change until then, so it is refused.
+    """
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("must include a time zone (Z or +hh:mm)")
+    moment = moment.astimezone(UTC)
+    if moment < EARLIEST:
+        raise ValueError("must not be before 1970-01-01T00:00:00Z")
+    if moment > now + MAX_FUTURE_SKEW:
+        raise ValueError("must not be more than 1 day in the future")
+    return moment
+
+
+def parse_occurred_at(raw: str, now: datetime) -> datetime:
+    """An ISO 8601 instant with a zone, within [1970, now + 1 day]; ``ValueError`` otherwise."""
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        raise ValueError("must be an ISO 8601 date-time with a time zone") from None
+    return check_instant(moment, now)
