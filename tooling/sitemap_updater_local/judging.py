@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import IO, Final
 
-from sitemap_updater.ingest.events import Rejection, decode_body
+from sitemap_updater.ingest.events import Rejection, decode_body, decode_timed_object
 from sitemap_updater.ingest.ordering import content_digest, event_key
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.protocol.entry import Entry
@@ -168,12 +168,19 @@ def judge_block(origin: str, now: datetime, block: Block, max_bytes: int) -> Jud
     collect = _Collector(_site(origin), max_bytes)
     seq = block.seq
     name = block.name
+    site = collect.site
     for line in body_texts(block.data, name, block.first_line):
         if isinstance(line, Problem):
             collect.out.problems.append(line)
             continue
         seq += 1
-        _judge_body(collect, name, line, _stamp(now, seq), now)
+        event = decode_timed_object(line[1], site=site, now=now)
+        if event is None:
+            _judge_body(collect, name, line, _stamp(now, seq), now)
+        elif event.entry is None:
+            collect.delete(event.loc, event.event_key)
+        else:
+            collect.upsert(event.loc, event.event_key, event.entry)
     problems = collect.out.problems
     judged = collect.finish()
     judged.problems = problems

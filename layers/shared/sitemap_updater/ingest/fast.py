@@ -23,20 +23,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, live_item_size
 from sitemap_updater.ingest.judged import (
+    EARLIEST,
+    MAX_FUTURE_SKEW,
     WRITER_ALLOWANCE_BYTES,
     ChangeEvent,
     parse_occurred_at,
 )
 from sitemap_updater.ingest.ordering import (
-    content_digest,
     delete_digest,
     event_key,
+    format_instant,
     instant_text,
+    plain_digest,
+    plain_fields,
 )
 from sitemap_updater.protocol.entry import HREFLANG, Alternate, Entry, Image, tenth
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
@@ -73,7 +77,10 @@ def _on_site(site: Site) -> Callable[[str], bool]:
     return on_site
 
 
-def _alternates(value: Any, on_site: Callable[[str], bool]) -> tuple[Alternate, ...] | None:
+def _alternates(
+    value: Any, on_site: Callable[[str], bool], pairs: list[list[str]]
+) -> tuple[Alternate, ...] | None:
+    """The alternates, each also put in ``pairs`` as ``[hreflang, href]``; ``None``: not sure."""
     if type(value) is not list:
         return None
     result = []
@@ -90,10 +97,12 @@ def _alternates(value: Any, on_site: Callable[[str], bool]) -> tuple[Alternate, 
         ):
             return None
         result.append(Alternate(hreflang, href))
+        pairs.append([hreflang, href])
     return tuple(result)
 
 
-def _images(value: Any) -> tuple[Image, ...] | None:
+def _images(value: Any, locs: list[str]) -> tuple[Image, ...] | None:
+    """The images, each loc also put in ``locs``; ``None``: not sure."""
     if type(value) is not list or len(value) > MAX_IMAGES_PER_URL:
         return None
     result = []
@@ -104,29 +113,47 @@ def _images(value: Any) -> tuple[Image, ...] | None:
         if type(loc) is not str or not already_normalized(loc):
             return None
         result.append(Image(loc))
+        locs.append(loc)
     return tuple(result)
 
 
 def _occurred_at(
-    obj: dict[str, Any], default_time: datetime, now: datetime
+    obj: dict[str, Any], default_time: datetime | None, now: datetime
 ) -> tuple[datetime, str | None] | None:
     """The change's instant and, when its text gives it, that instant's ordering-key text."""
     raw = obj.get("occurred_at")
     if raw is None:
-        return default_time, None
+        return None if default_time is None else (default_time, None)
     if type(raw) is not str:
         return None
+    text = instant_text(raw)
     try:
-        return parse_occurred_at(raw, now), instant_text(raw)
+        if text is None:
+            return parse_occurred_at(raw, now), None
+        moment = datetime.fromisoformat(raw)  # in UTC: the text ends in Z
     except ValueError:
         return None
+    # the texts are fixed-width, so they compare as the instants do (check_instant's bounds)
+    if not EARLIEST_TEXT <= text <= _latest_text(now):
+        return None
+    return moment, text
+
+
+#: ``format_instant`` of the earliest accepted ``occurred_at``.
+EARLIEST_TEXT: Final = format_instant(EARLIEST)
+
+
+@lru_cache(maxsize=8)
+def _latest_text(now: datetime) -> str:
+    """``format_instant`` of the latest accepted ``occurred_at`` for a judge clock of ``now``."""
+    return format_instant(now + MAX_FUTURE_SKEW)
 
 
 def fast_change(
     obj: Any,
     *,
     index: int | None,
-    default_time: datetime,
+    default_time: datetime | None,
     site: Site,
     now: datetime,
     body_length: int,
@@ -134,7 +161,8 @@ def fast_change(
     """The change the careful judge would make of ``obj`` (a decoded change object), if every
     value is already in normalized form; ``None``: not sure, judge it carefully.
 
-    ``default_time`` is the ``occurred_at`` of a change without one, ``now`` the judge's clock
+    ``default_time`` is the ``occurred_at`` of a change without one (``None``: such a change is
+    not decided here), ``now`` the judge's clock
     (aware), ``body_length`` the characters of the whole message body (see the module text).
     """
     if type(obj) is not dict:
@@ -176,16 +204,18 @@ def fast_change(
         priority = tenth(priority)
         if priority is None:
             return None
+    pairs: list[list[str]] = []
     raw_alternates = obj.get("alternates", _ABSENT)
-    alternates = () if raw_alternates is _ABSENT else _alternates(raw_alternates, on_site)
+    alternates = () if raw_alternates is _ABSENT else _alternates(raw_alternates, on_site, pairs)
     if alternates is None:
         return None
+    locs: list[str] = []
     raw_images = obj.get("images", _ABSENT)
-    images = () if raw_images is _ABSENT else _images(raw_images)
+    images = () if raw_images is _ABSENT else _images(raw_images, locs)
     if images is None:
         return None
     entry = Entry(url, lastmod, changefreq, priority, alternates, images)
-    digest = content_digest(entry)
+    digest = plain_digest(plain_fields(url, lastmod, changefreq, priority, pairs, locs))
     key = event_key(occurred_at, "upsert", digest, instant=instant)
     if (
         body_length > ROOMY_BODY

@@ -66,15 +66,41 @@ def _sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _canonical_fields(entry: Entry) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "loc": entry.loc,
-        "lastmod": entry.lastmod,
-        "changefreq": entry.changefreq,
-        "priority": None if entry.priority is None else f"{entry.priority:.1f}",
-        "alternates": [[a.hreflang, a.href] for a in entry.alternates],
-        "images": [i.loc for i in entry.images],
+def plain_fields(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    alternates: list[list[str]],
+    images: list[str],
+) -> dict[str, Any]:
+    """The canonical fields of an entry without videos or news, keys in sorted order."""
+    return {
+        "alternates": alternates,
+        "changefreq": changefreq,
+        "images": images,
+        "lastmod": lastmod,
+        "loc": loc,
+        "priority": None if priority is None else f"{priority:.1f}",
     }
+
+
+def plain_digest(fields: dict[str, Any]) -> str:
+    """:func:`content_digest` of the entry whose :func:`plain_fields` these are, when every
+    value is ASCII (as a normalized URL, date, change frequency and language tag are): orjson
+    then writes the canonical JSON itself, keys already in order."""
+    return hashlib.sha256(orjson.dumps(fields)).hexdigest()
+
+
+def _canonical_fields(entry: Entry) -> dict[str, Any]:
+    fields = plain_fields(
+        entry.loc,
+        entry.lastmod,
+        entry.changefreq,
+        entry.priority,
+        [[a.hreflang, a.href] for a in entry.alternates],
+        [i.loc for i in entry.images],
+    )
     # only when present, so that the digest of an entry without them is what it always was
     if entry.videos:
         fields["videos"] = [video_fields(v) for v in entry.videos]
