@@ -17,9 +17,15 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.ingest.events import careful_decode_body, decode_body
+from sitemap_updater.ingest.events import careful_decode_body, decode_body, decode_timed_object
+from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change
 from sitemap_updater.ingest.item_size import item_size, live_item_size
-from sitemap_updater.ingest.ordering import canonical_entry_json, content_digest, format_instant
+from sitemap_updater.ingest.ordering import (
+    canonical_entry_json,
+    content_digest,
+    format_instant,
+    instant_text,
+)
 from sitemap_updater.protocol import Site, SitemapError, make_entry
 from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
@@ -248,3 +254,131 @@ def test_decode_body_gives_the_careful_judgement(body: str) -> None:
     fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
     careful = careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
     assert fast == careful
+
+
+# --- the fast path of the whole change object (ingest.fast) ---------------------------------
+
+site_urls = st.one_of(
+    st.from_regex(r"https://www\.example\.com/[a-z0-9/_.'&%-]{0,30}", fullmatch=True),
+    urls,
+)
+utc_instants = st.datetimes(
+    min_value=datetime(1969, 12, 31), max_value=datetime(2026, 11, 22, 12, 0, 0, 1)
+).map(lambda d: d.replace(tzinfo=UTC))
+
+
+def _utc_text(moment: datetime, decimals: int) -> str:
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    fraction = f"{moment.microsecond:06d}"[:decimals]
+    return f"{text}.{fraction}Z" if decimals else f"{text}Z"
+
+
+utc_texts = st.builds(_utc_text, utc_instants, st.sampled_from([0, 3, 6]))
+
+
+@st.composite
+def normalized_objects(draw: st.DrawFn) -> dict[str, Any]:
+    """Change objects in (or close to) normalized form: the fast path's own input, with slips
+    it must step aside for."""
+    obj: dict[str, Any] = {"action": draw(st.sampled_from(["upsert", "upsert", "delete"]))}
+    obj["url"] = draw(site_urls)
+    if draw(st.booleans()):
+        obj["occurred_at"] = draw(
+            utc_texts | st.sampled_from([None, 5, "2025-01-01T00:00:00+01:00"])
+        )
+    fields: dict[str, st.SearchStrategy[Any]] = {
+        "lastmod": lastmods | st.sampled_from([None, 20250101, "2026-11-21"]),
+        "changefreq": st.sampled_from(["daily", "never", None, "Daily", 1]),
+        "priority": st.sampled_from([0.0, 0.5, 1.0, None, 0.25, 1, True, "0.5"]),
+        "alternates": st.lists(
+            st.fixed_dictionaries(
+                {"hreflang": st.sampled_from(["de", "en-GB", "1"]), "href": site_urls}
+            )
+            | st.sampled_from(
+                [{"hreflang": "de"}, {"hreflang": "de", "href": SITE.root_url, "x": 1}, "de"]
+            ),
+            max_size=3,
+        )
+        | st.sampled_from([None, {}]),
+        "images": st.lists(
+            st.fixed_dictionaries({"loc": site_urls}) | st.sampled_from([{}, {"loc": 1}, "x"]),
+            max_size=3,
+        )
+        | st.sampled_from([None, {}]),
+        "title": st.just("a field of the producer's own"),
+    }
+    for name, strategy in fields.items():
+        if draw(st.integers(0, 3)):
+            obj[name] = draw(strategy)
+    return obj
+
+
+@SETTINGS
+@given(st.one_of(normalized_objects(), st.lists(normalized_objects(), min_size=1, max_size=3)))
+def test_normalized_objects_get_the_careful_judgement(decoded: object) -> None:
+    body = json.dumps(decoded)
+    sent_at = NOW - timedelta(seconds=1)
+    fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    careful = careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    assert fast == careful
+    timed = decode_timed_object(body, site=SITE, now=NOW)
+    if timed is not None:
+        assert (timed,) == careful.items
+
+
+@SETTINGS
+@given(normalized_objects())
+def test_a_fast_item_is_never_larger_than_its_body_allows(decoded: dict[str, Any]) -> None:
+    """The bound that lets the fast path skip counting the item (``ingest.fast``)."""
+    body = json.dumps(decoded, separators=(",", ":"))
+    event = fast_change(
+        decoded, index=None, default_time=NOW, site=SITE, now=NOW, body_length=len(body)
+    )
+    if event is None or event.entry is None:
+        return
+    assert live_item_size(event.entry, event.event_key, event.digest) <= len(body) + FIXED_ALLOWANCE
+
+
+def test_a_body_too_large_for_one_item_is_refused_with_the_reason() -> None:
+    images = [{"loc": f"{SITE.origin}/{i:04d}/" + "i" * 400} for i in range(1000)]
+    body = json.dumps({"action": "upsert", "url": SITE.root_url, "images": images})
+    assert len(body) > ROOMY_BODY
+    judged = decode_body(body, sent_at=NOW, site=SITE, now=NOW)
+    assert judged == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW)
+    (rejection,) = judged.rejections
+    assert rejection.field == "entry"
+    assert "must fit in one table item" in rejection.rule
+
+
+def test_a_typical_event_is_decided_by_the_fast_path() -> None:
+    decoded = {
+        "action": "upsert",
+        "url": f"{SITE.origin}/shoes/42",
+        "occurred_at": "2026-11-20T10:00:01.250Z",
+        "lastmod": "2026-11-20T10:00:00Z",
+        "changefreq": "weekly",
+        "priority": 0.8,
+        "alternates": [{"hreflang": "de", "href": f"{SITE.origin}/de/shoes/42"}],
+        "images": [{"loc": "https://cdn.example.net/42.jpg"}],
+    }
+    body = json.dumps(decoded)
+    event = fast_change(
+        decoded, index=None, default_time=None, site=SITE, now=NOW, body_length=len(body)
+    )
+    assert event is not None
+    assert (event,) == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW).items
+
+
+@SETTINGS
+@given(
+    st.one_of(
+        utc_texts,
+        st.datetimes(timezones=st.timezones()).map(datetime.isoformat),
+        st.text(max_size=30),
+    )
+)
+def test_instant_text_is_the_formatted_instant(raw: str) -> None:
+    text = instant_text(raw)
+    if text is None:
+        return
+    assert text == format_instant(datetime.fromisoformat(raw))

@@ -51,7 +51,7 @@ from sitemap_updater_local.sources import (
 #: Records per chunk handed to a worker.
 CHUNK: Final = 2000
 #: Bytes of a JSONL file per block handed to a worker (cut after a line break).
-BLOCK_BYTES: Final = 1 << 20
+BLOCK_BYTES: Final = 256 << 10
 
 
 @dataclass(slots=True)

@@ -101,11 +101,13 @@ def build_static(
     public_base_url: str | None = None,
     on_problem: Callable[[Problem], None] = lambda p: None,
     jobs: int = 1,
+    now: datetime | None = None,
 ) -> BuildResult:
     """Build the sitemap files of ``source`` into ``out_dir``; raises ``SourceError``.
 
     ``jobs`` processes judge the records, resolve the buckets and render the leaves (the
-    output does not depend on it).
+    output does not depend on it). ``now`` (default: the clock) is the judge's clock and the
+    time from which records without a time of their own are stamped.
     """
     base = (public_base_url or site.origin).rstrip("/")
     result = BuildResult()
@@ -115,7 +117,7 @@ def build_static(
         on_problem(p)
 
     os.makedirs(out_dir, exist_ok=True)
-    now = datetime.now(UTC)
+    now = now or datetime.now(UTC)
     with worker_pool(jobs) as pool, ChangeSpool() as spool:
         work = source_work(source)
         for judged in judge(work, site, now, max_bytes=max_bytes, pool=pool):

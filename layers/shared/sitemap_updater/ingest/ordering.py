@@ -55,11 +55,10 @@ def instant_text(raw: str) -> str | None:
     """
     if _UTC_FORM.fullmatch(raw) is None:
         return None
-    fraction = raw[20:-1]
-    return (
-        f"{raw[0:4]}{raw[5:7]}{raw[8:10]}T{raw[11:13]}{raw[14:16]}{raw[17:19]}."
-        f"{fraction}{'000000'[len(fraction) :]}Z"
-    )
+    if len(raw) == 27:  # six decimals: the same digits without the separators
+        return raw.replace("-", "").replace(":", "")
+    head = raw[:19].replace("-", "").replace(":", "")
+    return f"{head}.{raw[20:-1]}000Z" if len(raw) == 24 else f"{head}.000000Z"
 
 
 def _sha256_hex(text: str) -> str:

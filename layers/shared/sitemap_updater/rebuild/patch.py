@@ -226,6 +226,8 @@ def render_fragments(
     (the URL cap by ``split_counts``, then the byte cap by the next hash bit)."""
     ordered = sorted(fragments.items())
     leaves = split_counts([uh for uh, _ in ordered], shard_id, max_urls)
+    if leaves == [shard_id]:
+        return _render_fitting(shard_id, ordered, max_bytes)
     rendered: list[RenderedShard] = []
     for leaf in leaves:
         bits = leaf[1:]

@@ -1,0 +1,207 @@
+"""``build`` gives what the careful, record-by-record path gives, on arbitrary event files.
+
+The build reads a JSONL file in blocks of lines, judges each line with the ingest judge's fast
+path where it can, renders each change's ``<url>`` fragment as it is judged, and joins the
+fragments of the winners. The reference here takes the long way through the same public parts,
+one record at a time: ``iter_source`` records, ``ChangeReader`` (the ingest judgement and the
+table item a change writes), last writer wins by ordering key, the shard tree ``split_counts``
+gives from the root, and the rebuild's own ``render_shard`` over the items of each leaf. The
+two must write the same files, byte for byte, and report the same problems in the same order.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.rebuild.render import render_shard
+from sitemap_updater.store.items import Item
+from sitemap_updater.store.keys import EMPTY_SITE_KEY, ROOT_SHARD, shard_file_key
+from sitemap_updater.store.shards import split_counts
+from sitemap_updater_local.changes import ChangeReader
+from sitemap_updater_local.sources import BodyLine, Problem, iter_source
+from sitemap_updater_local.static_build import build_static
+
+SITE = Site.parse("https://www.example.com")
+NOW = datetime.now(UTC)
+SETTINGS = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+pages = st.sampled_from([f"{SITE.origin}/p/{i}" for i in range(12)] + [f"{SITE.origin}/a'b&c"])
+instants = st.integers(0, 5).map(lambda s: datetime(2025, 3, 1, tzinfo=UTC) + timedelta(seconds=s))
+instant_texts = st.one_of(
+    instants.map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")),
+    instants.map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
+    instants.map(lambda d: d.isoformat()),
+    st.just((NOW + timedelta(days=3)).isoformat()),  # too far ahead: refused
+)
+
+
+@st.composite
+def events(draw: st.DrawFn) -> dict[str, Any]:
+    event: dict[str, Any] = {"action": draw(st.sampled_from(["upsert", "upsert", "delete"]))}
+    event["url"] = draw(
+        pages | st.sampled_from(["https://other.example/x", "HTTPS://WWW.EXAMPLE.COM/p/1"])
+    )
+    if draw(st.booleans()):
+        event["occurred_at"] = draw(instant_texts)
+    if event["action"] == "upsert":
+        optional: dict[str, st.SearchStrategy[Any]] = {
+            "lastmod": st.sampled_from(["2024-01-02", "2024-01-02T03:04:05Z", "2024-1-2", "x"]),
+            "changefreq": st.sampled_from(["daily", "weekly", "Weekly"]),
+            "priority": st.sampled_from([0.5, 0.25, 1.0, 2.0]),
+            "alternates": st.lists(
+                st.fixed_dictionaries(
+                    {"hreflang": st.sampled_from(["de", "x-default", "d e"]), "href": pages}
+                ),
+                max_size=2,
+            ),
+            "images": st.lists(
+                st.fixed_dictionaries(
+                    {"loc": st.sampled_from(["https://cdn.example.net/i.jpg", "http://x/ a.png"])}
+                ),
+                max_size=2,
+            ),
+            "news": st.fixed_dictionaries(
+                {
+                    "publication": st.just({"name": "The Times", "language": "en"}),
+                    "publication_date": st.just("2025-03-01T00:00:00Z"),
+                    "title": st.sampled_from(["A & B", "Plain"]),
+                }
+            ),
+            "videos": st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "thumbnail_loc": st.just("https://cdn.example.net/t.jpg"),
+                        "title": st.just("T"),
+                        "description": st.sampled_from(["D", "x" * 3000]),
+                        "content_loc": st.just("https://cdn.example.net/v.mp4"),
+                    }
+                ),
+                max_size=1,
+            ),
+            "mine": st.just("a producer's own field"),
+        }
+        for name, strategy in optional.items():
+            if draw(st.booleans()):
+                event[name] = draw(strategy)
+    return event
+
+
+lines = st.one_of(
+    events().map(json.dumps),
+    st.lists(events(), min_size=1, max_size=3).map(json.dumps),
+    st.sampled_from(["", "   ", "{not json", "[]", '"text"']),
+)
+
+
+def _reference(source: Path, max_urls: int, max_bytes: int) -> tuple[dict[str, bytes], list[str]]:
+    reader = ChangeReader(SITE, NOW)
+    problems: list[str] = []
+    winners: dict[str, tuple[str, Item | None]] = {}
+    for record in iter_source(str(source)):
+        if isinstance(record, Problem):
+            problems.append(str(record))
+            continue
+        assert isinstance(record, BodyLine)
+        for change in reader.from_body(record):
+            if isinstance(change, Problem):
+                problems.append(str(change))
+            elif change.uh not in winners or winners[change.uh][0] < change.ev:
+                winners[change.uh] = (change.ev, change.item)
+    live = sorted((uh, item) for uh, (_, item) in winners.items() if item is not None)
+    files: dict[str, bytes] = {}
+    pairs: list[tuple[str, str | None]] = []
+    for leaf in split_counts([uh for uh, _ in live], ROOT_SHARD, max_urls):
+        bits = leaf[1:]
+        items = [item for uh, item in live if _bits(uh).startswith(bits)]
+        for part in render_shard(leaf, items, SITE, max_urls=max_urls, max_bytes=max_bytes):
+            problems += [
+                f"{s}: entry alone is larger than {max_bytes} bytes, left out" for s in part.skipped
+            ]
+            if part.body is not None:
+                name = shard_file_key(part.shard_id)
+                files[name] = part.body
+                pairs.append((f"{SITE.origin}/{name}", part.newest_lastmod))
+    files["sitemap.xml"] = render_index(pairs or [(f"{SITE.origin}/{EMPTY_SITE_KEY}", None)])[0]
+    return files, problems
+
+
+def _bits(uh: str) -> str:
+    return "".join(format(int(c, 16), "04b") for c in uh)
+
+
+def _built(
+    source: Path, out: Path, max_urls: int, max_bytes: int, jobs: int
+) -> tuple[dict[str, bytes], list[str]]:
+    problems: list[str] = []
+    build_static(
+        str(source),
+        SITE,
+        str(out),
+        max_urls=max_urls,
+        max_bytes=max_bytes,
+        on_problem=lambda p: problems.append(str(p)),
+        jobs=jobs,
+        now=NOW,
+    )
+    files = {path.name: path.read_bytes() for path in out.iterdir() if path.name != EMPTY_SITE_KEY}
+    return files, problems
+
+
+@SETTINGS
+@given(
+    # the first line is a change object, so that the file is read as JSONL
+    st.tuples(events().map(json.dumps), st.lists(lines, max_size=40)).map(lambda t: [t[0], *t[1]]),
+    st.integers(1, 6),
+    st.sampled_from([1200, 4000, 50_000]),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_build_writes_what_the_careful_path_writes(
+    tmp_path_factory: pytest.TempPathFactory,
+    body: list[str],
+    max_urls: int,
+    max_bytes: int,
+    newline: str,
+) -> None:
+    work = tmp_path_factory.mktemp("build")
+    source = work / "events.jsonl"
+    source.write_bytes(newline.join(body).encode("utf-8"))
+    expected_files, expected_problems = _reference(source, max_urls, max_bytes)
+    files, problems = _built(source, work / "out", max_urls, max_bytes, jobs=1)
+    assert problems == expected_problems
+    assert files == expected_files
+
+
+def test_blocks_processes_and_odd_lines_change_nothing(tmp_path: Path) -> None:
+    """Many blocks on two processes, a byte order mark, a line that is not UTF-8 and events
+    without a time of their own (ordered by their place in the file) give the reference."""
+    rows = [
+        b"\xef\xbb\xbf" + json.dumps({"action": "upsert", "url": f"{SITE.origin}/bom"}).encode()
+    ]
+    for i in range(30_000):
+        event: dict[str, Any] = {"action": "upsert", "url": f"{SITE.origin}/p/{i % 9000}"}
+        if i % 3:
+            event["occurred_at"] = f"2025-03-01T00:00:{i % 60:02d}.{i % 1000:03d}Z"
+        event["lastmod"] = f"2024-01-{1 + i % 28:02d}"
+        if i % 97 == 0:
+            event = {"action": "delete", "url": event["url"]}
+        rows.append(json.dumps(event).encode())
+        if i == 20_000:
+            rows.append(b'{"action": "upsert", "url": "\xff"}')
+            rows.append(b"   ")
+    source = tmp_path / "events.jsonl"
+    source.write_bytes(b"\n".join(rows) + b"\n")
+    expected = _reference(source, 4000, 50_000_000)
+    assert _built(source, tmp_path / "one", 4000, 50_000_000, jobs=1) == expected
+    assert _built(source, tmp_path / "two", 4000, 50_000_000, jobs=2) == expected
