@@ -47,8 +47,8 @@ class Change:
     item: Any
 
 
-#: Resolves the buckets it is given (``resolve_bucket`` over a directory), in any order.
-BucketMap = Callable[[Callable[[str, int], int], list[str], list[int]], Iterable[int]]
+#: Resolves the buckets it is given (``resolve_bucket`` over their files), in order.
+BucketMap = Callable[[Callable[[list[str], str], int], list[list[str]], list[str]], Iterable[int]]
 
 
 def bucket_of(uh: str) -> int:
@@ -79,27 +79,44 @@ def _live_path(directory: str, bucket: int) -> str:
     return os.path.join(directory, f"live-{bucket:03d}")
 
 
-def resolve_bucket(directory: str, bucket: int) -> int:
-    """Last-writer-wins over one bucket's spooled changes; writes its live ``(hash, payload)``
-    pairs sorted by hash and returns how many there are."""
-    path = _in_path(directory, bucket)
+#: Spool files a worker process keeps open to append to (unbuffered, so what it wrote is in
+#: the file as soon as ``append_frames`` returns), by path.
+_APPENDING: dict[str, IO[bytes]] = {}
+
+
+def append_frames(directory: str, bucket: int, data: bytes) -> None:
+    """Append framed changes (see :func:`frame_changes`) to ``bucket`` of the spool in
+    ``directory``, in a file of this process's own: workers append side by side."""
+    path = f"{_in_path(directory, bucket)}-{os.getpid()}"
+    fh = _APPENDING.get(path)
+    if fh is None:
+        fh = _APPENDING[path] = open(path, "ab", buffering=0)  # noqa: SIM115 (kept open)
+    fh.write(data)
+
+
+def resolve_bucket(paths: list[str], live_path: str) -> int:
+    """Last-writer-wins over one bucket's spooled changes (in ``paths``, in any order: the
+    largest ordering key wins, and changes with equal keys are the same change); writes its
+    live ``(hash, payload)`` pairs sorted by hash to ``live_path`` and returns how many there
+    are."""
     winners: dict[str, tuple[str, Any]] = {}
-    for uh, ev, payload in _load_all(path):
-        held = winners.get(uh)
-        if held is None or held[0] < ev:
-            winners[uh] = (ev, payload)
+    for path in paths:
+        for uh, ev, payload in _load_all(path):
+            held = winners.get(uh)
+            if held is None or held[0] < ev:
+                winners[uh] = (ev, payload)
     live = sorted((uh, payload) for uh, (_, payload) in winners.items() if payload is not None)
     if live:
-        _dump_all(_live_path(directory, bucket), live)
-    if os.path.exists(path):
+        _dump_all(live_path, live)
+    for path in paths:
         os.remove(path)
     return len(live)
 
 
 def _serial_map(
-    resolve: Callable[[str, int], int], directories: list[str], buckets: list[int]
+    resolve: Callable[[list[str], str], int], paths: list[list[str]], live_paths: list[str]
 ) -> Iterable[int]:
-    return map(resolve, directories, buckets)
+    return map(resolve, paths, live_paths)
 
 
 def _dump_all(path: str, records: list[Any]) -> None:
@@ -136,6 +153,11 @@ class ChangeSpool:
 
     def __enter__(self) -> Self:
         return self
+
+    @property
+    def directory(self) -> str:
+        """Where the spool's files are (workers append to them, see :func:`append_frames`)."""
+        return self._dir
 
     def __exit__(
         self,
@@ -183,7 +205,12 @@ class ChangeSpool:
                 self._flush(bucket, buffer)
         self._buffers.clear()
         self._close_files()
-        counts = list(map_buckets(resolve_bucket, [self._dir] * BUCKETS, list(range(BUCKETS))))
+        inputs: list[list[str]] = [[] for _ in range(BUCKETS)]
+        for name in sorted(os.listdir(self._dir)):
+            if name.startswith("in-"):
+                inputs[int(name[3:6])].append(os.path.join(self._dir, name))
+        live = [_live_path(self._dir, bucket) for bucket in range(BUCKETS)]
+        counts = list(map_buckets(resolve_bucket, inputs, live))
         return FinalState(self._dir, counts)
 
 

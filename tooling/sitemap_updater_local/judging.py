@@ -15,6 +15,7 @@ reason, reported only if that change wins), of a delete ``None``.
 
 from __future__ import annotations
 
+import gzip
 import multiprocessing
 import os
 import threading
@@ -34,7 +35,7 @@ from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.rebuild.patch import entry_fragments
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.changes import describe, entry_from_raw
-from sitemap_updater_local.finalstate import bucket_of, frame_changes
+from sitemap_updater_local.finalstate import append_frames, bucket_of, frame_changes
 from sitemap_updater_local.sources import (
     BodyLine,
     Problem,
@@ -43,6 +44,7 @@ from sitemap_updater_local.sources import (
     SourceError,
     body_texts,
     count_bodies,
+    is_url,
     iter_records,
     open_source,
     sniff_kind,
@@ -65,13 +67,23 @@ class Judged:
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """Whole lines of a JSONL source: ``data`` starts at line ``first_line`` (1-based) and
-    ``seq`` records come before it."""
+    """Whole lines of a JSONL source, starting at line ``first_line`` (1-based), with ``seq``
+    records before them: ``data``, or, for a local file, ``length`` bytes of it from ``offset``
+    (so that a worker reads them itself instead of receiving them through a pipe)."""
 
     name: str
     first_line: int
     seq: int
-    data: bytes
+    data: bytes = b""
+    offset: int = 0
+    length: int = 0
+
+    def text(self) -> bytes:
+        if self.length == 0:
+            return self.data
+        with open(self.name, "rb") as fh:
+            fh.seek(self.offset)
+            return fh.read(self.length)
 
 
 @cache
@@ -163,13 +175,16 @@ def judge_chunk(
     return collect.finish()
 
 
-def judge_block(origin: str, now: datetime, block: Block, max_bytes: int) -> Judged:
-    """Judge the lines of one JSONL block."""
+def judge_block(
+    origin: str, now: datetime, block: Block, max_bytes: int, spool: str | None = None
+) -> Judged:
+    """Judge the lines of one JSONL block; with ``spool`` (a spool's directory), append the
+    changes to its files here instead of returning them."""
     collect = _Collector(_site(origin), max_bytes)
     seq = block.seq
     name = block.name
     site = collect.site
-    for line in body_texts(block.data, name, block.first_line):
+    for line in body_texts(block.text(), name, block.first_line):
         if isinstance(line, Problem):
             collect.out.problems.append(line)
             continue
@@ -181,19 +196,21 @@ def judge_block(origin: str, now: datetime, block: Block, max_bytes: int) -> Jud
             collect.delete(event.loc, event.event_key)
         else:
             collect.upsert(event.loc, event.event_key, event.entry)
-    problems = collect.out.problems
     judged = collect.finish()
-    judged.problems = problems
+    if spool is not None:
+        for bucket, data in judged.frames.items():
+            append_frames(spool, bucket, data)
+        judged.frames = {}
     return judged
 
 
 Work = Block | list[RawEntry | BodyLine] | Problem
 
 
-def jsonl_blocks(stream: IO[bytes], name: str) -> Iterator[Block]:
+def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterator[Block]:
     """The stream cut into blocks of whole lines, each knowing its first line and the records
-    before it."""
-    line, seq = 1, 0
+    before it; ``local``: the stream is the file ``name`` itself, so blocks carry offsets."""
+    line, seq, offset = 1, 0, 0
     carry = b""
     while True:
         data = stream.read(BLOCK_BYTES)
@@ -205,11 +222,18 @@ def jsonl_blocks(stream: IO[bytes], name: str) -> Iterator[Block]:
             carry = data
             continue
         block, carry = data[:cut], data[cut:]
-        yield Block(name, line, seq, block)
+        yield _block(name, line, seq, block, offset if local else None)
         seq += count_bodies(block, name, line)
         line += block.count(b"\n")
+        offset += cut
     if carry:
-        yield Block(name, line, seq, carry)
+        yield _block(name, line, seq, carry, offset if local else None)
+
+
+def _block(name: str, line: int, seq: int, data: bytes, offset: int | None) -> Block:
+    if offset is None:
+        return Block(name, line, seq, data)
+    return Block(name, line, seq, offset=offset, length=len(data))
 
 
 def _chunks(records: Iterable[Record]) -> Iterator[list[RawEntry | BodyLine] | Problem]:
@@ -233,7 +257,8 @@ def source_work(location: str) -> Iterator[Work]:
     try:
         with open_source(location) as stream:
             if sniff_kind(stream) == "jsonl":
-                yield from jsonl_blocks(stream, location)
+                local = not is_url(location) and not isinstance(stream, gzip.GzipFile)
+                yield from jsonl_blocks(stream, location, local=local)
             else:
                 yield from _chunks(iter_records(stream, location))
     except (OSError, EOFError) as exc:
@@ -263,9 +288,17 @@ def worker_pool(jobs: int) -> Iterator[Executor | None]:
 
 
 def judge(
-    work: Iterable[Work], site: Site, now: datetime, *, max_bytes: int, pool: Executor | None
+    work: Iterable[Work],
+    site: Site,
+    now: datetime,
+    *,
+    max_bytes: int,
+    pool: Executor | None,
+    spool: str,
 ) -> Iterator[Judged]:
-    """The judged blocks and chunks of ``work``, in order (on ``pool``'s processes if given)."""
+    """The judged blocks and chunks of ``work``, in order (on ``pool``'s processes if given,
+    which append the changes of JSONL blocks to the files of the ``spool`` directory
+    themselves)."""
     seq = 0
     pending: deque[Future[Judged] | Judged] = deque()
     most = 2 * getattr(pool, "_max_workers", 1)
@@ -276,7 +309,7 @@ def judge(
             if pool is None:
                 pending.append(judge_block(site.origin, now, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_block, site.origin, now, item, max_bytes))
+                pending.append(pool.submit(judge_block, site.origin, now, item, max_bytes, spool))
         else:
             if pool is None:
                 pending.append(judge_chunk(site.origin, now, seq, item, max_bytes))

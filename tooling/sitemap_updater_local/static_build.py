@@ -120,7 +120,7 @@ def build_static(
     now = now or datetime.now(UTC)
     with worker_pool(jobs) as pool, ChangeSpool() as spool:
         work = source_work(source)
-        for judged in judge(work, site, now, max_bytes=max_bytes, pool=pool):
+        for judged in judge(work, site, now, max_bytes=max_bytes, pool=pool, spool=spool.directory):
             for p in judged.problems:
                 problem(p)
             for bucket, data in judged.frames.items():

@@ -119,8 +119,12 @@ def entry_fragments(entries: Sequence[Entry], site: Site, *, max_bytes: int) -> 
     if rendered is None:
         return [_fragment_or_reason(entry, site, max_bytes) for entry in entries]
     room = max_bytes - URLSET_FRAME_BYTES
-    pieces = rendered[0].encode("utf-8").split(_URL_END)
-    result: list[bytes | str] = [piece + _URL_END for piece in pieces[: len(entries)]]
+    text = rendered[0].encode("utf-8")
+    # each element is one line (no value in the block holds a line break); cut at </url>\n
+    # if that ever were not so
+    result: list[bytes | str] = list(text.splitlines(keepends=True))
+    if len(result) != len(entries) or text.count(_URL_END) != len(entries):
+        result = [piece + _URL_END for piece in text.split(_URL_END)[: len(entries)]]
     if max(map(len, result)) > room:
         result = [
             fragment if len(fragment) <= room else _too_large(entry.loc, max_bytes)
