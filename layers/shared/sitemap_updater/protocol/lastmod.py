@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta, timezone
+from functools import lru_cache
 from typing import Final, cast
 
 from sitemap_updater.protocol.errors import InvalidLastmodError
@@ -94,9 +95,36 @@ def _moment_if_normalized(value: str) -> datetime | None:
 
 
 def is_normalized_lastmod(value: str, now: datetime) -> bool:
-    """Whether :func:`normalize_lastmod` would return ``value`` itself (``now`` aware)."""
-    moment = _moment_if_normalized(value)
-    return moment is not None and moment - now <= FUTURE_TOLERANCE
+    """Whether :func:`normalize_lastmod` would return ``value`` itself (``now`` aware).
+
+    The bound is checked on the text: the normalized forms are fixed-width, so they compare as
+    the moments do (see :func:`_latest`).
+    """
+    if NORMALIZED_FORM.fullmatch(value) is None:
+        return False
+    try:
+        if len(value) == 10:
+            date.fromisoformat(value)
+        else:
+            datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    latest_time, latest_day = _latest(now)
+    return value <= (latest_day if len(value) == 10 else latest_time)
+
+
+@lru_cache(maxsize=8)
+def _latest(now: datetime) -> tuple[str, str]:
+    """The latest normalized ``lastmod`` texts (date and time, date) allowed at ``now``.
+
+    A value's moment (its midnight, for a date) may be at most ``now`` plus the tolerance: for
+    whole seconds that is the limit cut to the second, for a day the limit's own day.
+    """
+    try:
+        limit = (now + FUTURE_TOLERANCE).astimezone(UTC)
+    except OverflowError:  # beyond year 9999: every value is early enough
+        return "9999-12-31T23:59:59Z", "9999-12-31"
+    return _format_utc(limit), limit.date().isoformat()
 
 
 def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
