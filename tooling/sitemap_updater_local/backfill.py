@@ -14,7 +14,10 @@ rule is reported on stderr with where it is, skipped, and makes the exit status 
 A JSONL source is first reduced to its final state (last writer wins per URL, deletes
 applied, on disk; see ``finalstate``) and each live URL becomes one upsert, so replaying the
 events of a site never resurrects a deleted page. Sitemaps and CSV files are streamed straight
-through. Memory stays flat in every case.
+through; an entry whose values are already in normalized form takes a fast path that writes
+the same line (``upsert_lines``). Writing to a file, the children of a sitemap index are read
+on worker processes (one per core), and their events written in the index's order. Memory
+stays flat in every case.
 
 The events go to a queue (``--queue-url``, batches of 10, see ``send``) or to a JSONL file
 (``--out``; ``-`` for stdout), which ``send`` or ``simulate`` can replay later.

@@ -129,32 +129,33 @@ def _plain_rows(
             yield Problem(f"{name}:{line}", f"url: missing: the row has only {len(row)} column(s)")
 
 
-def iter_csv_rows(stream: IO[bytes], name: str) -> Iterator[Row | Problem]:
-    """Rows of ``url,lastmod``; an optional header row may name the columns in any order."""
+def iter_csv_rows(stream: IO[bytes], name: str, *, block: int = BLOCK) -> Iterator[Row | Problem]:
+    """Rows of ``url,lastmod``; an optional header row may name the columns in any order.
+    ``block``: bytes read at a time on the fast path."""
     columns = Columns()
     done = 0  # lines read so far
     limit = csv.field_size_limit()
     pending = b""
     while True:
-        data = stream.read(BLOCK)
+        data = stream.read(block)
         if data:
             data = pending + data
             cut = data.rfind(b"\n") + 1
             if cut == 0:
                 pending = data
                 continue
-            block, pending = data[:cut], data[cut:]
+            lines_read, pending = data[:cut], data[cut:]
         elif pending:
-            block, pending = pending, b""
+            lines_read, pending = pending, b""
         else:
             return
-        text = _plain_text(block)
+        text = _plain_text(lines_read)
         lines = None if text is None else text.split("\n")
         if lines is not None and lines[-1] == "":
             lines.pop()  # the block ends with a line break
         # a line over csv's field limit may hold a field over it: csv's error to report
         if lines is None or max(map(len, lines), default=0) > limit:
-            rest = block + pending + stream.readline()
+            rest = lines_read + pending + stream.readline()
             yield from careful_rows(chain(io.BytesIO(rest), stream), name, columns, done)
             return
         yield from _plain_rows(lines, name, done, columns)

@@ -57,14 +57,14 @@ class UpsertLines:
     def __init__(self, site: Site, now: datetime) -> None:
         self.site = site
         self.now = now
+        #: what ``site.owns`` checks: the origin followed by the path's "/"
+        self._prefix = site.origin + "/"
         self._lastmods: dict[str, bool] = {}
 
-    def _normalized_lastmod(self, lastmod: str) -> bool:
-        known = self._lastmods.get(lastmod)
-        if known is None:
-            if len(self._lastmods) >= LASTMOD_CACHE:
-                self._lastmods.clear()
-            known = self._lastmods[lastmod] = is_normalized_lastmod(lastmod, self.now)
+    def _check_lastmod(self, lastmod: str) -> bool:
+        if len(self._lastmods) >= LASTMOD_CACHE:
+            self._lastmods.clear()
+        known = self._lastmods[lastmod] = is_normalized_lastmod(lastmod, self.now)
         return known
 
     def fast(
@@ -77,12 +77,13 @@ class UpsertLines:
         images: tuple[str, ...],
     ) -> str | None:
         """The line, if every value is already normalized; ``None`` means "not sure"."""
-        owns = self.site.owns
-        if not (owns(loc) and already_normalized(loc)):
+        prefix = self._prefix
+        if not (loc.startswith(prefix) and already_normalized(loc)):
             return None
         line = '{"action":"upsert","url":"' + loc + '"'
         if lastmod is not None:
-            if not self._normalized_lastmod(lastmod):
+            known = self._lastmods.get(lastmod)
+            if not (self._check_lastmod(lastmod) if known is None else known):
                 return None
             line += ',"lastmod":"' + lastmod + '"'
         if changefreq is not None:
@@ -99,7 +100,11 @@ class UpsertLines:
             line += ',"priority":' + number
         if alternates:
             for hreflang, href in alternates:
-                if not (HREFLANG.fullmatch(hreflang) and owns(href) and already_normalized(href)):
+                if not (
+                    HREFLANG.fullmatch(hreflang)
+                    and href.startswith(prefix)
+                    and already_normalized(href)
+                ):
                     return None
             line += (
                 ',"alternates":['
