@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
 #: Lines written to the output at a time.
 WRITE_BATCH = 4096
+#: Records read between two updates of the progress bar.
+PROGRESS_EVERY = 1024
 
 
 def _first_url(record: RawEntry | BodyLine) -> object:
@@ -111,6 +113,7 @@ class Backfill:
     judged as ingest judges them, spooled, and reduced to their final state at the end.
     With a ``pool`` and ``write``, the children of a sitemap index after the one that told the
     site are read on worker processes, and their lines handed to ``write`` in order.
+    ``progress`` is told how many more records were read, now and then.
     """
 
     def __init__(
@@ -122,8 +125,11 @@ class Backfill:
         now: datetime | None = None,
         pool: OrderedPool[ChildResult] | None = None,
         write: Callable[[str], None] | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> None:
         self._emit = emit
+        self._progress = progress
+        self._shown = 0
         self._pool = pool if write is not None else None
         self._write = write
         self._on_problem = on_problem
@@ -212,6 +218,13 @@ class Backfill:
                 self._problem(record)
             else:
                 self._entry(record)
+            if not self.stats.read % PROGRESS_EVERY:
+                self._tick()
+
+    def _tick(self) -> None:
+        if self._progress is not None and self.stats.read != self._shown:
+            self._progress(self.stats.read - self._shown)
+            self._shown = self.stats.read
 
     def _apply(self, result: ChildResult) -> None:
         self.stats.read += result.read
@@ -220,6 +233,7 @@ class Backfill:
             self._problem(problem)
         if result.text and self._write is not None:
             self._write(result.text)
+        self._tick()
 
     def _source_problem(self, problem: Problem) -> None:
         if self._pool is not None and self._pool.busy:
@@ -228,10 +242,17 @@ class Backfill:
         else:
             self._problem(problem)
 
-    def run(self, records: Iterator[Row | BodyLine | Problem | ChildSitemap]) -> BackfillStats:
+    def _drain(self) -> None:
+        if self._pool is not None:
+            for result in self._pool.drain():
+                self._apply(result)
+
+    def _read(self, records: Iterator[Row | BodyLine | Problem | ChildSitemap]) -> None:
         stats = self.stats
         try:
             for record in records:
+                if not stats.read % PROGRESS_EVERY:
+                    self._tick()
                 if type(record) is tuple:
                     stats.read += 1
                     self._entry(record)
@@ -243,15 +264,22 @@ class Backfill:
                 elif isinstance(record, BodyLine):
                     stats.read += 1
                     self._body(record)
-            if self._pool is not None:
-                for result in self._pool.drain():
-                    self._apply(result)
+        except SourceError:
+            # the children read so far are written first, as when read one after the other
+            self._drain()
+            raise
+        self._drain()
+        self._tick()
+
+    def run(self, records: Iterator[Row | BodyLine | Problem | ChildSitemap]) -> BackfillStats:
+        try:
+            self._read(records)
             if self._spool is not None:
                 self._final_state(self._spool)
         finally:
             if self._spool is not None:
                 self._spool.__exit__(None, None, None)
-        return stats
+        return self.stats
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -298,18 +326,13 @@ class _LineWriter:
             self._lines.clear()
 
 
-def _records(
-    args: argparse.Namespace, stack: ExitStack
-) -> Iterator[Row | BodyLine | Problem | ChildSitemap]:
-    """The source's records, counted on a progress bar unless ``--no-progress``."""
-    records = iter_source_items(args.source)
-    stack.callback(records.close)
+def _progress(args: argparse.Namespace, stack: ExitStack) -> Callable[[int], object] | None:
+    """What counts the records read on a progress bar, unless ``--no-progress``."""
     if args.no_progress:
-        return records
+        return None
     from tqdm import tqdm  # imported here: only a progress bar needs it
 
-    bar = stack.enter_context(tqdm(records, unit=" entries", file=sys.stderr, disable=None))
-    return iter(bar)
+    return stack.enter_context(tqdm(unit=" entries", file=sys.stderr, disable=None)).update
 
 
 def run(args: argparse.Namespace) -> int:
@@ -354,9 +377,14 @@ def run(args: argparse.Namespace) -> int:
 
         cores = usable_cores()
         pool = stack.enter_context(OrderedPool[ChildResult](cores)) if cores > 1 else None
-        backfill = Backfill(emit, site=site, on_problem=report, pool=pool, write=write)
+        progress = _progress(args, stack)
+        backfill = Backfill(
+            emit, site=site, on_problem=report, pool=pool, write=write, progress=progress
+        )
+        records = iter_source_items(args.source)
+        stack.callback(records.close)
         try:
-            stats = backfill.run(_records(args, stack))
+            stats = backfill.run(records)
             if sender is not None:
                 sender.flush()
         except errors as exc:

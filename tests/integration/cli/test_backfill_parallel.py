@@ -8,12 +8,15 @@ problems (a ``<sitemap>`` without ``<loc>``) in their place between the children
 from __future__ import annotations
 
 import gzip
+import random
 from pathlib import Path
 
 import pytest
 
 from sitemap_updater_local import backfill
 from sitemap_updater_local.cli import main
+from sitemap_updater_local.ordered_pool import OrderedPool
+from sitemap_updater_local.sources import iter_source_items
 from tests.integration.cli.support import SITE, index_xml, page_urls, urlset_xml, write_gz
 
 
@@ -73,3 +76,48 @@ def test_workers_write_what_one_process_writes(
     assert "elsewhere.example.org" in err and "lastmod: '2024-1" in err
     assert err.count("loc: missing: every <sitemap> needs a <loc>") == 3
     assert events.count(b"\n") > 100
+
+
+def test_a_truncated_index_writes_the_children_read_before_the_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = list(page_urls(300))
+    children = []
+    for n in range(30):
+        write_gz(tmp_path / f"part-{n}.xml.gz", urlset_xml(urls[n * 10 : (n + 1) * 10]))
+        children.append(f"{SITE}/part-{n}.xml.gz")
+    # random text, which does not compress, between the first and the last 15 children: the
+    # first ones are read before the stream ends too early
+    text = index_xml(children)
+    cut = text.index(f"<sitemap><loc>{SITE}/part-15")
+    noise = f"<!-- {random.Random(7).randbytes(150_000).hex()} -->\n"
+    whole = gzip.compress((text[:cut] + noise + text[cut:]).encode(), mtime=0)
+    index = tmp_path / "sitemap_index.xml.gz"
+    index.write_bytes(whole[: len(whole) - 30])
+
+    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
+    parallel = _run(index, tmp_path / "parallel.jsonl", capsys, [])
+    monkeypatch.setattr(backfill, "usable_cores", lambda: 1)
+    single = _run(index, tmp_path / "single.jsonl", capsys, [])
+
+    assert parallel == single
+    code, _, err, events = single
+    assert code == 2 and "cannot read" in err
+    assert 10 < events.count(b"\n") < 300
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_progress_counts_every_record_read(tmp_path: Path, workers: int) -> None:
+    index = _site_with_troubles(tmp_path)
+    counts: list[int] = []
+    written: list[str] = []
+    with OrderedPool[backfill.ChildResult](max(workers, 1)) as pool:
+        run = backfill.Backfill(
+            lambda url, line: written.append(line),
+            pool=pool if workers else None,
+            write=written.append,
+            progress=counts.append,
+        )
+        stats = run.run(iter_source_items(str(index)))
+    assert stats.read == 110
+    assert sum(counts) == stats.read and all(n > 0 for n in counts)
