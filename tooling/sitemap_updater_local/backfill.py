@@ -14,7 +14,10 @@ rule is reported on stderr with where it is, skipped, and makes the exit status 
 A JSONL source is first reduced to its final state (last writer wins per URL, deletes
 applied, on disk; see ``finalstate``) and each live URL becomes one upsert, so replaying the
 events of a site never resurrects a deleted page. Sitemaps and CSV files are streamed straight
-through. Memory stays flat in every case.
+through; an entry whose values are already in normalized form takes a fast path that writes
+the same line (``upsert_lines``). Writing to a file, the children of a sitemap index are read
+on worker processes (one per core), and their events written in the index's order. Memory
+stays flat in every case.
 
 The events go to a queue (``--queue-url``, batches of 10, see ``send``) or to a JSONL file
 (``--out``; ``-`` for stdout), which ``send`` or ``simulate`` can replay later.
@@ -27,45 +30,27 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import boto3
-from botocore.exceptions import BotoCoreError, ClientError
-from tqdm import tqdm
-
 from sitemap_updater.protocol import Site, SitemapError
-from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.store.items import entry_from_item
-from sitemap_updater_local.changes import ChangeReader, describe, entry_from_raw
-from sitemap_updater_local.finalstate import ChangeSpool
-from sitemap_updater_local.send import BatchSender
-from sitemap_updater_local.sources import (
-    BodyLine,
-    Problem,
-    RawEntry,
-    Record,
-    SourceError,
-    iter_source,
-)
+from sitemap_updater_local.ordered_pool import OrderedPool, usable_cores
+from sitemap_updater_local.records import BodyLine, Problem, RawEntry, Row, SourceError, raw_entry
+from sitemap_updater_local.sitemap_rows import ChildSitemap, read_sitemap_rows
+from sitemap_updater_local.sources import iter_source_items
+from sitemap_updater_local.upsert_lines import UpsertLines, event_line
+from sitemap_updater_local.upsert_lines import upsert_event as upsert_event
 
+if TYPE_CHECKING:
+    from sitemap_updater_local.changes import ChangeReader
+    from sitemap_updater_local.finalstate import ChangeSpool
 
-def upsert_event(entry: Entry) -> dict[str, Any]:
-    """The producer-contract upsert of a normalized entry (absent fields left out)."""
-    event: dict[str, Any] = {"action": "upsert", "url": entry.loc}
-    if entry.lastmod is not None:
-        event["lastmod"] = entry.lastmod
-    if entry.changefreq is not None:
-        event["changefreq"] = entry.changefreq
-    if entry.priority is not None:
-        event["priority"] = entry.priority
-    if entry.alternates:
-        event["alternates"] = [{"hreflang": a.hreflang, "href": a.href} for a in entry.alternates]
-    if entry.images:
-        event["images"] = [{"loc": i.loc} for i in entry.images]
-    return event
+#: Lines written to the output at a time.
+WRITE_BATCH = 4096
+#: Records read between two updates of the progress bar.
+PROGRESS_EVERY = 1024
 
 
 def _first_url(record: RawEntry | BodyLine) -> object:
@@ -98,71 +83,202 @@ class BackfillStats:
     problems: int = 0
 
 
+@dataclass(slots=True)
+class ChildResult:
+    """What reading one child sitemap gave: its event lines (each ending with a line break),
+    how many records it held, how many events it gave, and its problems in order."""
+
+    text: str = ""
+    read: int = 0
+    events: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+
+def read_child(site: Site, now: datetime, location: str, depth: int) -> ChildResult:
+    """The events of one child sitemap (run on a worker process)."""
+    lines: list[str] = []
+    problems: list[Problem] = []
+    backfill = Backfill(
+        lambda url, line: lines.append(line), site=site, on_problem=problems.append, now=now
+    )
+    stats = backfill.run(read_sitemap_rows(location, depth=depth))
+    text = "\n".join(lines) + "\n" if lines else ""
+    return ChildResult(text, stats.read, stats.events, problems)
+
+
 class Backfill:
-    """Turns the records of one source into upsert events handed to ``emit``."""
+    """Turns the records of one source into upsert events handed to ``emit`` as (url, line).
+
+    Sitemap and CSV entries are checked one by one (``upsert_lines``); JSONL lines are
+    judged as ingest judges them, spooled, and reduced to their final state at the end.
+    With a ``pool`` and ``write``, the children of a sitemap index after the one that told the
+    site are read on worker processes, and their lines handed to ``write`` in order.
+    ``progress`` is told how many more records were read, now and then.
+    """
 
     def __init__(
         self,
-        emit: Callable[[dict[str, Any]], None],
+        emit: Callable[[str, str], None],
         *,
         site: Site | None = None,
         on_problem: Callable[[Problem], None] = lambda p: None,
         now: datetime | None = None,
+        pool: OrderedPool[ChildResult] | None = None,
+        write: Callable[[str], None] | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> None:
         self._emit = emit
+        self._progress = progress
+        self._shown = 0
+        self._pool = pool if write is not None else None
+        self._write = write
         self._on_problem = on_problem
         self._now = now or datetime.now(UTC)
-        self._reader = None if site is None else ChangeReader(site, self._now)
+        self._site = site
+        self._lines: UpsertLines | None = None
+        self._reader: ChangeReader | None = None
+        self._spool: ChangeSpool | None = None
         self.stats = BackfillStats()
 
     def _problem(self, problem: Problem) -> None:
         self.stats.problems += 1
         self._on_problem(problem)
 
-    def _event(self, event: dict[str, Any]) -> None:
-        self.stats.events += 1
-        self._emit(event)
-
-    def _reader_for(self, record: RawEntry | BodyLine) -> ChangeReader | None:
-        if self._reader is None:
+    def _site_for(self, record: RawEntry | BodyLine) -> Site | None:
+        if self._site is None:
             try:
-                self._reader = ChangeReader(guess_site(record), self._now)
+                self._site = guess_site(record)
             except (SitemapError, ValueError) as exc:
                 self._problem(
                     Problem(
                         record.where, f"cannot tell the site from this record ({exc}); pass --site"
                     )
                 )
-        return self._reader
+        return self._site
 
-    def run(self, records: Iterator[Record]) -> BackfillStats:
-        with ChangeSpool() as spool:
+    def _lines_for(self, row: Row) -> UpsertLines | None:
+        if self._lines is None:
+            site = self._site_for(raw_entry(row))
+            if site is not None:
+                self._lines = UpsertLines(site, self._now)
+        return self._lines
+
+    def _entry(self, row: Row) -> None:
+        lines = self._lines or self._lines_for(row)
+        if lines is None:
+            return
+        text = lines.fast(row[2], row[3], row[4], row[5], row[6], row[7])
+        if text is not None:
+            self.stats.events += 1
+            self._emit(row[2], text)
+            return
+        result = lines.careful(row)
+        if isinstance(result, Problem):
+            self._problem(result)
+        else:
+            self.stats.events += 1
+            self._emit(*result)
+
+    def _body(self, line: BodyLine) -> None:
+        # imported here: judging a JSONL line loads the ingest contract, which rows never need
+        from sitemap_updater_local.changes import ChangeReader
+        from sitemap_updater_local.finalstate import ChangeSpool
+
+        if self._reader is None:
+            site = self._site_for(line)
+            if site is None:
+                return
+            self._reader = ChangeReader(site, self._now)
+        if self._spool is None:
+            self._spool = ChangeSpool()
+        for change in self._reader.from_body(line):
+            if isinstance(change, Problem):
+                self._problem(change)
+            else:
+                self._spool.add(change)
+
+    def _final_state(self, spool: ChangeSpool) -> None:
+        from sitemap_updater.store.items import entry_from_item
+
+        if spool.changes:
+            for item in spool.resolve().iter_all():
+                event = upsert_event(entry_from_item(item))
+                self.stats.events += 1
+                self._emit(str(event["url"]), event_line(event))
+
+    def _child(self, child: ChildSitemap) -> None:
+        if self._pool is not None and self._lines is not None:
+            args = (self._lines.site, self._now, child.location, child.depth)
+            for result in self._pool.submit(read_child, *args):
+                self._apply(result)
+            return
+        for record in read_sitemap_rows(child.location, depth=child.depth):
+            self.stats.read += 1
+            if isinstance(record, Problem):
+                self._problem(record)
+            else:
+                self._entry(record)
+            if not self.stats.read % PROGRESS_EVERY:
+                self._tick()
+
+    def _tick(self) -> None:
+        if self._progress is not None and self.stats.read != self._shown:
+            self._progress(self.stats.read - self._shown)
+            self._shown = self.stats.read
+
+    def _apply(self, result: ChildResult) -> None:
+        self.stats.read += result.read
+        self.stats.events += result.events
+        for problem in result.problems:
+            self._problem(problem)
+        if result.text and self._write is not None:
+            self._write(result.text)
+        self._tick()
+
+    def _source_problem(self, problem: Problem) -> None:
+        if self._pool is not None and self._pool.busy:
+            for result in self._pool.ready(ChildResult(problems=[problem])):
+                self._apply(result)
+        else:
+            self._problem(problem)
+
+    def _drain(self) -> None:
+        if self._pool is not None:
+            for result in self._pool.drain():
+                self._apply(result)
+
+    def _read(self, records: Iterator[Row | BodyLine | Problem | ChildSitemap]) -> None:
+        stats = self.stats
+        try:
             for record in records:
-                self.stats.read += 1
-                if isinstance(record, Problem):
-                    self._problem(record)
-                    continue
-                reader = self._reader_for(record)
-                if reader is None:
-                    continue
-                if isinstance(record, RawEntry):
-                    try:
-                        entry = entry_from_raw(reader.site, record, self._now)
-                    except SitemapError as exc:
-                        self._problem(
-                            Problem(record.where, describe(exc.field, exc.value, exc.rule))
-                        )
-                        continue
-                    self._event(upsert_event(entry))
-                    continue
-                for change in reader.from_body(record):
-                    if isinstance(change, Problem):
-                        self._problem(change)
-                    else:
-                        spool.add(change)
-            if spool.changes:
-                for item in spool.resolve().iter_all():
-                    self._event(upsert_event(entry_from_item(item)))
+                if not stats.read % PROGRESS_EVERY:
+                    self._tick()
+                if type(record) is tuple:
+                    stats.read += 1
+                    self._entry(record)
+                elif isinstance(record, ChildSitemap):
+                    self._child(record)
+                elif isinstance(record, Problem):
+                    stats.read += 1
+                    self._source_problem(record)
+                elif isinstance(record, BodyLine):
+                    stats.read += 1
+                    self._body(record)
+        except SourceError:
+            # the children read so far are written first, as when read one after the other
+            self._drain()
+            raise
+        self._drain()
+        self._tick()
+
+    def run(self, records: Iterator[Row | BodyLine | Problem | ChildSitemap]) -> BackfillStats:
+        try:
+            self._read(records)
+            if self._spool is not None:
+                self._final_state(self._spool)
+        finally:
+            if self._spool is not None:
+                self._spool.__exit__(None, None, None)
         return self.stats
 
 
@@ -186,8 +302,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _line(event: dict[str, Any]) -> str:
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+class _LineWriter:
+    """Writes lines to a text file in batches; :meth:`flush` writes what is left."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+        self._lines: list[str] = []
+
+    def add(self, url: str, line: str) -> None:
+        lines = self._lines
+        lines.append(line)
+        if len(lines) >= WRITE_BATCH:
+            self.flush()
+
+    def write(self, text: str) -> None:
+        """Lines already joined, each ending with a line break."""
+        self.flush()
+        self._out.write(text)
+
+    def flush(self) -> None:
+        if self._lines:
+            self._out.write("\n".join(self._lines) + "\n")
+            self._lines.clear()
+
+
+def _progress(args: argparse.Namespace, stack: ExitStack) -> Callable[[int], object] | None:
+    """What counts the records read on a progress bar, unless ``--no-progress``."""
+    if args.no_progress:
+        return None
+    from tqdm import tqdm  # imported here: only a progress bar needs it
+
+    return stack.enter_context(tqdm(unit=" entries", file=sys.stderr, disable=None)).update
 
 
 def run(args: argparse.Namespace) -> int:
@@ -202,41 +347,47 @@ def run(args: argparse.Namespace) -> int:
     def report(problem: Problem) -> None:
         print(problem, file=sys.stderr)
 
+    emit: Callable[[str, str], None]
+    write: Callable[[str], None] | None = None
     with ExitStack() as stack:
-        sender: BatchSender | None = None
+        sender = None
         if args.queue_url:
+            # imported here: only a queue needs boto3
+            import boto3
+            from botocore.exceptions import BotoCoreError, ClientError
+
+            from sitemap_updater_local.send import BatchSender
+
+            errors: tuple[type[Exception], ...] = (SourceError, ClientError, BotoCoreError)
             sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
             sender = stack.enter_context(
                 BatchSender(sqs, args.queue_url, on_failure=lambda f: print(f, file=sys.stderr))
             )
-            queue = sender
-
-            def emit(event: dict[str, Any]) -> None:
-                queue.add(str(event["url"]), _line(event))
+            emit = sender.add
         else:
+            errors = (SourceError,)
             out: IO[str] = (
                 sys.stdout
                 if args.out == "-"
                 else stack.enter_context(open(args.out, "w", encoding="utf-8"))
             )
+            writer = _LineWriter(out)
+            stack.callback(writer.flush)
+            emit, write = writer.add, writer.write
 
-            def emit(event: dict[str, Any]) -> None:
-                out.write(_line(event) + "\n")
-
-        backfill = Backfill(emit, site=site, on_problem=report)
-        bar = stack.enter_context(
-            tqdm(
-                iter_source(args.source),
-                unit=" entries",
-                file=sys.stderr,
-                disable=True if args.no_progress else None,
-            )
+        cores = usable_cores()
+        pool = stack.enter_context(OrderedPool[ChildResult](cores)) if cores > 1 else None
+        progress = _progress(args, stack)
+        backfill = Backfill(
+            emit, site=site, on_problem=report, pool=pool, write=write, progress=progress
         )
+        records = iter_source_items(args.source)
+        stack.callback(records.close)
         try:
-            stats = backfill.run(iter(bar))
+            stats = backfill.run(records)
             if sender is not None:
                 sender.flush()
-        except (SourceError, ClientError, BotoCoreError) as exc:
+        except errors as exc:
             print(exc, file=sys.stderr)
             return 2
     failed = 0 if sender is None else len(sender.stats.failures)

@@ -17,44 +17,20 @@ from datetime import UTC, datetime, timedelta
 
 from sitemap_updater.ingest.events import MISSING, ChangeEvent, Rejection, decode_body
 from sitemap_updater.ingest.ordering import content_digest, event_key
-from sitemap_updater.protocol import Site, SitemapError, make_entry
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.store.items import live_item
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.finalstate import Change
-from sitemap_updater_local.sources import BodyLine, Problem, RawEntry, quote
+from sitemap_updater_local.raw_entries import entry_from_raw as entry_from_raw
+from sitemap_updater_local.raw_entries import invalid
+from sitemap_updater_local.sources import BodyLine, Problem, RawEntry
 
 
 def describe(field: str, value: object, rule: str) -> str:
     """One readable line naming the field, the value and the rule."""
     if value is MISSING:
         return f"{field}: missing: {rule}"
-    return f"{field}: {quote(value)} is invalid: {rule}"
-
-
-def _priority(raw: str | None) -> object:
-    """A sitemap's priority text as a number; text that is not a number is passed on as is,
-    so that ``make_entry`` rejects it with its own message."""
-    if raw is None:
-        return None
-    try:
-        return float(raw)
-    except ValueError:
-        return raw
-
-
-def entry_from_raw(site: Site, raw: RawEntry, now: datetime) -> Entry:
-    """The normalized entry of a sitemap or CSV record; raises ``SitemapError``."""
-    return make_entry(
-        site,
-        loc=raw.loc,
-        lastmod=raw.lastmod,
-        changefreq=raw.changefreq,
-        priority=_priority(raw.priority),
-        alternates=tuple(Alternate(hreflang=h, href=href) for h, href in raw.alternates),
-        images=tuple(Image(loc=loc) for loc in raw.images),
-        now=now,
-    )
+    return invalid(field, value, rule)
 
 
 class ChangeReader:

@@ -281,10 +281,18 @@ def worker_pool(jobs: int) -> Iterator[Executor | None]:
         yield None
         return
     methods = multiprocessing.get_all_start_methods()
-    method = "fork" if threading.active_count() == 1 and "fork" in methods else "forkserver"
+    method = "fork" if _single_threaded() and "fork" in methods else "forkserver"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         yield pool
+
+
+def _single_threaded() -> bool:
+    """Whether this process runs one thread, C-level threads included (Linux: its tasks)."""
+    try:
+        return threading.active_count() == 1 and len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 def judge(

@@ -1,0 +1,123 @@
+"""``backfill`` of a sitemap index on worker processes writes what one process writes.
+
+The children after the one that told the site are read on workers; their events, problems
+and counts must come out in the order a single process gives them, with the index's own
+problems (a ``<sitemap>`` without ``<loc>``) in their place between the children's.
+"""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import pytest
+
+from sitemap_updater_local import backfill
+from sitemap_updater_local.cli import main
+from sitemap_updater_local.ordered_pool import OrderedPool
+from sitemap_updater_local.sources import iter_source_items
+from tests.integration.cli.support import SITE, index_xml, page_urls, urlset_xml, write_gz
+
+
+def _site_with_troubles(root: Path) -> Path:
+    urls = list(page_urls(120))
+    children = []
+    for n in range(8):
+        name = f"part-{n}.xml.gz"
+        chunk = urls[n * 15 : (n + 1) * 15]
+        text = urlset_xml(chunk, start=n * 15)
+        if n == 2:  # bad entries among good ones
+            text = text.replace(chunk[3], "https://elsewhere.example.org/x").replace(
+                "<lastmod>2024-0", "<lastmod>2024-1", 1
+            )
+        if n == 5:  # truncated: the entries before the cut, then the problem
+            (root / name).write_bytes(gzip.compress(text.encode())[:-40])
+        else:
+            write_gz(root / name, text)
+        children.append(f"{SITE}/{name}")
+    children.insert(4, f"{SITE}/missing.xml.gz")
+    index = index_xml(children).replace("</sitemapindex>", "<sitemap></sitemap></sitemapindex>")
+    index = index.replace("<sitemap>", "<sitemap></sitemap><sitemap>", 1).replace(
+        f"<sitemap><loc>{SITE}/part-6", f"<sitemap/><sitemap><loc>{SITE}/part-6"
+    )
+    (root / "sitemap_index.xml").write_text(index, encoding="utf-8")
+    return root / "sitemap_index.xml"
+
+
+def _run(
+    index: Path, out: Path, capsys: pytest.CaptureFixture[str], site: list[str]
+) -> tuple[int, str, str, bytes]:
+    code = main(["backfill", "--from", str(index), "--out", str(out), "--no-progress", *site])
+    captured = capsys.readouterr()
+    return code, captured.out.replace(str(out), "OUT"), captured.err, out.read_bytes()
+
+
+@pytest.mark.parametrize("site", [[], ["--site", SITE]])
+def test_workers_write_what_one_process_writes(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    site: list[str],
+) -> None:
+    index = _site_with_troubles(tmp_path)
+
+    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
+    parallel = _run(index, tmp_path / "parallel.jsonl", capsys, site)
+    monkeypatch.setattr(backfill, "usable_cores", lambda: 1)
+    single = _run(index, tmp_path / "single.jsonl", capsys, site)
+
+    assert parallel == single
+    code, out, err, events = single
+    assert "read 110 record(s); 103 upsert event(s) written to OUT; 7 skipped" in out
+    assert code == 1
+    assert "missing.xml.gz: child sitemap skipped" in err
+    assert "part-5.xml.gz: child sitemap skipped" in err
+    assert "elsewhere.example.org" in err and "lastmod: '2024-1" in err
+    assert err.count("loc: missing: every <sitemap> needs a <loc>") == 3
+    assert events.count(b"\n") > 100
+
+
+def test_a_truncated_index_writes_the_children_read_before_the_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = list(page_urls(300))
+    children = []
+    for n in range(30):
+        write_gz(tmp_path / f"part-{n}.xml.gz", urlset_xml(urls[n * 10 : (n + 1) * 10]))
+        children.append(f"{SITE}/part-{n}.xml.gz")
+    # random text, which does not compress, between the first and the last 15 children: the
+    # first ones are read before the stream ends too early
+    text = index_xml(children)
+    cut = text.index(f"<sitemap><loc>{SITE}/part-15")
+    noise = f"<!-- {random.Random(7).randbytes(150_000).hex()} -->\n"
+    whole = gzip.compress((text[:cut] + noise + text[cut:]).encode(), mtime=0)
+    index = tmp_path / "sitemap_index.xml.gz"
+    index.write_bytes(whole[: len(whole) - 30])
+
+    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
+    parallel = _run(index, tmp_path / "parallel.jsonl", capsys, [])
+    monkeypatch.setattr(backfill, "usable_cores", lambda: 1)
+    single = _run(index, tmp_path / "single.jsonl", capsys, [])
+
+    assert parallel == single
+    code, _, err, events = single
+    assert code == 2 and "cannot read" in err
+    assert 10 < events.count(b"\n") < 300
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_progress_counts_every_record_read(tmp_path: Path, workers: int) -> None:
+    index = _site_with_troubles(tmp_path)
+    counts: list[int] = []
+    written: list[str] = []
+    with OrderedPool[backfill.ChildResult](max(workers, 1)) as pool:
+        run = backfill.Backfill(
+            lambda url, line: written.append(line),
+            pool=pool if workers else None,
+            write=written.append,
+            progress=counts.append,
+        )
+        stats = run.run(iter_source_items(str(index)))
+    assert stats.read == 110
+    assert sum(counts) == stats.read and all(n > 0 for n in counts)

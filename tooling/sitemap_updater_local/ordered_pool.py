@@ -1,0 +1,76 @@
+"""Tasks run on worker processes, their results handed back in the order they were given.
+
+At most two tasks per worker are in flight: a result is taken back before a further task is
+handed out, so memory stays bounded whatever the number of tasks. Results that need no
+worker (:meth:`OrderedPool.ready`) wait their turn behind the tasks given before them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Final
+
+#: Tasks in flight per worker.
+IN_FLIGHT_PER_WORKER: Final = 2
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+class OrderedPool[T]:
+    """Runs tasks on ``workers`` processes (started on the first task); use as a context
+    manager, which stops them."""
+
+    def __init__(self, workers: int) -> None:
+        self._workers = workers
+        self._executor: ProcessPoolExecutor | None = None
+        self._pending: deque[Future[T] | T] = deque()
+        self._in_flight = 0
+
+    @property
+    def busy(self) -> bool:
+        """Whether results are still waiting to be handed back."""
+        return bool(self._pending)
+
+    def submit(self, task: Callable[..., T], *args: Any) -> Iterator[T]:
+        """Hands ``task(*args)`` to a worker; yields the results whose turn has come."""
+        if self._executor is None:
+            # forkserver: workers never inherit the threads or open files of this process
+            context = multiprocessing.get_context("forkserver")
+            self._executor = ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
+        self._pending.append(self._executor.submit(task, *args))
+        self._in_flight += 1
+        while self._in_flight > IN_FLIGHT_PER_WORKER * self._workers:
+            yield self._next()
+
+    def ready(self, result: T) -> Iterator[T]:
+        """Queues a result that needs no worker; yields it (and any before it) if none is
+        waiting."""
+        self._pending.append(result)
+        while self._pending and not isinstance(self._pending[0], Future):
+            yield self._next()
+
+    def drain(self) -> Iterator[T]:
+        """Every result still waiting, in order."""
+        while self._pending:
+            yield self._next()
+
+    def _next(self) -> T:
+        item = self._pending.popleft()
+        if isinstance(item, Future):
+            self._in_flight -= 1
+            return item.result()
+        return item
+
+    def __enter__(self) -> OrderedPool[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)

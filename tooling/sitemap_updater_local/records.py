@@ -1,0 +1,69 @@
+"""The records a source gives: entries, JSONL lines, problems, and the light row of an entry.
+
+A reader of sitemaps or CSV files yields a :data:`Row` per entry: a plain tuple, cheap to make,
+which becomes a :class:`RawEntry` (with its ``where``) only when something needs one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+#: Characters of an offending value quoted in a problem line.
+QUOTE_LIMIT: Final = 200
+
+
+class SourceError(Exception):
+    """A source cannot be opened or read at all (missing file, HTTP error, unknown format)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A record of a source that was skipped: ``where`` (``path:line``) and why."""
+
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class RawEntry:
+    """An entry as found in a sitemap or CSV: raw text, not yet checked against the protocol."""
+
+    where: str
+    loc: str
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
+    alternates: tuple[tuple[str, str], ...] = ()
+    images: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BodyLine:
+    """One non-blank line of a JSONL file (a raw SQS message body)."""
+
+    where: str
+    line: int
+    text: str
+
+
+#: An entry as a reader finds it: (file, line, loc, lastmod, changefreq, priority, alternates,
+#: images), the same raw text a :class:`RawEntry` holds; its ``where`` is ``file:line``.
+Row = tuple[
+    str, int, str, str | None, str | None, str | None, tuple[tuple[str, str], ...], tuple[str, ...]
+]
+
+
+def raw_entry(row: Row) -> RawEntry:
+    """The :class:`RawEntry` of a row."""
+    name, line, loc, lastmod, changefreq, priority, alternates, images = row
+    return RawEntry(f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images)
+
+
+def quote(value: object) -> str:
+    """``repr`` of ``value``, cut to :data:`QUOTE_LIMIT` characters."""
+    text = repr(value)
+    return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 3] + "..."
