@@ -17,9 +17,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.ingest.events import careful_decode_body, decode_body, decode_timed_object
-from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change
+from sitemap_updater.ingest.events import careful_decode_body, decode_body
+from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change, recognize
 from sitemap_updater.ingest.item_size import item_size, live_item_size
+from sitemap_updater.ingest.judged import ChangeEvent
 from sitemap_updater.ingest.ordering import (
     canonical_entry_json,
     content_digest,
@@ -27,11 +28,14 @@ from sitemap_updater.ingest.ordering import (
     instant_text,
 )
 from sitemap_updater.protocol import Site, SitemapError, make_entry
+from sitemap_updater.protocol.chunk import plain_fragment
 from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
+from sitemap_updater.protocol.limits import MAX_BYTES
 from sitemap_updater.protocol.news import News
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
 from sitemap_updater.protocol.video import Relationship, Video
+from sitemap_updater.rebuild.patch import render_entry_fragment
 from sitemap_updater.store.items import live_item
 
 SITE = Site.parse("https://www.example.com")
@@ -314,16 +318,30 @@ def normalized_objects(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @SETTINGS
-@given(st.one_of(normalized_objects(), st.lists(normalized_objects(), min_size=1, max_size=3)))
-def test_normalized_objects_get_the_careful_judgement(decoded: object) -> None:
+@given(normalized_objects())
+def test_normalized_objects_get_the_careful_judgement(decoded: dict[str, Any]) -> None:
     body = json.dumps(decoded)
     sent_at = NOW - timedelta(seconds=1)
     fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
     careful = careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
     assert fast == careful
-    timed = decode_timed_object(body, site=SITE, now=NOW)
-    if timed is not None:
-        assert (timed,) == careful.items
+    plain = recognize(decoded, default_time=sent_at, site=SITE, now=NOW, body_length=len(body))
+    if plain is None:
+        return
+    (event,) = careful.items
+    assert isinstance(event, ChangeEvent)
+    assert plain.loc == event.loc
+    assert plain.event_key(plain.digest()) == event.event_key
+    if event.entry is not None:
+        fragment = plain_fragment(
+            plain.loc,
+            plain.lastmod,
+            plain.changefreq,
+            plain.priority,
+            plain.alternates,
+            plain.images,
+        )
+        assert fragment.encode() == render_entry_fragment(event.entry, SITE, max_bytes=MAX_BYTES)
 
 
 @SETTINGS
@@ -343,6 +361,10 @@ def test_a_body_too_large_for_one_item_is_refused_with_the_reason() -> None:
     images = [{"loc": f"{SITE.origin}/{i:04d}/" + "i" * 400} for i in range(1000)]
     body = json.dumps({"action": "upsert", "url": SITE.root_url, "images": images})
     assert len(body) > ROOMY_BODY
+    assert (
+        recognize(json.loads(body), default_time=NOW, site=SITE, now=NOW, body_length=len(body))
+        is None
+    )
     judged = decode_body(body, sent_at=NOW, site=SITE, now=NOW)
     assert judged == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW)
     (rejection,) = judged.rejections
@@ -382,3 +404,14 @@ def test_instant_text_is_the_formatted_instant(raw: str) -> None:
     if text is None:
         return
     assert text == format_instant(datetime.fromisoformat(raw))
+
+
+@SETTINGS
+@given(st.lists(normalized_objects(), min_size=1, max_size=4))
+def test_arrays_of_normalized_objects_get_the_careful_judgement(
+    decoded: list[dict[str, Any]],
+) -> None:
+    body = json.dumps(decoded)
+    sent_at = NOW - timedelta(seconds=1)
+    fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    assert fast == careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)

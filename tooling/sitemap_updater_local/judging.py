@@ -28,11 +28,15 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import IO, Final
 
-from sitemap_updater.ingest.events import Rejection, decode_body, decode_timed_object
+import orjson
+
+from sitemap_updater.ingest.events import Rejection, decode_body
+from sitemap_updater.ingest.fast import Plain, recognize
 from sitemap_updater.ingest.ordering import content_digest, event_key
 from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater.protocol.chunk import plain_fragment
 from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.rebuild.patch import entry_fragments
+from sitemap_updater.rebuild.patch import URLSET_FRAME_BYTES, entry_fragments, too_large
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.changes import describe, entry_from_raw
 from sitemap_updater_local.finalstate import append_frames, bucket_of, frame_changes
@@ -98,8 +102,30 @@ class _Collector:
         self.site = site
         self.max_bytes = max_bytes
         self.out = Judged()
+        self.room = max_bytes - URLSET_FRAME_BYTES
         self._upserts: list[tuple[str, str, Entry]] = []
         self._deletes: list[tuple[str, str]] = []
+        self._ready: list[tuple[str, str, bytes | str | None]] = []
+
+    def plain(self, plain: Plain) -> None:
+        """A change the fast path recognized: its fragment straight from its values."""
+        uh = url_hash(plain.loc)
+        key = plain.event_key(plain.digest())
+        if plain.action == "delete":
+            self._ready.append((uh, key, None))
+            return
+        fragment = plain_fragment(
+            plain.loc,
+            plain.lastmod,
+            plain.changefreq,
+            plain.priority,
+            plain.alternates,
+            plain.images,
+        ).encode("utf-8")
+        if len(fragment) > self.room:
+            self._ready.append((uh, key, too_large(plain.loc, self.max_bytes)))
+        else:
+            self._ready.append((uh, key, fragment))
 
     def upsert(self, loc: str, ev: str, entry: Entry) -> None:
         if entry.news is not None:  # the regular sitemap lists the article without its news
@@ -118,8 +144,10 @@ class _Collector:
             buckets.setdefault(bucket_of(uh), []).append((uh, ev, payload))
         for uh, ev in self._deletes:
             buckets.setdefault(bucket_of(uh), []).append((uh, ev, None))
+        for change in self._ready:
+            buckets.setdefault(bucket_of(change[0]), []).append(change)
         self.out.frames = {bucket: frame_changes(changes) for bucket, changes in buckets.items()}
-        self.out.changes = len(self._upserts) + len(self._deletes)
+        self.out.changes = len(self._upserts) + len(self._deletes) + len(self._ready)
         return self.out
 
 
@@ -189,13 +217,19 @@ def judge_block(
             collect.out.problems.append(line)
             continue
         seq += 1
-        event = decode_timed_object(line[1], site=site, now=now)
-        if event is None:
+        # most lines are one change object with its own time, in normalized form: the fast
+        # path decides them without a default time; the rest get the full judge
+        text = line[1]
+        try:
+            plain = recognize(
+                orjson.loads(text), default_time=None, site=site, now=now, body_length=len(text)
+            )
+        except orjson.JSONDecodeError:
+            plain = None
+        if plain is None:
             _judge_body(collect, name, line, _stamp(now, seq), now)
-        elif event.entry is None:
-            collect.delete(event.loc, event.event_key)
         else:
-            collect.upsert(event.loc, event.event_key, event.entry)
+            collect.plain(plain)
     judged = collect.finish()
     if spool is not None:
         for bucket, data in judged.frames.items():

@@ -223,22 +223,6 @@ def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> D
     return judged
 
 
-def decode_timed_object(body: str, *, site: Site, now: datetime) -> ChangeEvent | None:
-    """The change of a body that is one change object with its own ``occurred_at``, when the
-    fast path decides it (:func:`decode_body` would give the same); ``None`` otherwise.
-
-    For a caller that would have to work out a default time for every body, only to find that
-    most bring their own: it calls :func:`decode_body`, with that time, only on ``None``.
-    """
-    try:
-        decoded: Any = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
-    return fast_change(
-        decoded, index=None, default_time=None, site=site, now=now, body_length=len(body)
-    )
-
-
 def _fast_body(
     decoded: Any, length: int, *, sent_at: datetime, site: Site, now: datetime
 ) -> DecodedBody | None:

@@ -2,20 +2,21 @@
 
 Most producers send what ingest would store: a URL on the site in normalized form, a lastmod in
 ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain alternates and
-images. :func:`fast_change` recognizes such an object straight from the decoded JSON, with the
-checks the contract's models and the protocol core's normalizers make first, and builds the
-change without either. It answers ``None`` whenever it is not sure (any other field, type or
-form, an extension, a value the normalizers would change); the careful path then judges the
+images. :func:`recognize` recognizes such an object straight from the decoded JSON, with the
+checks the contract's models and the protocol core's normalizers make first, and without
+either; :func:`fast_change` makes the change of it (``build`` renders its ``<url>`` straight
+from the recognized values). It answers ``None`` whenever it is not sure (any other field, type
+or form, an extension, a value the normalizers would change); the careful path then judges the
 object and, for a bad one, names the rule it breaks. So the fast path decides only what the
-careful path would accept unchanged, and a property test compares the two on arbitrary bodies.
+careful path would accept unchanged, and property tests compare the two on arbitrary bodies.
 
-The item-size rule is decided without counting where it cannot matter: a fast-path item holds
-only ASCII strings that each appear in the body as one JSON string, and every attribute name or
-list overhead it adds is shorter than the JSON text around that value (``"lastmod":`` is longer
-than ``lastmod``, an alternate's ``{"hreflang":"","href":""}`` longer than its 18 bytes of map
+The item-size rule needs no counting on this path: a fast-path item holds only ASCII strings
+that each appear in the body as one JSON string, and every attribute name or list overhead it
+adds is shorter than the JSON text around that value (``"lastmod":`` is longer than
+``lastmod``, an alternate's ``{"hreflang":"","href":""}`` longer than its 18 bytes of map
 overhead). So the item is at most the body's length plus its fixed parts (key, hash, ordering
-key and digest, well under :data:`FIXED_ALLOWANCE`), and a body that short can never be refused
-for size.
+key and digest, well under :data:`FIXED_ALLOWANCE`): a body up to :data:`ROOMY_BODY` characters
+can never be refused for size, and a longer one is left to the careful judge, which counts.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache, lru_cache
-from typing import Any, Final
+from typing import Any, Final, Literal, NamedTuple
 
-from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, live_item_size
+from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES
 from sitemap_updater.ingest.judged import (
     EARLIEST,
     MAX_FUTURE_SKEW,
@@ -77,16 +78,13 @@ def _on_site(site: Site) -> Callable[[str], bool]:
     return on_site
 
 
-def _alternates(
-    value: Any, on_site: Callable[[str], bool], pairs: list[list[str]]
-) -> tuple[Alternate, ...] | None:
-    """The alternates, each also put in ``pairs`` as ``[hreflang, href]``; ``None``: not sure."""
+def _alternates(value: Any, on_site: Callable[[str], bool], pairs: list[list[str]]) -> bool:
+    """Put each alternate in ``pairs`` as ``[hreflang, href]``; ``False``: not sure."""
     if type(value) is not list:
-        return None
-    result = []
+        return False
     for item in value:
         if type(item) is not dict or len(item) != 2:
-            return None
+            return False
         hreflang = item.get("hreflang")
         href = item.get("href")
         if (
@@ -95,26 +93,23 @@ def _alternates(
             or _HREFLANG(hreflang) is None
             or not on_site(href)
         ):
-            return None
-        result.append(Alternate(hreflang, href))
+            return False
         pairs.append([hreflang, href])
-    return tuple(result)
+    return True
 
 
-def _images(value: Any, locs: list[str]) -> tuple[Image, ...] | None:
-    """The images, each loc also put in ``locs``; ``None``: not sure."""
+def _images(value: Any, locs: list[str]) -> bool:
+    """Put each image's loc in ``locs``; ``False``: not sure."""
     if type(value) is not list or len(value) > MAX_IMAGES_PER_URL:
-        return None
-    result = []
+        return False
     for item in value:
         if type(item) is not dict or len(item) != 1:
-            return None
+            return False
         loc = item.get("loc")
         if type(loc) is not str or not already_normalized(loc):
-            return None
-        result.append(Image(loc))
+            return False
         locs.append(loc)
-    return tuple(result)
+    return True
 
 
 def _occurred_at(
@@ -149,23 +144,47 @@ def _latest_text(now: datetime) -> str:
     return format_instant(now + MAX_FUTURE_SKEW)
 
 
-def fast_change(
-    obj: Any,
-    *,
-    index: int | None,
-    default_time: datetime | None,
-    site: Site,
-    now: datetime,
-    body_length: int,
-) -> ChangeEvent | None:
-    """The change the careful judge would make of ``obj`` (a decoded change object), if every
-    value is already in normalized form; ``None``: not sure, judge it carefully.
+class Plain(NamedTuple):
+    """A change object recognized in normalized form: its values, as the careful judge would
+    normalize them (they are their own normalized form)."""
+
+    action: Literal["upsert", "delete"]
+    loc: str
+    occurred_at: datetime
+    #: ``format_instant(occurred_at)``, when the text gave it
+    instant: str | None
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: float | None = None
+    #: ``[hreflang, href]`` of each alternate
+    alternates: list[list[str]] = []  # noqa: RUF012 (never mutated after recognize)
+    images: list[str] = []  # noqa: RUF012
+
+    def digest(self) -> str:
+        """The content digest (an upsert's canonical fields, a delete's URL)."""
+        if self.action == "delete":
+            return delete_digest(self.loc)
+        fields = plain_fields(
+            self.loc, self.lastmod, self.changefreq, self.priority, self.alternates, self.images
+        )
+        return plain_digest(fields)
+
+    def event_key(self, digest: str) -> str:
+        return event_key(self.occurred_at, self.action, digest, instant=self.instant)
+
+
+def recognize(
+    obj: Any, *, default_time: datetime | None, site: Site, now: datetime, body_length: int
+) -> Plain | None:
+    """The values of ``obj`` (a decoded change object) if every one is already in normalized
+    form, so that the careful judge would accept the change as it is; ``None``: not sure.
 
     ``default_time`` is the ``occurred_at`` of a change without one (``None``: such a change is
-    not decided here), ``now`` the judge's clock
-    (aware), ``body_length`` the characters of the whole message body (see the module text).
+    not recognized), ``now`` the judge's clock (aware), ``body_length`` the characters of the
+    whole message body: a body longer than :data:`ROOMY_BODY` is left to the careful judge,
+    which counts the item's size (see the module text).
     """
-    if type(obj) is not dict:
+    if type(obj) is not dict or body_length > ROOMY_BODY:
         return None
     on_site = _on_site(site)
     url = obj.get("url")
@@ -179,16 +198,7 @@ def fast_change(
     if action == "delete":
         if not DELETE_FIELDS.issuperset(obj):
             return None
-        digest = delete_digest(url)
-        return ChangeEvent(
-            index,
-            "delete",
-            url,
-            None,
-            occurred_at,
-            digest,
-            event_key(occurred_at, action, digest, instant=instant),
-        )
+        return Plain("delete", url, occurred_at, instant)
     if action != "upsert" or not UPSERT_FIELDS.issuperset(obj):
         return None
     lastmod = obj.get("lastmod")
@@ -206,20 +216,39 @@ def fast_change(
             return None
     pairs: list[list[str]] = []
     raw_alternates = obj.get("alternates", _ABSENT)
-    alternates = () if raw_alternates is _ABSENT else _alternates(raw_alternates, on_site, pairs)
-    if alternates is None:
+    if raw_alternates is not _ABSENT and not _alternates(raw_alternates, on_site, pairs):
         return None
     locs: list[str] = []
     raw_images = obj.get("images", _ABSENT)
-    images = () if raw_images is _ABSENT else _images(raw_images, locs)
-    if images is None:
+    if raw_images is not _ABSENT and not _images(raw_images, locs):
         return None
-    entry = Entry(url, lastmod, changefreq, priority, alternates, images)
-    digest = plain_digest(plain_fields(url, lastmod, changefreq, priority, pairs, locs))
-    key = event_key(occurred_at, "upsert", digest, instant=instant)
-    if (
-        body_length > ROOMY_BODY
-        and live_item_size(entry, key, digest) + WRITER_ALLOWANCE_BYTES > MAX_ITEM_BYTES
-    ):
+    return Plain("upsert", url, occurred_at, instant, lastmod, changefreq, priority, pairs, locs)
+
+
+def fast_change(
+    obj: Any,
+    *,
+    index: int | None,
+    default_time: datetime | None,
+    site: Site,
+    now: datetime,
+    body_length: int,
+) -> ChangeEvent | None:
+    """The change the careful judge would make of ``obj`` (a decoded change object), if every
+    value is already in normalized form (:func:`recognize`); ``None``: not sure."""
+    plain = recognize(obj, default_time=default_time, site=site, now=now, body_length=body_length)
+    if plain is None:
         return None
-    return ChangeEvent(index, "upsert", url, entry, occurred_at, digest, key)
+    digest = plain.digest()
+    key = plain.event_key(digest)
+    if plain.action == "delete":
+        return ChangeEvent(index, "delete", plain.loc, None, plain.occurred_at, digest, key)
+    entry = Entry(
+        plain.loc,
+        plain.lastmod,
+        plain.changefreq,
+        plain.priority,
+        tuple([Alternate(h, u) for h, u in plain.alternates]),
+        tuple([Image(loc) for loc in plain.images]),
+    )
+    return ChangeEvent(index, "upsert", plain.loc, entry, plain.occurred_at, digest, key)

@@ -77,6 +77,41 @@ _IMAGE_OPEN: Final = "<image:image><image:loc>"
 _IMAGE_CLOSE: Final = "</image:loc></image:image>"
 
 
+def plain_fragment(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    alternates: Sequence[Sequence[str]],
+    images: Sequence[str],
+) -> str:
+    """The ``<url>`` text :class:`~sitemap_updater.protocol.urlset.UrlsetWriter` writes for an
+    entry of these values, when each is already known to be in normalized form (URLs on the
+    site, or for images anywhere, of the normalized characters; a normalized lastmod; language
+    codes), as the judge's fast path knows of the values it recognizes. It checks nothing: a
+    value outside the changefreq and priority tables is a ``KeyError``."""
+    text = (
+        f"<url><loc>{loc}</loc>{'' if lastmod is None else f'<lastmod>{lastmod}</lastmod>'}"
+        f"{CHANGEFREQ_TEXT[changefreq]}{PRIORITY_ELEMENT[priority]}"
+    )
+    if alternates:
+        text += "".join(
+            [
+                f"{_ALTERNATE_OPEN}{hreflang}{_ALTERNATE_HREF}{href}{_CLOSE}"
+                for hreflang, href in alternates
+            ]
+        )
+    if images:
+        text += "".join([f"{_IMAGE_OPEN}{image}{_IMAGE_CLOSE}" for image in images])
+    text += "</url>\n"
+    # a normalized value holds no < > or ": & and ' are the two to escape, as the writer does
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "'" in text:
+        text = text.replace("'", "&apos;")
+    return text
+
+
 class ChunkRenderer:
     """The block form of the per-entry checks and text of :class:`UrlsetWriter` for one site."""
 

@@ -127,13 +127,14 @@ def entry_fragments(entries: Sequence[Entry], site: Site, *, max_bytes: int) -> 
         result = [piece + _URL_END for piece in text.split(_URL_END)[: len(entries)]]
     if max(map(len, result)) > room:
         result = [
-            fragment if len(fragment) <= room else _too_large(entry.loc, max_bytes)
+            fragment if len(fragment) <= room else too_large(entry.loc, max_bytes)
             for entry, fragment in zip(entries, result, strict=True)
         ]
     return result
 
 
-def _too_large(loc: str, max_bytes: int) -> str:
+def too_large(loc: str, max_bytes: int) -> str:
+    """The ``loc: reason`` a render reports for an entry alone over ``max_bytes``."""
     error = EntryTooLargeError(
         "bytes", f"{loc} alone needs more than {max_bytes} uncompressed bytes"
     )
