@@ -19,7 +19,7 @@ import gzip
 import multiprocessing
 import os
 import threading
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -57,7 +57,11 @@ from sitemap_updater_local.sources import (
 #: Records per chunk handed to a worker.
 CHUNK: Final = 2000
 #: Bytes of a JSONL file per block handed to a worker (cut after a line break).
-BLOCK_BYTES: Final = 256 << 10
+BLOCK_BYTES: Final = 1024 << 10
+
+
+#: One change as spooled: URL hash, ordering key, payload (fragment, refusal, or None: delete).
+Spooled = tuple[str, str, bytes | str | None]
 
 
 @dataclass(slots=True)
@@ -105,27 +109,27 @@ class _Collector:
         self.room = max_bytes - URLSET_FRAME_BYTES
         self._upserts: list[tuple[str, str, Entry]] = []
         self._deletes: list[tuple[str, str]] = []
-        self._ready: list[tuple[str, str, bytes | str | None]] = []
+        #: changes ready to spool, by bucket, and how many
+        self._buckets: defaultdict[int, list[tuple[str, str, bytes | str | None]]] = defaultdict(
+            list
+        )
+        self._ready = 0
 
     def plain(self, plain: Plain) -> None:
         """A change the fast path recognized: its fragment straight from its values."""
-        uh = url_hash(plain.loc)
+        action, loc, _, _, lastmod, changefreq, priority, alternates, images = plain
+        uh = url_hash(loc)
         key = plain.event_key(plain.digest())
-        if plain.action == "delete":
-            self._ready.append((uh, key, None))
+        self._ready += 1
+        changes = self._buckets[bucket_of(uh)]
+        if action == "delete":
+            changes.append((uh, key, None))
             return
-        fragment = plain_fragment(
-            plain.loc,
-            plain.lastmod,
-            plain.changefreq,
-            plain.priority,
-            plain.alternates,
-            plain.images,
-        ).encode("utf-8")
-        if len(fragment) > self.room:
-            self._ready.append((uh, key, too_large(plain.loc, self.max_bytes)))
-        else:
-            self._ready.append((uh, key, fragment))
+        fragment = plain_fragment(loc, lastmod, changefreq, priority, alternates, images)
+        data = fragment.encode("utf-8")
+        changes.append(
+            (uh, key, data if len(data) <= self.room else too_large(loc, self.max_bytes))
+        )
 
     def upsert(self, loc: str, ev: str, entry: Entry) -> None:
         if entry.news is not None:  # the regular sitemap lists the article without its news
@@ -139,15 +143,13 @@ class _Collector:
         fragments = entry_fragments(
             [entry for _, _, entry in self._upserts], self.site, max_bytes=self.max_bytes
         )
-        buckets: dict[int, list[tuple[str, str, bytes | str | None]]] = {}
+        buckets = self._buckets
         for (uh, ev, _), payload in zip(self._upserts, fragments, strict=True):
-            buckets.setdefault(bucket_of(uh), []).append((uh, ev, payload))
+            buckets[bucket_of(uh)].append((uh, ev, payload))
         for uh, ev in self._deletes:
-            buckets.setdefault(bucket_of(uh), []).append((uh, ev, None))
-        for change in self._ready:
-            buckets.setdefault(bucket_of(change[0]), []).append(change)
+            buckets[bucket_of(uh)].append((uh, ev, None))
         self.out.frames = {bucket: frame_changes(changes) for bucket, changes in buckets.items()}
-        self.out.changes = len(self._upserts) + len(self._deletes) + len(self._ready)
+        self.out.changes = len(self._upserts) + len(self._deletes) + self._ready
         return self.out
 
 

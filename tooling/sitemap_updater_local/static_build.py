@@ -74,13 +74,9 @@ def render_leaf(
 ) -> LeafFiles:
     """Render one leaf of a resolved spool into ``out_dir`` (the files of it and of the leaves
     a byte split makes of it); safe to run in a worker process."""
-    fragments: dict[str, bytes] = {}
-    skipped: list[str] = []
-    for uh, payload in FinalState(directory, counts).pairs(leaf):
-        if isinstance(payload, str):
-            skipped.append(payload)
-        else:
-            fragments[uh] = payload
+    pairs = list(FinalState(directory, counts).pairs(leaf))
+    fragments = {uh: payload for uh, payload in pairs if type(payload) is bytes}
+    skipped = [] if len(fragments) == len(pairs) else [p for _, p in pairs if type(p) is str]
     files: list[tuple[str, int, str | None]] = []
     for part in render_fragments(leaf, fragments, max_urls=max_urls, max_bytes=max_bytes):
         if part.body is None:
@@ -126,7 +122,7 @@ def build_static(
             for bucket, data in judged.frames.items():
                 spool.add_framed(bucket, data)
             result.changes += judged.changes
-        state = spool.resolve(map if pool is None else pool.map)
+        state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
         leaves = state.leaves(max_urls)
         render = partial(render_leaf, state.directory, state.counts)
         each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [out_dir] * len(leaves)

@@ -214,7 +214,7 @@ def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> D
         decoded: Any = orjson.loads(body)
     except (orjson.JSONDecodeError, TypeError):
         return careful_decode_body(body, sent_at=sent_at, site=site, now=now)
-    fast = _fast_body(decoded, len(body), sent_at=sent_at, site=site, now=now)
+    fast = _fast_body(decoded, len(body), sent_at, site, now)
     if fast is not None:
         return fast
     judged = _judge_decoded(decoded, body, sent_at=sent_at, site=site, now=now)
@@ -224,22 +224,19 @@ def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> D
 
 
 def _fast_body(
-    decoded: Any, length: int, *, sent_at: datetime, site: Site, now: datetime
+    decoded: Any, length: int, sent_at: datetime, site: Site, now: datetime
 ) -> DecodedBody | None:
     """The judgement of a body whose changes are all already in normalized form
     (``ingest.fast``), or ``None`` when one of them is not."""
     if type(decoded) is dict:
-        event = fast_change(
-            decoded, index=None, default_time=sent_at, site=site, now=now, body_length=length
-        )
-        return None if event is None else DecodedBody("object", (event,))
+        event = fast_change(decoded, None, sent_at, site, now, length)
+        # tuple.__new__ straight: the named tuple's own __new__ is Python code (once an event)
+        return None if event is None else tuple.__new__(DecodedBody, ("object", (event,)))
     if type(decoded) is not list or not 1 <= len(decoded) <= MAX_ARRAY_ENTRIES:
         return None
     events = []
     for i, item in enumerate(decoded):
-        event = fast_change(
-            item, index=i, default_time=sent_at, site=site, now=now, body_length=length
-        )
+        event = fast_change(item, i, sent_at, site, now, length)
         if event is None:
             return None
         events.append(event)

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache, lru_cache
+from itertools import starmap
 from typing import Any, Final, Literal, NamedTuple
 
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES
@@ -46,7 +47,12 @@ from sitemap_updater.ingest.ordering import (
 from sitemap_updater.protocol.entry import HREFLANG, Alternate, Entry, Image, tenth
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
-from sitemap_updater.protocol.urls import NORMALIZED_PATH, Site, already_normalized
+from sitemap_updater.protocol.urls import (
+    NORMALIZED_PATH,
+    Site,
+    already_normalized,
+    escapes_and_length_ok,
+)
 
 #: The fields of an upsert the fast path knows; any other one (an extension, or a producer's own
 #: field, which the contract ignores) takes the careful path.
@@ -63,17 +69,22 @@ _ABSENT: Final[Any] = object()
 _HREFLANG = HREFLANG.fullmatch
 
 
-@cache
 def _on_site(site: Site) -> Callable[[str], bool]:
+    return _on_origin(site.origin)
+
+
+@cache
+def _on_origin(origin: str) -> Callable[[str], bool]:
     """A test equal to ``site.owns(url) and already_normalized(url)``, one regular expression
     where the site's origin has the plain form (lowercase host, no port) that
     :func:`already_normalized` requires of every URL."""
-    if not already_normalized(site.root_url):
+    root = origin + "/"
+    if not already_normalized(root):
         return lambda url: False
-    matches = re.compile(re.escape(site.root_url) + NORMALIZED_PATH).fullmatch
+    matches = re.compile(re.escape(root) + NORMALIZED_PATH).fullmatch
 
     def on_site(url: str) -> bool:
-        return matches(url) is not None and already_normalized(url, shape_known=True)
+        return matches(url) is not None and escapes_and_length_ok(url)
 
     return on_site
 
@@ -110,28 +121,6 @@ def _images(value: Any, locs: list[str]) -> bool:
             return False
         locs.append(loc)
     return True
-
-
-def _occurred_at(
-    obj: dict[str, Any], default_time: datetime | None, now: datetime
-) -> tuple[datetime, str | None] | None:
-    """The change's instant and, when its text gives it, that instant's ordering-key text."""
-    raw = obj.get("occurred_at")
-    if raw is None:
-        return None if default_time is None else (default_time, None)
-    if type(raw) is not str:
-        return None
-    text = instant_text(raw)
-    try:
-        if text is None:
-            return parse_occurred_at(raw, now), None
-        moment = datetime.fromisoformat(raw)  # in UTC: the text ends in Z
-    except ValueError:
-        return None
-    # the texts are fixed-width, so they compare as the instants do (check_instant's bounds)
-    if not EARLIEST_TEXT <= text <= _latest_text(now):
-        return None
-    return moment, text
 
 
 #: ``format_instant`` of the earliest accepted ``occurred_at``.
@@ -173,8 +162,14 @@ class Plain(NamedTuple):
         return event_key(self.occurred_at, self.action, digest, instant=self.instant)
 
 
+def _plain(values: tuple[Any, ...]) -> Plain:
+    # tuple.__new__ straight: the named tuple's own __new__ is Python code, and this runs once
+    # an event (benchmarks/bench_judge.py)
+    return tuple.__new__(Plain, values)
+
+
 def recognize(
-    obj: Any, *, default_time: datetime | None, site: Site, now: datetime, body_length: int
+    obj: Any, default_time: datetime | None, site: Site, now: datetime, body_length: int
 ) -> Plain | None:
     """The values of ``obj`` (a decoded change object) if every one is already in normalized
     form, so that the careful judge would accept the change as it is; ``None``: not sure.
@@ -190,15 +185,30 @@ def recognize(
     url = obj.get("url")
     if type(url) is not str or not on_site(url):
         return None
-    timing = _occurred_at(obj, default_time, now)
-    if timing is None:
+    raw_time = obj.get("occurred_at")
+    if raw_time is None:
+        if default_time is None:
+            return None
+        occurred_at, instant = default_time, None
+    elif type(raw_time) is str:
+        instant = instant_text(raw_time)
+        try:
+            if instant is None:
+                occurred_at = parse_occurred_at(raw_time, now)
+            else:
+                occurred_at = datetime.fromisoformat(raw_time)  # in UTC: the text ends in Z
+        except ValueError:
+            return None
+        # the texts are fixed-width, so they compare as the instants do (check_instant's bounds)
+        if instant is not None and not EARLIEST_TEXT <= instant <= _latest_text(now):
+            return None
+    else:
         return None
-    occurred_at, instant = timing
     action = obj.get("action")
     if action == "delete":
         if not DELETE_FIELDS.issuperset(obj):
             return None
-        return Plain("delete", url, occurred_at, instant)
+        return _plain(("delete", url, occurred_at, instant, None, None, None, [], []))
     if action != "upsert" or not UPSERT_FIELDS.issuperset(obj):
         return None
     lastmod = obj.get("lastmod")
@@ -222,12 +232,11 @@ def recognize(
     raw_images = obj.get("images", _ABSENT)
     if raw_images is not _ABSENT and not _images(raw_images, locs):
         return None
-    return Plain("upsert", url, occurred_at, instant, lastmod, changefreq, priority, pairs, locs)
+    return _plain(("upsert", url, occurred_at, instant, lastmod, changefreq, priority, pairs, locs))
 
 
 def fast_change(
     obj: Any,
-    *,
     index: int | None,
     default_time: datetime | None,
     site: Site,
@@ -236,19 +245,20 @@ def fast_change(
 ) -> ChangeEvent | None:
     """The change the careful judge would make of ``obj`` (a decoded change object), if every
     value is already in normalized form (:func:`recognize`); ``None``: not sure."""
-    plain = recognize(obj, default_time=default_time, site=site, now=now, body_length=body_length)
+    plain = recognize(obj, default_time, site, now, body_length)
     if plain is None:
         return None
     digest = plain.digest()
     key = plain.event_key(digest)
     if plain.action == "delete":
         return ChangeEvent(index, "delete", plain.loc, None, plain.occurred_at, digest, key)
+    _, loc, _, _, lastmod, changefreq, priority, pairs, locs = plain
     entry = Entry(
-        plain.loc,
-        plain.lastmod,
-        plain.changefreq,
-        plain.priority,
-        tuple([Alternate(h, u) for h, u in plain.alternates]),
-        tuple([Image(loc) for loc in plain.images]),
+        loc,
+        lastmod,
+        changefreq,
+        priority,
+        tuple(starmap(Alternate, pairs)) if pairs else (),
+        tuple(map(Image, locs)) if locs else (),
     )
     return ChangeEvent(index, "upsert", plain.loc, entry, plain.occurred_at, digest, key)

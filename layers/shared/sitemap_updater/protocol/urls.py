@@ -144,17 +144,20 @@ def careful_normalize_url(raw: object, *, field: str = "loc") -> str:
     return url
 
 
-def already_normalized(url: str, *, shape_known: bool = False) -> bool:
+def already_normalized(url: str) -> bool:
     """Whether :func:`normalize_url` would return ``url`` itself, length rule included.
 
     The fast path for the common case: a producer that sends URLs in normalized form (most do)
     costs one regular expression instead of the full parse. ``False`` only means "not sure":
     the full normalizer then decides, and names the rule a bad value breaks.
-    ``shape_known``: the caller has already matched ``url`` against the normalized shape
-    (scheme, plain host and the characters of :data:`NORMALIZED_PATH`).
     """
-    if not shape_known and _NORMALIZED_NO_PORT.fullmatch(url) is None:
-        return False
+    return _NORMALIZED_NO_PORT.fullmatch(url) is not None and escapes_and_length_ok(url)
+
+
+def escapes_and_length_ok(url: str) -> bool:
+    """The rest of :func:`already_normalized` once ``url`` has the normalized shape (scheme,
+    plain host, the characters of :data:`NORMALIZED_PATH`): ``%`` only in ``%XX``, and the
+    length rule."""
     if "%" in url and url.count("%") != len(_PERCENT_OK.findall(url)):
         return False
     length = len(url)

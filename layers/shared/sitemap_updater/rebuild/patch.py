@@ -199,7 +199,7 @@ def apply_changes(
 
 
 def _urlset(fragments: Sequence[bytes]) -> bytes:
-    return _OPEN + b"".join(fragments) + _CLOSE
+    return b"".join([_OPEN, *fragments, _CLOSE])
 
 
 def _newest(text: bytes) -> str | None:
@@ -212,14 +212,15 @@ def _render_fitting(
 ) -> list[RenderedShard]:
     if not pairs:
         return [RenderedShard(shard_id, None, 0, 0, None)]
-    size = len(_OPEN) + len(_CLOSE) + sum(len(fragment) for _, fragment in pairs)
+    fragments = [fragment for _, fragment in pairs]
+    size = len(_OPEN) + len(_CLOSE) + sum(map(len, fragments))
     if size > max_bytes and len(pairs) > 1 and len(shard_id) - 1 < HASH_BITS:
         left, right = children(shard_id)
         depth = len(left) - 1
         zero = [p for p in pairs if hash_bits(p[0], depth)[-1] == "0"]
         one = [p for p in pairs if hash_bits(p[0], depth)[-1] == "1"]
         return _render_fitting(left, zero, max_bytes) + _render_fitting(right, one, max_bytes)
-    text = _urlset([fragment for _, fragment in pairs])
+    text = _urlset(fragments)
     return [RenderedShard(shard_id, gzip_bytes(text), len(pairs), len(text), _newest(text))]
 
 
