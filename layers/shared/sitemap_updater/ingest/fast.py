@@ -248,11 +248,12 @@ def fast_change(
     plain = recognize(obj, default_time, site, now, body_length)
     if plain is None:
         return None
-    digest = plain.digest()
-    key = plain.event_key(digest)
-    if plain.action == "delete":
-        return ChangeEvent(index, "delete", plain.loc, None, plain.occurred_at, digest, key)
-    _, loc, _, _, lastmod, changefreq, priority, pairs, locs = plain
+    action, loc, occurred_at, instant, lastmod, changefreq, priority, pairs, locs = plain
+    if action == "delete":
+        digest = delete_digest(loc)
+        key = event_key(occurred_at, action, digest, instant=instant)
+        return ChangeEvent(index, action, loc, None, occurred_at, digest, key)
+    digest = plain_digest(plain_fields(loc, lastmod, changefreq, priority, pairs, locs))
     entry = Entry(
         loc,
         lastmod,
@@ -261,4 +262,5 @@ def fast_change(
         tuple(starmap(Alternate, pairs)) if pairs else (),
         tuple(map(Image, locs)) if locs else (),
     )
-    return ChangeEvent(index, "upsert", plain.loc, entry, plain.occurred_at, digest, key)
+    key = event_key(occurred_at, action, digest, instant=instant)
+    return ChangeEvent(index, action, loc, entry, occurred_at, digest, key)
