@@ -32,7 +32,13 @@ import orjson
 
 from sitemap_updater.ingest.events import Rejection, decode_body
 from sitemap_updater.ingest.fast import Plain, recognize
-from sitemap_updater.ingest.ordering import content_digest, event_key
+from sitemap_updater.ingest.ordering import (
+    content_digest,
+    delete_digest,
+    event_key,
+    plain_digest,
+    plain_fields,
+)
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.protocol.chunk import plain_fragment
 from sitemap_updater.protocol.entry import Entry
@@ -117,19 +123,20 @@ class _Collector:
 
     def plain(self, plain: Plain) -> None:
         """A change the fast path recognized: its fragment straight from its values."""
-        action, loc, _, _, lastmod, changefreq, priority, alternates, images = plain
+        action, loc, occurred_at, instant, lastmod, changefreq, priority, alternates, images = plain
         uh = url_hash(loc)
-        key = plain.event_key(plain.digest())
         self._ready += 1
         changes = self._buckets[bucket_of(uh)]
         if action == "delete":
+            key = event_key(occurred_at, action, delete_digest(loc), instant=instant)
             changes.append((uh, key, None))
             return
+        fields = plain_fields(loc, lastmod, changefreq, priority, alternates, images)
+        key = event_key(occurred_at, action, plain_digest(fields), instant=instant)
         fragment = plain_fragment(loc, lastmod, changefreq, priority, alternates, images)
         data = fragment.encode("utf-8")
-        changes.append(
-            (uh, key, data if len(data) <= self.room else too_large(loc, self.max_bytes))
-        )
+        payload = data if len(data) <= self.room else too_large(loc, self.max_bytes)
+        changes.append((uh, key, payload))
 
     def upsert(self, loc: str, ev: str, entry: Entry) -> None:
         if entry.news is not None:  # the regular sitemap lists the article without its news

@@ -149,18 +149,6 @@ class Plain(NamedTuple):
     alternates: list[list[str]] = []  # noqa: RUF012 (never mutated after recognize)
     images: list[str] = []  # noqa: RUF012
 
-    def digest(self) -> str:
-        """The content digest (an upsert's canonical fields, a delete's URL)."""
-        if self.action == "delete":
-            return delete_digest(self.loc)
-        fields = plain_fields(
-            self.loc, self.lastmod, self.changefreq, self.priority, self.alternates, self.images
-        )
-        return plain_digest(fields)
-
-    def event_key(self, digest: str) -> str:
-        return event_key(self.occurred_at, self.action, digest, instant=self.instant)
-
 
 def _plain(values: tuple[Any, ...]) -> Plain:
     # tuple.__new__ straight: the named tuple's own __new__ is Python code, and this runs once
