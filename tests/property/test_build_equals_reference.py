@@ -28,6 +28,7 @@ from sitemap_updater.store.shards import split_counts
 from sitemap_updater_local.changes import ChangeReader
 from sitemap_updater_local.sources import BodyLine, Problem, iter_source
 from sitemap_updater_local.static_build import build_static
+from tests.property.strategies import some_of
 
 SITE = Site.parse("https://www.example.com")
 NOW = datetime.now(UTC)
@@ -92,9 +93,7 @@ def events(draw: st.DrawFn) -> dict[str, Any]:
             ),
             "mine": st.just("a producer's own field"),
         }
-        for name, strategy in optional.items():
-            if draw(st.booleans()):
-                event[name] = draw(strategy)
+        some_of(draw, event, optional)
     return event
 
 

@@ -12,16 +12,13 @@
 from __future__ import annotations
 
 import io
-import string
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import IO
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from sitemap_updater.protocol import Site
 from sitemap_updater_local.csv_rows import BLOCK, Columns, careful_rows, iter_csv_rows
 from sitemap_updater_local.opening import child_location
 from sitemap_updater_local.records import Problem, Row, SourceError
@@ -35,38 +32,11 @@ from sitemap_updater_local.sitemap_rows import (
     url_row,
 )
 from sitemap_updater_local.upsert_lines import UpsertLines
+from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
 
-SITE = Site.parse("https://www.example.com")
-NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-_URL_CHARS = (
-    string.ascii_letters + string.digits + "-._~!$&'()*+,;=:@/?#%[] \"<>\\^`{|}" + "é\u00a0\n"
-)
-url_tail = st.one_of(st.text(_URL_CHARS, max_size=40), st.text(max_size=20))
-urls = st.one_of(
-    url_tail.map(lambda t: "https://www.example.com/" + t),
-    url_tail.map(lambda t: "https://cdn.example.net/" + t),
-    st.tuples(st.sampled_from(["http", "https", "HTTPS", "ftp"]), st.text(_URL_CHARS, max_size=12))
-    .map(lambda p: f"{p[0]}://{p[1]}"),
-    st.sampled_from([
-        "https://www.example.com/" + "a" * 2030,
-        "https://www.example.com/" + "&" * 420,
-        "https://www.example.com/%zz",
-        "https://www.example.com:443/x",
-        "",
-    ]),
-)  # fmt: skip
 #: URLs in normalized form on the site (the fast path's case), often enough to meet every rule
 good_urls = st.from_regex(
     r"https://www\.example\.com/([a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-F]{2}){0,30}", fullmatch=True
-)
-lastmods = st.one_of(
-    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
-    st.dates().map(lambda d: d.isoformat()),
-    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z)?", fullmatch=True),
-    st.sampled_from(["2026-11-21T12:00:00Z", "2026-11-22", "2026-11-20T12:00:00+02:00"]),
-    st.text(max_size=25),
 )
 changefreqs = st.sampled_from(["daily", "weekly", "never", "Daily", "often", ""]) | st.text(
     max_size=8

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import string
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_updater.ingest.events import careful_decode_body, decode_body
@@ -27,7 +26,7 @@ from sitemap_updater.ingest.ordering import (
     format_instant,
     instant_text,
 )
-from sitemap_updater.protocol import Site, SitemapError, make_entry
+from sitemap_updater.protocol import SitemapError, make_entry
 from sitemap_updater.protocol.chunk import plain_fragment
 from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
@@ -37,29 +36,7 @@ from sitemap_updater.protocol.urls import already_normalized, careful_normalize_
 from sitemap_updater.protocol.video import Relationship, Video
 from sitemap_updater.rebuild.patch import render_entry_fragment
 from sitemap_updater.store.items import live_item
-
-SITE = Site.parse("https://www.example.com")
-NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-# URL-ish text: mostly characters that matter to the rules, some of anything.
-_URL_CHARS = (
-    string.ascii_letters + string.digits + "-._~!$&'()*+,;=:@/?#%[] \"<>\\^`{|}" + "é\u00a0"
-)
-url_tail = st.one_of(st.text(_URL_CHARS, max_size=40), st.text(max_size=20))
-urls = st.one_of(
-    url_tail.map(lambda t: "https://www.example.com/" + t),
-    url_tail.map(lambda t: "https://cdn.example.net/" + t),
-    st.tuples(st.sampled_from(["http", "https", "HTTPS", "ftp"]), st.text(_URL_CHARS, max_size=12))
-    .map(lambda p: f"{p[0]}://{p[1]}"),
-    st.sampled_from(["https://www.example.com/" + "a" * 2030, "https://www.example.com/%zz"]),
-)  # fmt: skip
-lastmods = st.one_of(
-    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
-    st.dates().map(lambda d: d.isoformat()),
-    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?", fullmatch=True),
-    st.text(max_size=25),
-)
+from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, some_of, urls
 
 
 @SETTINGS
@@ -235,9 +212,7 @@ def change_objects(draw: st.DrawFn) -> dict[str, Any]:
         | json_values,
         "extra": json_values,
     }
-    for name, strategy in optional.items():
-        if draw(st.booleans()):
-            obj[name] = draw(strategy)
+    some_of(draw, obj, optional)
     return obj
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import IO, Final
 
+from sitemap_updater_local.line_blocks import LineBlocks
 from sitemap_updater_local.records import Problem, Row, SourceError, quote
 
 _URL_HEADERS: Final = frozenset({"url", "loc", "location"})
@@ -135,27 +136,15 @@ def iter_csv_rows(stream: IO[bytes], name: str, *, block: int = BLOCK) -> Iterat
     columns = Columns()
     done = 0  # lines read so far
     limit = csv.field_size_limit()
-    pending = b""
-    while True:
-        data = stream.read(block)
-        if data:
-            data = pending + data
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                pending = data
-                continue
-            lines_read, pending = data[:cut], data[cut:]
-        elif pending:
-            lines_read, pending = pending, b""
-        else:
-            return
+    blocks = LineBlocks(stream, block)
+    for lines_read in blocks:
         text = _plain_text(lines_read)
         lines = None if text is None else text.split("\n")
         if lines is not None and lines[-1] == "":
             lines.pop()  # the block ends with a line break
         # a line over csv's field limit may hold a field over it: csv's error to report
         if lines is None or max(map(len, lines), default=0) > limit:
-            rest = lines_read + pending + stream.readline()
+            rest = lines_read + blocks.pending + stream.readline()
             yield from careful_rows(chain(io.BytesIO(rest), stream), name, columns, done)
             return
         yield from _plain_rows(lines, name, done, columns)

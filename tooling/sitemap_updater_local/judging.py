@@ -46,6 +46,7 @@ from sitemap_updater.rebuild.patch import URLSET_FRAME_BYTES, entry_fragments, t
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.changes import describe, entry_from_raw
 from sitemap_updater_local.finalstate import append_frames, bucket_of, frame_changes
+from sitemap_updater_local.line_blocks import LineBlocks
 from sitemap_updater_local.sources import (
     BodyLine,
     Problem,
@@ -254,23 +255,11 @@ def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterat
     """The stream cut into blocks of whole lines, each knowing its first line and the records
     before it; ``local``: the stream is the file ``name`` itself, so blocks carry offsets."""
     line, seq, offset = 1, 0, 0
-    carry = b""
-    while True:
-        data = stream.read(BLOCK_BYTES)
-        if not data:
-            break
-        data = carry + data
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            carry = data
-            continue
-        block, carry = data[:cut], data[cut:]
+    for block in LineBlocks(stream, BLOCK_BYTES):
         yield _block(name, line, seq, block, offset if local else None)
         seq += count_bodies(block, name, line)
         line += block.count(b"\n")
-        offset += cut
-    if carry:
-        yield _block(name, line, seq, carry, offset if local else None)
+        offset += len(block)
 
 
 def _block(name: str, line: int, seq: int, data: bytes, offset: int | None) -> Block:

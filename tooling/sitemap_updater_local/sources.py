@@ -173,7 +173,14 @@ def iter_source_rows(location: str) -> Generator[Row | BodyLine | Problem]:
     both may give :class:`Problem` records. Raises :class:`SourceError` when the source as a
     whole cannot be read.
     """
-    for item in iter_source_items(location):
+    return _with_children(iter_source_items(location))
+
+
+def _with_children(
+    items: Iterable[Row | BodyLine | Problem | ChildSitemap],
+) -> Generator[Row | BodyLine | Problem]:
+    """``items`` with the rows of each child sitemap read in its place."""
+    for item in items:
         if isinstance(item, ChildSitemap):
             yield from read_sitemap_rows(item.location, depth=item.depth)
         else:
@@ -185,15 +192,21 @@ def iter_source_items(location: str) -> Generator[Row | BodyLine | Problem | Chi
     for the caller to read (``read_sitemap_rows``) before it asks for the next item."""
     try:
         with open_source(location) as stream:
-            kind = sniff_kind(stream)
-            if kind == "jsonl":
-                yield from iter_jsonl(stream, location)
-            elif kind == "csv":
-                yield from iter_csv_rows(stream, location)
-            else:
-                yield from iter_sitemap_items(stream, location)
+            yield from _stream_items(stream, location)
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
+
+
+def _stream_items(
+    stream: IO[bytes], location: str
+) -> Iterator[Row | BodyLine | Problem | ChildSitemap]:
+    kind = sniff_kind(stream)
+    if kind == "jsonl":
+        yield from iter_jsonl(stream, location)
+    elif kind == "csv":
+        yield from iter_csv_rows(stream, location)
+    else:
+        yield from iter_sitemap_items(stream, location)
 
 
 def iter_source(location: str) -> Iterator[Record]:
@@ -210,10 +223,5 @@ def iter_source(location: str) -> Iterator[Record]:
 def iter_records(stream: IO[bytes], location: str) -> Iterator[Record]:
     """Every record of an open source, of the kind its first bytes tell (the children of a
     sitemap index are read in turn)."""
-    kind = sniff_kind(stream)
-    if kind == "jsonl":
-        yield from iter_jsonl(stream, location)
-    elif kind == "csv":
-        yield from iter_csv(stream, location)
-    else:
-        yield from iter_sitemap(stream, location)
+    for item in _with_children(_stream_items(stream, location)):
+        yield raw_entry(item) if isinstance(item, tuple) else item

@@ -86,7 +86,8 @@ def plain_fields(
 
 def plain_digest(fields: dict[str, Any]) -> str:
     """:func:`content_digest` of the entry whose :func:`plain_fields` these are, when every
-    value is ASCII (as a normalized URL, date, change frequency and language tag are): orjson
+    value is printable ASCII (as a normalized URL, date, change frequency and language tag
+    are): orjson
     then writes the canonical JSON itself, keys already in order."""
     return hashlib.sha256(orjson.dumps(fields)).hexdigest()
 
@@ -123,13 +124,14 @@ def content_digest(entry: Entry) -> str:
     """sha256 (hex) of the canonical JSON of a normalized entry.
 
     orjson writes the same bytes as :func:`canonical_entry_json` whenever its output is ASCII
-    (both escape only quotes, backslashes and control characters, the same way), which it is
+    without DEL (both escape quotes, backslashes and control characters, the same way; only the
+    standard library escapes DEL, U+007F), which it is
     for every normalized entry without text fields: URLs, dates, change frequencies and
     language tags are ASCII. Any other entry (a news or video title may not be) takes the
     standard library's path.
     """
     data = orjson.dumps(_canonical_fields(entry), option=orjson.OPT_SORT_KEYS)
-    if data.isascii():
+    if data.isascii() and b"\x7f" not in data:
         return hashlib.sha256(data).hexdigest()
     return _sha256_hex(canonical_entry_json(entry))
 
