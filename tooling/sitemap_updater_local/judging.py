@@ -117,9 +117,7 @@ class _Collector:
         self._upserts: list[tuple[str, str, Entry]] = []
         self._deletes: list[tuple[str, str]] = []
         #: changes ready to spool, by bucket, and how many
-        self._buckets: defaultdict[int, list[tuple[str, str, bytes | str | None]]] = defaultdict(
-            list
-        )
+        self._buckets: defaultdict[int, list[Spooled]] = defaultdict(list)
         self._ready = 0
 
     def plain(self, plain: Plain) -> None:
