@@ -142,12 +142,12 @@ class Plain(NamedTuple):
     occurred_at: datetime
     #: ``format_instant(occurred_at)``, when the text gave it
     instant: str | None
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: float | None = None
+    lastmod: str | None
+    changefreq: str | None
+    priority: float | None
     #: ``[hreflang, href]`` of each alternate
-    alternates: list[list[str]] = []  # noqa: RUF012 (never mutated after recognize)
-    images: list[str] = []  # noqa: RUF012
+    alternates: list[list[str]]
+    images: list[str]
 
 
 def _plain(values: tuple[Any, ...]) -> Plain:
