@@ -55,6 +55,9 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/cost_model.py": (
         "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
     ),
+    ".venv/bin/python benchmarks/capacity.py": (
+        "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
+    ),
     ".venv/bin/python benchmarks/cost_model.py --json": (
         "tests/docs/test_benchmarks.py runs it with --json at a tiny size"
     ),
@@ -268,11 +271,13 @@ def served_sitemaps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
     server.shutdown()
 
 
-def _run(command: str, stack: Stack, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    command: str, stack: Stack, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["bash", "-c", command],
         cwd=cwd,
-        env=stack.env,
+        env=stack.env if env is None else env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -373,17 +378,10 @@ def test_empty_bucket_example_removes_every_version(stack: Stack) -> None:
 def test_stack_outputs_become_the_variables_the_pages_use(stack: Stack, workspace: Path) -> None:
     exports = [c for c in commands() if c.startswith("export ")]
     names = [c.split()[1].split("=", 1)[0] for c in exports]
-    script = "\n".join([*exports, *(f'echo "{name}=${name}"' for name in names)])
+    script = "\n".join(["set -e", *exports, *(f'echo "{name}=${name}"' for name in names)])
+    # the variables start unset: only the pages' commands set them
     env = {k: v for k, v in stack.env.items() if k not in names}
-    done = subprocess.run(
-        ["bash", "-e", "-c", script],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _run(script, stack, workspace, env)
     assert done.returncode == 0, done.stderr
     got = dict(line.split("=", 1) for line in done.stdout.splitlines())
     assert got == {name: stack.env[name] for name in names}
