@@ -58,6 +58,9 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/capacity.py": (
         "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
     ),
+    ".venv/bin/python benchmarks/capacity.py --cap 50000": (
+        "tests/docs/test_benchmarks.py runs it with --cap at a tiny size"
+    ),
     ".venv/bin/python benchmarks/cost_model.py --json": (
         "tests/docs/test_benchmarks.py runs it with --json at a tiny size"
     ),
