@@ -630,7 +630,7 @@ def test_outputs_name_the_operational_endpoints(cfn: Template) -> None:
     for name, value in expected.items():
         assert outputs[name]["Value"] == value, name
     assert "SitemapIndexUrl" in outputs
-    # What the site's own distribution needs to serve /sitemap* (README, "Deploy", setup 1).
+    # What the site's own distribution needs to serve /sitemap* (docs/deploy.md, setup 1).
     assert outputs["BucketRegionalDomainName"]["Value"] == {
         "Fn::GetAtt": ["Bucket", "RegionalDomainName"]
     }

@@ -95,7 +95,7 @@ class RebuildConfig:
     state_table_name: str = ""
     #: most stream records one incremental run reads; the rest waits for the next run
     feed_max_records: int = 200_000
-    #: IndexNow key; empty turns IndexNow off (README, "IndexNow")
+    #: IndexNow key; empty turns IndexNow off (docs/indexnow.md)
     indexnow_key: str = ""
     #: where IndexNow submissions go
     indexnow_endpoint: str = DEFAULT_ENDPOINT
