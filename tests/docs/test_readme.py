@@ -30,7 +30,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
-from sitemap_updater_local.validate import validate_path
+from sitemap_updater_local.commands.validate import validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

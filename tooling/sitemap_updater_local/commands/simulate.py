@@ -66,9 +66,9 @@ from typing import Any
 
 from sitemap_updater.indexnow import IndexNowConfigError, check_key
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
-from sitemap_updater_local.faults import FaultPlan
-from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint
-from sitemap_updater_local.template import TemplateError
+from sitemap_updater_local.deployment.faults import FaultPlan
+from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
+from sitemap_updater_local.deployment.template import TemplateError
 
 DEFAULT_SITE = "https://www.example.com"
 DEFAULT_WAVE_GAP = 300.0
