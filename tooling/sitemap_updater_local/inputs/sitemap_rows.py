@@ -77,6 +77,11 @@ def _text(element: etree._Element) -> str | None:
     return text or None
 
 
+def _image_locs(image: etree._Element) -> list[str]:
+    """The ``loc`` values of one ``<image:image>`` element, in order."""
+    return [_text(part) or "" for part in image if local_name(part.tag)[1] == "loc"]
+
+
 def url_row(element: etree._Element, location: str) -> Row | Problem:
     """The entry of one ``<url>`` element; the last of each field wins."""
     loc = lastmod = changefreq = priority = None
@@ -99,9 +104,7 @@ def url_row(element: etree._Element, location: str) -> Row | Problem:
         elif kind == _IMAGE:
             if images is None:
                 images = []
-            for part in child:
-                if local_name(part.tag)[1] == "loc":
-                    images.append(_text(part) or "")
+            images.extend(_image_locs(child))
     line = cast(int, element.sourceline)
     if loc is None:
         return Problem(f"{location}:{line}", "loc: missing: every <url> needs a <loc>")
