@@ -60,8 +60,8 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from sitemap_updater_local.events_gen import delete_event, page_at, upsert_event  # noqa: E402
-from sitemap_updater_local.judging import default_jobs  # noqa: E402
+from sitemap_updater_local.page_events import delete_event, page_at, upsert_event  # noqa: E402
+from sitemap_updater_local.pipeline.fragment_spooling import default_jobs  # noqa: E402
 
 SITE = "https://www.example.com"
 #: Events are dated from here on, one second apart: a million lines stay in the past.

@@ -40,7 +40,7 @@ from sitemap_updater.ingest.events import (  # noqa: E402
     decode_body,
 )
 from sitemap_updater.protocol import Site  # noqa: E402
-from sitemap_updater_local.events_gen import page_at, upsert_event  # noqa: E402
+from sitemap_updater_local.page_events import page_at, upsert_event  # noqa: E402
 
 SITE = "https://www.example.com"
 BASE = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)

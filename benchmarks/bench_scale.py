@@ -1,6 +1,6 @@
 """Benchmark: a full rebuild of 1,000,000 (and 10,000,000) URLs through the real rebuild path.
 
-The URL items come from ``sitemap_updater_local.synthetic.SyntheticSource`` in place of the
+The URL items come from ``tests.helpers.synthetic.SyntheticSource`` in place of the
 DynamoDB Scan; everything after the read is production code: ``RebuildService.run(full=True)``
 spools the items to disk per shard, splits shards over the cap, renders and gzips every file,
 puts them into S3 through the real publisher, writes the index and records the shard states,
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _path in (ROOT / "layers" / "shared", ROOT / "tooling", ROOT / "benchmarks"):
+for _path in (ROOT, ROOT / "layers" / "shared", ROOT / "tooling", ROOT / "benchmarks"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
@@ -54,7 +54,7 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
     from sitemap_updater.rebuild.service import RebuildService
     from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
     from sitemap_updater_local.deployment.tables import create_template_table
-    from sitemap_updater_local.synthetic import SyntheticSource
+    from tests.helpers.synthetic import SyntheticSource
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as spool:
         dynamodb = client("dynamodb", endpoint)

@@ -7,9 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater_local import cli, events_gen
-from sitemap_updater_local.demo import DEMO_CHANGES, DEMO_DELETES, DEMO_MAX_URLS_PER_SITEMAP
-from sitemap_updater_local.validate import validate_path
+from sitemap_updater_local import cli, page_events
+from sitemap_updater_local.commands.demo import (
+    DEMO_CHANGES,
+    DEMO_DELETES,
+    DEMO_MAX_URLS_PER_SITEMAP,
+)
+from sitemap_updater_local.commands.validate import validate_path
 from tests.e2e.published import published_urls
 
 SITE = "https://www.example.com"
@@ -29,10 +33,10 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     assert (out / "sitemap.xml").is_file()
 
     # the published URLs are the ones sent minus the deleted ones, each once
-    pages = events_gen.make_pages(500, SITE)
-    _, changed, deleted = events_gen.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
+    pages = page_events.make_pages(500, SITE)
+    _, changed, deleted = page_events.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
     urls = published_urls(out)
-    extra = {f"{SITE}/news/{slug}" for slug, _, _ in events_gen.NEWS_ARTICLES}
+    extra = {f"{SITE}/news/{slug}" for slug, _, _ in page_events.NEWS_ARTICLES}
     extra.add(f"{SITE}/videos/walnut-table-care")
     expected = ({p.url for p in pages} | extra) - {p.url for p in deleted}
     assert len(deleted) > 0

@@ -25,9 +25,10 @@ from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, ROOT_SHARD, shard_file_key
 from sitemap_updater.store.shards import split_counts
-from sitemap_updater_local.changes import ChangeReader
-from sitemap_updater_local.sources import BodyLine, Problem, iter_source
-from sitemap_updater_local.static_build import build_static
+from sitemap_updater_local.commands.build import build_static
+from sitemap_updater_local.inputs.records import BodyLine, Problem
+from sitemap_updater_local.inputs.sources import iter_source
+from sitemap_updater_local.pipeline.change_reader import ChangeReader
 from tests.property.strategies import some_of
 
 SITE = Site.parse("https://www.example.com")

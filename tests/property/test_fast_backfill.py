@@ -19,10 +19,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from sitemap_updater_local.csv_rows import BLOCK, Columns, careful_rows, iter_csv_rows
-from sitemap_updater_local.opening import child_location
-from sitemap_updater_local.records import Problem, Row, SourceError
-from sitemap_updater_local.sitemap_rows import (
+from sitemap_updater_local.inputs.csv_rows import BLOCK, Columns, careful_rows, iter_csv_rows
+from sitemap_updater_local.inputs.opening import child_location
+from sitemap_updater_local.inputs.records import Problem, Row, SourceError
+from sitemap_updater_local.inputs.sitemap_rows import (
     OPTIONS,
     ROOTS,
     ChildSitemap,
@@ -31,7 +31,7 @@ from sitemap_updater_local.sitemap_rows import (
     release,
     url_row,
 )
-from sitemap_updater_local.upsert_lines import UpsertLines
+from sitemap_updater_local.pipeline.upsert_lines import UpsertLines
 from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
 
 #: URLs in normalized form on the site (the fast path's case), often enough to meet every rule

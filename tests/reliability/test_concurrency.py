@@ -32,7 +32,7 @@ from moto.core.botocore_stubber import BotocoreStubber
 from sitemap_updater_local.deployment import LambdaContext, LocalDeployment
 from sitemap_updater_local.deployment.event_source import lambda_record
 from sitemap_updater_local.deployment.runtime import LOCAL_ENVIRONMENT, LocalFunction
-from sitemap_updater_local.mixed_stream import BASE_TIME, MixedStream, mixed_stream
+from tests.helpers.mixed_stream import BASE_TIME, MixedStream, mixed_stream
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 SITE = "https://www.example.com"

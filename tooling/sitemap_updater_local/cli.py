@@ -1,7 +1,7 @@
 """The ``sitemap-updater`` command.
 
-Each subcommand lives in its own module, which defines ``add_arguments(parser)`` and
-``run(args) -> int``; only the chosen one is imported.
+Each subcommand lives in its own module, named after it in ``commands/``, which defines
+``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is imported.
 """
 
 from __future__ import annotations
@@ -11,20 +11,21 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("sitemap_updater_local.demo", "run the whole flow locally on an embedded AWS"),
-    "simulate": ("sitemap_updater_local.simulate", "replay wave files through the local system"),
-    "validate": ("sitemap_updater_local.validate", "validate sitemap and index files or URLs"),
-    "build": ("sitemap_updater_local.static_build", "static build from a JSONL or CSV export"),
-    "send": ("sitemap_updater_local.send", "send JSONL events to a real SQS queue"),
-    "backfill": ("sitemap_updater_local.backfill", "turn existing sitemaps/CSV/JSONL into events"),
-    "redrive": ("sitemap_updater_local.redrive", "move dead-lettered messages back to the queue"),
+#: Each command's module is ``sitemap_updater_local.commands.<command>``.
+COMMANDS: dict[str, str] = {
+    "demo": "run the whole flow locally on an embedded AWS",
+    "simulate": "replay wave files through the local system",
+    "validate": "validate sitemap and index files or URLs",
+    "build": "static build from a JSONL or CSV export",
+    "send": "send JSONL events to a real SQS queue",
+    "backfill": "turn existing sitemaps/CSV/JSONL into events",
+    "redrive": "move dead-lettered messages back to the queue",
 }
 
 
 def _usage() -> str:
     lines = ["usage: sitemap-updater COMMAND [options]", "", "commands:"]
-    lines += [f"  {name:<10} {help_text}" for name, (_, help_text) in COMMANDS.items()]
+    lines += [f"  {name:<10} {help_text}" for name, help_text in COMMANDS.items()]
     lines += ["", "Run 'sitemap-updater COMMAND --help' for the options of a command."]
     return "\n".join(lines)
 
@@ -37,8 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[0] not in COMMANDS:
         print(f"sitemap-updater: unknown command {args[0]!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module_name, help_text = COMMANDS[args[0]]
-    module = importlib.import_module(module_name)
+    help_text = COMMANDS[args[0]]
+    module = importlib.import_module(f"sitemap_updater_local.commands.{args[0]}")
     parser = argparse.ArgumentParser(prog=f"sitemap-updater {args[0]}", description=help_text)
     module.add_arguments(parser)
     return int(module.run(parser.parse_args(args[1:])))

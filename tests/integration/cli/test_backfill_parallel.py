@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater_local import backfill
 from sitemap_updater_local.cli import main
-from sitemap_updater_local.ordered_pool import OrderedPool
-from sitemap_updater_local.sources import iter_source_items
+from sitemap_updater_local.commands import backfill
+from sitemap_updater_local.inputs.sources import iter_source_items
+from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from tests.integration.cli.support import SITE, index_xml, page_urls, urlset_xml, write_gz
 
 

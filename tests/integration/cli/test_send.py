@@ -18,7 +18,7 @@ from botocore.awsrequest import AWSResponse
 from moto import mock_aws
 
 from sitemap_updater_local.cli import main
-from sitemap_updater_local.send import MAX_ATTEMPTS, BatchSender
+from sitemap_updater_local.commands.send import MAX_ATTEMPTS, BatchSender
 from tests.integration.cli.support import page_urls
 
 if TYPE_CHECKING:

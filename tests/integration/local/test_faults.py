@@ -12,8 +12,8 @@ from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.tables import create_template_table
-from sitemap_updater_local.faults import FaultPlan
 
 
 def test_decisions_depend_only_on_seed_and_call() -> None:

@@ -15,7 +15,7 @@ from moto import mock_aws
 
 from sitemap_updater.indexnow import IndexNowClient
 from sitemap_updater.rebuild.indexnow_queue import PENDING_KEY, IndexNowQueue
-from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint, Reply
+from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
 
 KEY = "5b2d0c6e-indexnow-test"

@@ -20,7 +20,7 @@ from sitemap_updater.indexnow import (
     request_body,
     retry_after_seconds,
 )
-from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint, Reply
+from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 
 SITE = "https://www.example.com"
 KEY = "0123abcd-KEY-9"

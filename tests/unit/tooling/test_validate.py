@@ -12,7 +12,11 @@ import pytest
 
 from sitemap_updater.protocol import Alternate, Entry, Site, render_index, render_urlset
 from sitemap_updater_local import cli
-from sitemap_updater_local.validate import validate_document, validate_path, validate_target
+from sitemap_updater_local.commands.validate import (
+    validate_document,
+    validate_path,
+    validate_target,
+)
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")

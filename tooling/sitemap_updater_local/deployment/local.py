@@ -17,10 +17,10 @@ import boto3
 from moto import mock_aws
 
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
+from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.provision import Stack, provision
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
-from sitemap_updater_local.faults import FaultPlan
-from sitemap_updater_local.template import (
+from sitemap_updater_local.deployment.template import (
     ACCOUNT_ID,
     REGION,
     FunctionSpec,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitemap_updater_local.deployment.tables import create_table
-from sitemap_updater_local.template import ACCOUNT_ID, REGION, Template, TemplateError
+from sitemap_updater_local.deployment.template import ACCOUNT_ID, REGION, Template, TemplateError
 
 Clients = dict[str, Any]
 

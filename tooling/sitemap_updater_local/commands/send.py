@@ -22,7 +22,9 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 from tqdm import tqdm
 
-from sitemap_updater_local.sources import BodyLine, Problem, SourceError, iter_jsonl, open_source
+from sitemap_updater_local.inputs.opening import open_source
+from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
+from sitemap_updater_local.inputs.sources import iter_jsonl
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient

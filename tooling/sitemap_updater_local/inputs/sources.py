@@ -16,26 +16,19 @@ import re
 from collections.abc import Generator, Iterable, Iterator
 from typing import IO, Final, Literal
 
-from sitemap_updater_local.csv_rows import iter_csv_rows
-from sitemap_updater_local.opening import GZIP_MAGIC as GZIP_MAGIC
-from sitemap_updater_local.opening import HTTP_TIMEOUT as HTTP_TIMEOUT
-from sitemap_updater_local.opening import USER_AGENT as USER_AGENT
-from sitemap_updater_local.opening import child_location as child_location
-from sitemap_updater_local.opening import is_url as is_url
-from sitemap_updater_local.opening import open_source as open_source
-from sitemap_updater_local.records import QUOTE_LIMIT as QUOTE_LIMIT
-from sitemap_updater_local.records import BodyLine as BodyLine
-from sitemap_updater_local.records import Problem as Problem
-from sitemap_updater_local.records import RawEntry as RawEntry
-from sitemap_updater_local.records import Row as Row
-from sitemap_updater_local.records import SourceError as SourceError
-from sitemap_updater_local.records import quote as quote
-from sitemap_updater_local.records import raw_entry
-from sitemap_updater_local.sitemap_rows import MAX_INDEX_DEPTH as MAX_INDEX_DEPTH
-from sitemap_updater_local.sitemap_rows import (
+from sitemap_updater_local.inputs.csv_rows import iter_csv_rows
+from sitemap_updater_local.inputs.opening import open_source
+from sitemap_updater_local.inputs.records import (
+    BodyLine,
+    Problem,
+    RawEntry,
+    Row,
+    SourceError,
+    raw_entry,
+)
+from sitemap_updater_local.inputs.sitemap_rows import (
     ChildSitemap,
     iter_sitemap_items,
-    iter_sitemap_rows,
     read_sitemap_rows,
 )
 
@@ -138,29 +131,7 @@ def _careful_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine
             yield BodyLine(f"{name}:{number}", number, text)
 
 
-# --- CSV and sitemap XML (see csv_rows and sitemap_rows) -------------------------------------
-
-
-def _entries(rows: Iterable[Row | Problem]) -> Iterator[RawEntry | Problem]:
-    for row in rows:
-        yield row if isinstance(row, Problem) else raw_entry(row)
-
-
-def iter_csv(stream: IO[bytes], name: str) -> Iterator[RawEntry | Problem]:
-    """Rows of ``url,lastmod``; an optional header row may name the columns in any order."""
-    return _entries(iter_csv_rows(stream, name))
-
-
-def iter_sitemap(
-    stream: IO[bytes], location: str, *, depth: int = 0
-) -> Iterator[RawEntry | Problem]:
-    """Entries of a urlset, or of every child of a sitemap index (followed in order)."""
-    return _entries(iter_sitemap_rows(stream, location, depth=depth))
-
-
-def read_sitemap(location: str, *, depth: int = 0) -> Iterator[RawEntry | Problem]:
-    """:func:`iter_sitemap` on a location; a child that cannot be opened is one problem."""
-    return _entries(read_sitemap_rows(location, depth=depth))
+# --- sources of any kind ------------------------------------------------------------------
 
 
 Record = RawEntry | BodyLine | Problem

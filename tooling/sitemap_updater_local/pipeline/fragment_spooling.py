@@ -44,22 +44,19 @@ from sitemap_updater.protocol.chunk import plain_fragment
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.rebuild.patch import URLSET_FRAME_BYTES, entry_fragments, too_large
 from sitemap_updater.store.keys import url_hash
-from sitemap_updater_local.changes import describe, entry_from_raw
-from sitemap_updater_local.finalstate import append_frames, bucket_of, frame_changes
-from sitemap_updater_local.line_blocks import LineBlocks
-from sitemap_updater_local.sources import (
-    BodyLine,
-    Problem,
-    RawEntry,
+from sitemap_updater_local.inputs.line_blocks import LineBlocks
+from sitemap_updater_local.inputs.opening import is_url, open_source
+from sitemap_updater_local.inputs.records import BodyLine, Problem, RawEntry, SourceError
+from sitemap_updater_local.inputs.sources import (
     Record,
-    SourceError,
     body_texts,
     count_bodies,
-    is_url,
     iter_records,
-    open_source,
     sniff_kind,
 )
+from sitemap_updater_local.pipeline.change_reader import describe
+from sitemap_updater_local.pipeline.final_state import append_frames, bucket_of, frame_changes
+from sitemap_updater_local.pipeline.raw_entries import entry_from_raw
 
 #: Records per chunk handed to a worker.
 CHUNK: Final = 2000

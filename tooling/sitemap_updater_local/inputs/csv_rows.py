@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import IO, Final
 
-from sitemap_updater_local.line_blocks import LineBlocks
-from sitemap_updater_local.records import Problem, Row, SourceError, quote
+from sitemap_updater_local.inputs.line_blocks import LineBlocks
+from sitemap_updater_local.inputs.records import Problem, Row, SourceError, quote
 
 _URL_HEADERS: Final = frozenset({"url", "loc", "location"})
 _LASTMOD_HEADERS: Final = frozenset({"lastmod", "last_modified", "last-modified", "lastmodified"})

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import IO, Any, Final, cast
 from urllib.parse import urljoin, urlsplit
 
-from sitemap_updater_local.records import SourceError
+from sitemap_updater_local.inputs.records import SourceError
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
 #: Seconds to wait for a remote source before giving up.

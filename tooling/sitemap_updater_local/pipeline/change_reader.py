@@ -1,9 +1,9 @@
-"""Records of a source turned into validated changes, with the ingest's rules.
+"""JSONL lines of a source turned into validated changes, with the ingest's rules.
 
 A JSONL line is judged exactly as ingest judges an SQS message body
-(``sitemap_updater.ingest.events.decode_body``); a sitemap or CSV entry becomes an upsert
-checked by the protocol core's ``make_entry``. Each valid change carries the ordering key
-``ev`` that ingest would store, so last-writer-wins gives the table's final state.
+(``sitemap_updater.ingest.events.decode_body``; a sitemap or CSV entry is checked by
+``raw_entries``). Each valid change carries the ordering key ``ev`` that ingest would store, so
+last-writer-wins gives the table's final state.
 
 An event without ``occurred_at`` takes the time a queue would have stamped on it: the start of
 the run plus one microsecond per change before it, so later lines of a file win over earlier
@@ -16,14 +16,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from sitemap_updater.ingest.events import MISSING, ChangeEvent, Rejection, decode_body
-from sitemap_updater.ingest.ordering import content_digest, event_key
-from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater.protocol import Site
 from sitemap_updater.store.items import live_item
 from sitemap_updater.store.keys import url_hash
-from sitemap_updater_local.finalstate import Change
-from sitemap_updater_local.raw_entries import entry_from_raw as entry_from_raw
-from sitemap_updater_local.raw_entries import invalid
-from sitemap_updater_local.sources import BodyLine, Problem, RawEntry
+from sitemap_updater_local.inputs.records import BodyLine, Problem
+from sitemap_updater_local.pipeline.final_state import Change
+from sitemap_updater_local.pipeline.raw_entries import invalid
 
 
 def describe(field: str, value: object, rule: str) -> str:
@@ -45,16 +43,6 @@ class ChangeReader:
     def _stamp(self) -> datetime:
         self._seq += 1
         return self.now + timedelta(microseconds=self._seq)
-
-    def from_raw(self, raw: RawEntry) -> Change | Problem:
-        """An upsert of a sitemap or CSV entry."""
-        try:
-            entry = entry_from_raw(self.site, raw, self.now)
-        except SitemapError as exc:
-            return Problem(raw.where, describe(exc.field, exc.value, exc.rule))
-        digest = content_digest(entry)
-        ev = event_key(self._stamp(), "upsert", digest)
-        return Change(url_hash(entry.loc), ev, live_item(entry, ev, digest))
 
     def from_body(self, line: BodyLine) -> Iterator[Change | Problem]:
         """Every change of one message body (a change object, EventBridge event or array)."""

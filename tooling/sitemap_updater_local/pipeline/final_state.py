@@ -226,10 +226,6 @@ class FinalState:
     def directory(self) -> str:
         return self._dir
 
-    @property
-    def total(self) -> int:
-        return sum(self.counts)
-
     def _bucket_pairs(self, bucket: int) -> list[tuple[str, Any]]:
         if self._cached is None or self._cached[0] != bucket:
             self._cached = (bucket, list(_load_all(_live_path(self._dir, bucket))))

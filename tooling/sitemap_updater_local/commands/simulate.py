@@ -66,9 +66,9 @@ from typing import Any
 
 from sitemap_updater.indexnow import IndexNowConfigError, check_key
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
-from sitemap_updater_local.faults import FaultPlan
-from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint
-from sitemap_updater_local.template import TemplateError
+from sitemap_updater_local.deployment.faults import FaultPlan
+from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
+from sitemap_updater_local.deployment.template import TemplateError
 
 DEFAULT_SITE = "https://www.example.com"
 DEFAULT_WAVE_GAP = 300.0
@@ -172,48 +172,13 @@ def simulate(
     return report
 
 
+class _Unusable(Exception):
+    """An argument or file the command cannot use; the message says which and why."""
+
+
 def run(args: argparse.Namespace) -> int:
-    if (args.faults is None) != (args.seed is None):
-        print("simulate: --faults RATE and --seed S go together", file=sys.stderr)
-        return 2
-    waves = []
-    for path in args.waves:
-        try:
-            waves.append(read_wave(path))
-        except OSError as exc:
-            print(f"simulate: cannot read wave file {path}: {exc.strerror}", file=sys.stderr)
-            return 2
-    if args.wave_gap is not None and args.start is None:
-        print("simulate: --wave-gap SECONDS needs --start ISO8601", file=sys.stderr)
-        return 2
-    if args.wave_gap is not None and args.wave_gap < 0:
-        print(f"simulate: --wave-gap {args.wave_gap}: must not be negative", file=sys.stderr)
-        return 2
-    start = None
-    if args.start is not None:
-        try:
-            start = datetime.fromisoformat(args.start)
-        except ValueError:
-            start = None
-        if start is None or start.tzinfo is None:
-            print(
-                f"simulate: --start {args.start!r}: must be an ISO 8601 date-time with a zone "
-                "(for example 2026-01-05T08:00:00Z)",
-                file=sys.stderr,
-            )
-            return 2
-    if args.indexnow_key is not None:
-        try:
-            check_key(args.indexnow_key, field="--indexnow-key")
-        except IndexNowConfigError as exc:
-            print(f"simulate: {exc}", file=sys.stderr)
-            return 2
     try:
-        plan = FaultPlan(args.faults, args.seed) if args.faults is not None else None
-    except ValueError as exc:
-        print(f"simulate: --faults: {exc}", file=sys.stderr)
-        return 2
-    try:
+        waves, start, plan = _checked_inputs(args)
         report = simulate(
             waves,
             args.out,
@@ -225,10 +190,67 @@ def run(args: argparse.Namespace) -> int:
             start=start,
             wave_gap=DEFAULT_WAVE_GAP if args.wave_gap is None else args.wave_gap,
         )
-    except TemplateError as exc:  # a --site or --max-urls-per-sitemap the template refuses
+    # TemplateError: a --site or --max-urls-per-sitemap the template refuses
+    except (_Unusable, TemplateError) as exc:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
-    for number, wave in enumerate(report["waves"], start=1):
+    _print_waves(report["waves"], indexnow=args.indexnow_key is not None)
+    if plan is not None:
+        counts = ", ".join(f"{n} {code}" for code, n in sorted(plan.counts().items()))
+        print(f"faults injected: {len(plan.injected)}" + (f" ({counts})" if counts else ""))
+    print(f"files and report.json written to {args.out}")
+    return 0
+
+
+def _checked_inputs(
+    args: argparse.Namespace,
+) -> tuple[list[list[str]], datetime | None, FaultPlan | None]:
+    """The waves, the start and the fault plan of ``args``, checked in the order they are
+    given; raises :class:`_Unusable` for the first one that cannot be used."""
+    if (args.faults is None) != (args.seed is None):
+        raise _Unusable("--faults RATE and --seed S go together")
+    waves = [_read_wave_file(path) for path in args.waves]
+    if args.wave_gap is not None and args.start is None:
+        raise _Unusable("--wave-gap SECONDS needs --start ISO8601")
+    if args.wave_gap is not None and args.wave_gap < 0:
+        raise _Unusable(f"--wave-gap {args.wave_gap}: must not be negative")
+    start = None if args.start is None else _start(args.start)
+    if args.indexnow_key is not None:
+        try:
+            check_key(args.indexnow_key, field="--indexnow-key")
+        except IndexNowConfigError as exc:
+            raise _Unusable(str(exc)) from exc
+    try:
+        plan = FaultPlan(args.faults, args.seed) if args.faults is not None else None
+    except ValueError as exc:
+        raise _Unusable(f"--faults: {exc}") from exc
+    return waves, start, plan
+
+
+def _read_wave_file(path: Path) -> list[str]:
+    try:
+        return read_wave(path)
+    except OSError as exc:
+        raise _Unusable(f"cannot read wave file {path}: {exc.strerror}") from exc
+
+
+def _start(text: str) -> datetime:
+    """``--start``: an ISO 8601 date-time with a zone."""
+    try:
+        start = datetime.fromisoformat(text)
+    except ValueError:
+        start = None
+    if start is None or start.tzinfo is None:
+        raise _Unusable(
+            f"--start {text!r}: must be an ISO 8601 date-time with a zone "
+            "(for example 2026-01-05T08:00:00Z)"
+        )
+    return start
+
+
+def _print_waves(waves: list[dict[str, Any]], *, indexnow: bool) -> None:
+    """One line per wave of the report."""
+    for number, wave in enumerate(waves, start=1):
         print(
             f"wave {number}: {wave['messages']} messages, {wave['accepted']} accepted, "
             f"{wave['stale']} stale, {len(wave['rejected'])} rejected, "
@@ -237,12 +259,7 @@ def run(args: argparse.Namespace) -> int:
             + (
                 f", {len(wave['indexnow_submitted'])} URLs sent to IndexNow in "
                 f"{wave['indexnow_requests']} requests"
-                if args.indexnow_key is not None
+                if indexnow
                 else ""
             )
         )
-    if plan is not None:
-        counts = ", ".join(f"{n} {code}" for code, n in sorted(plan.counts().items()))
-        print(f"faults injected: {len(plan.injected)}" + (f" ({counts})" if counts else ""))
-    print(f"files and report.json written to {args.out}")
-    return 0

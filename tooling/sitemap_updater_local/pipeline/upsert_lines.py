@@ -21,8 +21,8 @@ from sitemap_updater.protocol.entry import HREFLANG
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
 from sitemap_updater.protocol.urls import already_normalized
-from sitemap_updater_local.raw_entries import entry_from_raw, invalid
-from sitemap_updater_local.records import Problem, Row, raw_entry
+from sitemap_updater_local.inputs.records import Problem, Row, raw_entry
+from sitemap_updater_local.pipeline.raw_entries import entry_from_raw, invalid
 
 #: Each priority at one decimal, as ``json`` writes the float ``normalize_priority`` returns.
 PRIORITY_JSON: Final = {k / 10: json.dumps(k / 10) for k in range(11)}

@@ -31,10 +31,10 @@ from typing import Any
 from tqdm import tqdm
 
 from sitemap_updater.indexnow import DEFAULT_ENDPOINT
-from sitemap_updater_local import events_gen
+from sitemap_updater_local import page_events
+from sitemap_updater_local.commands.validate import FileReport, validate_path
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
-from sitemap_updater_local.indexnow_endpoint import RecordingEndpoint
-from sitemap_updater_local.validate import FileReport, validate_path
+from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 
 DEFAULT_URLS = 2_000
 DEFAULT_OUT = Path("sitemap-out")
@@ -132,23 +132,23 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
     if urls < 1:
         raise ValueError(f"--urls {urls}: must be at least 1")
     timer = _Timer()
-    pages = events_gen.make_pages(urls, SITE)
+    pages = page_events.make_pages(urls, SITE)
     deletes = min(DEMO_DELETES, urls // 2)
     changes = min(DEMO_CHANGES, urls - deletes)
     params = {"PublicBaseUrl": SITE, "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP)}
     # the articles are dated from the demo's own clock, so some are inside the news window
-    extra = events_gen.news_events(SITE, datetime.now(UTC))
-    extra.append(events_gen.video_event(SITE, datetime.now(UTC)))
+    extra = page_events.news_events(SITE, datetime.now(UTC))
+    extra.append(page_events.video_event(SITE, datetime.now(UTC)))
     with (
         RecordingEndpoint() as indexnow,
         LocalDeployment(template, SITE, parameters={**params, **_indexnow_params(indexnow)}) as dep,
     ):
         with timer.step("send + ingest"):
-            _send_and_drain(dep, events_gen.initial_events(pages, SITE) + extra, "pages")
+            _send_and_drain(dep, page_events.initial_events(pages, SITE) + extra, "pages")
         with timer.step("rebuild"):
             first = dep.rebuild_until_clean()
-        follow, _, deleted = events_gen.follow_up(pages, SITE, changes, deletes)
-        poison = events_gen.poison_messages(SITE)
+        follow, _, deleted = page_events.follow_up(pages, SITE, changes, deletes)
+        poison = page_events.poison_messages(SITE)
         with timer.step("changes + ingest"):
             _send_and_drain(dep, follow + [body for body, _ in poison], "changes")
         with timer.step("rebuild again"):

@@ -12,7 +12,7 @@ rules as ingest, so every event written or sent will be accepted; an entry that 
 rule is reported on stderr with where it is, skipped, and makes the exit status 1.
 
 A JSONL source is first reduced to its final state (last writer wins per URL, deletes
-applied, on disk; see ``finalstate``) and each live URL becomes one upsert, so replaying the
+applied, on disk; see ``final_state``) and each live URL becomes one upsert, so replaying the
 events of a site never resurrects a deleted page. Sitemaps and CSV files are streamed straight
 through; an entry whose values are already in normalized form takes a fast path that writes
 the same line (``upsert_lines``). Writing to a file, the children of a sitemap index are read
@@ -36,16 +36,22 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
-from sitemap_updater_local.ordered_pool import OrderedPool, usable_cores
-from sitemap_updater_local.records import BodyLine, Problem, RawEntry, Row, SourceError, raw_entry
-from sitemap_updater_local.sitemap_rows import ChildSitemap, read_sitemap_rows
-from sitemap_updater_local.sources import iter_source_items
-from sitemap_updater_local.upsert_lines import UpsertLines, event_line
-from sitemap_updater_local.upsert_lines import upsert_event as upsert_event
+from sitemap_updater_local.inputs.records import (
+    BodyLine,
+    Problem,
+    RawEntry,
+    Row,
+    SourceError,
+    raw_entry,
+)
+from sitemap_updater_local.inputs.sitemap_rows import ChildSitemap, read_sitemap_rows
+from sitemap_updater_local.inputs.sources import iter_source_items
+from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
+from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
 
 if TYPE_CHECKING:
-    from sitemap_updater_local.changes import ChangeReader
-    from sitemap_updater_local.finalstate import ChangeSpool
+    from sitemap_updater_local.pipeline.change_reader import ChangeReader
+    from sitemap_updater_local.pipeline.final_state import ChangeSpool
 
 #: Lines written to the output at a time.
 WRITE_BATCH = 4096
@@ -181,8 +187,8 @@ class Backfill:
 
     def _body(self, line: BodyLine) -> None:
         # imported here: judging a JSONL line loads the ingest contract, which rows never need
-        from sitemap_updater_local.changes import ChangeReader
-        from sitemap_updater_local.finalstate import ChangeSpool
+        from sitemap_updater_local.pipeline.change_reader import ChangeReader
+        from sitemap_updater_local.pipeline.final_state import ChangeSpool
 
         if self._reader is None:
             site = self._site_for(line)
@@ -356,7 +362,7 @@ def run(args: argparse.Namespace) -> int:
             import boto3
             from botocore.exceptions import BotoCoreError, ClientError
 
-            from sitemap_updater_local.send import BatchSender
+            from sitemap_updater_local.commands.send import BatchSender
 
             errors: tuple[type[Exception], ...] = (SourceError, ClientError, BotoCoreError)
             sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)

@@ -3,8 +3,8 @@
 lxml reports only the end of the ``<url>`` and ``<sitemap>`` elements (whatever their
 namespace); the root element is told apart by a second parser that reads the same bytes only
 until the root's start tag. Each finished element is freed with the siblings before it, so
-memory stays flat. An entry is a :data:`~sitemap_updater_local.records.Row`; what cannot be
-read is a :class:`~sitemap_updater_local.records.Problem` naming the file and line.
+memory stays flat. An entry is a :data:`~sitemap_updater_local.inputs.records.Row`; what cannot be
+read is a :class:`~sitemap_updater_local.inputs.records.Problem` naming the file and line.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import IO, Any, Final, cast
 from lxml import etree
 
 from sitemap_updater.protocol.limits import IMAGE_NS, XHTML_NS
-from sitemap_updater_local.opening import child_location, open_source
-from sitemap_updater_local.records import Problem, Row, SourceError, quote
+from sitemap_updater_local.inputs.opening import child_location, open_source
+from sitemap_updater_local.inputs.records import Problem, Row, SourceError, quote
 
 #: Sitemap indexes must not list indexes (sitemaps.org); one level of children is followed.
 MAX_INDEX_DEPTH: Final = 1
@@ -77,6 +77,11 @@ def _text(element: etree._Element) -> str | None:
     return text or None
 
 
+def _image_locs(image: etree._Element) -> list[str]:
+    """The ``loc`` values of one ``<image:image>`` element, in order."""
+    return [_text(part) or "" for part in image if local_name(part.tag)[1] == "loc"]
+
+
 def url_row(element: etree._Element, location: str) -> Row | Problem:
     """The entry of one ``<url>`` element; the last of each field wins."""
     loc = lastmod = changefreq = priority = None
@@ -99,9 +104,7 @@ def url_row(element: etree._Element, location: str) -> Row | Problem:
         elif kind == _IMAGE:
             if images is None:
                 images = []
-            for part in child:
-                if local_name(part.tag)[1] == "loc":
-                    images.append(_text(part) or "")
+            images.extend(_image_locs(child))
     line = cast(int, element.sourceline)
     if loc is None:
         return Problem(f"{location}:{line}", "loc: missing: every <url> needs a <loc>")

@@ -1,6 +1,6 @@
 """A sitemap or CSV entry checked the careful way: ``make_entry``, which names a broken rule.
 
-Kept apart from ``changes`` (which also judges JSONL bodies as ingest does, and imports the
+Kept apart from ``change_reader`` (which judges JSONL bodies as ingest does, and imports the
 ingest contract for it), so that reading a sitemap or a CSV file does not load the contract.
 """
 
@@ -10,7 +10,7 @@ from datetime import datetime
 
 from sitemap_updater.protocol import Site, make_entry
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
-from sitemap_updater_local.records import RawEntry, quote
+from sitemap_updater_local.inputs.records import RawEntry, quote
 
 
 def invalid(field: str, value: object, rule: str) -> str:

@@ -49,7 +49,7 @@ from sitemap_updater.protocol.limits import (
 )
 from sitemap_updater.protocol.urls import normalize_url
 
-SCHEMA_DIR: Final = Path(__file__).resolve().parent / "schemas"
+SCHEMA_DIR: Final = Path(__file__).resolve().parents[1] / "schemas"
 GZIP_MAGIC: Final = b"\x1f\x8b"
 #: Problems reported per rule and file before the rest are summed up in one line.
 MAX_LINES_PER_RULE: Final = 20

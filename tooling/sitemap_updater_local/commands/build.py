@@ -32,9 +32,14 @@ from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.patch import render_fragments
 from sitemap_updater.rebuild.render import render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
-from sitemap_updater_local.finalstate import ChangeSpool, FinalState
-from sitemap_updater_local.judging import default_jobs, judge, source_work, worker_pool
-from sitemap_updater_local.sources import Problem, SourceError
+from sitemap_updater_local.inputs.records import Problem, SourceError
+from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState
+from sitemap_updater_local.pipeline.fragment_spooling import (
+    default_jobs,
+    judge,
+    source_work,
+    worker_pool,
+)
 
 DEFAULT_MAX_URLS: Final = 40_000
 DEFAULT_MAX_BYTES: Final = 45 * 1024 * 1024

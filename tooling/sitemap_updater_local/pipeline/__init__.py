@@ -1,0 +1,7 @@
+"""From source records to the final state, offline, with the ingest's rules.
+
+``change_reader`` and ``raw_entries`` judge records as ingest would; ``fragment_spooling``
+judges them for ``build`` on worker processes and spools each change's ``<url>`` fragment;
+``final_state`` resolves spooled changes on disk, last writer wins; ``upsert_lines`` writes
+``backfill``'s upsert events; ``ordered_pool`` runs tasks on worker processes in order.
+"""
