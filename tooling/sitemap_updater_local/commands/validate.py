@@ -36,6 +36,7 @@ from urllib.parse import unquote, urlsplit
 from lxml import etree
 
 from sitemap_updater.protocol.errors import SitemapError, show_value
+from sitemap_updater.protocol.gzipio import is_gzip
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import (
     IMAGE_NS,
@@ -50,7 +51,6 @@ from sitemap_updater.protocol.limits import (
 from sitemap_updater.protocol.urls import normalize_url
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[1] / "schemas"
-GZIP_MAGIC: Final = b"\x1f\x8b"
 #: Problems reported per rule and file before the rest are summed up in one line.
 MAX_LINES_PER_RULE: Final = 20
 _URL = f"{{{SITEMAP_NS}}}url"
@@ -147,7 +147,7 @@ class _Rule:
 def decompress(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, int]:
     """``data`` un-gzipped if it starts with the gzip magic: (at most ``limit + 1`` bytes,
     the full uncompressed size). Raises ``zlib.error`` on a corrupt stream."""
-    if data[:2] != GZIP_MAGIC:
+    if not is_gzip(data):
         return data[: limit + 1], len(data)
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     kept = inflater.decompress(data, limit + 1)
@@ -263,7 +263,7 @@ def validate_document(
 ) -> FileReport:
     """Validate one file's bytes (gzip or plain). ``file_url`` is where it is (or will be)
     published; ``directory`` is the local directory that must hold an index's children."""
-    report = FileReport(source=source, gzipped=data[:2] == GZIP_MAGIC)
+    report = FileReport(source=source, gzipped=is_gzip(data))
     try:
         xml, size = decompress(data)
     except zlib.error as err:

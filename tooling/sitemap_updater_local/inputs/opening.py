@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from typing import IO, Any, Final, cast
 from urllib.parse import urljoin, urlsplit
 
+from sitemap_updater.protocol.gzipio import is_gzip
 from sitemap_updater_local.inputs.records import SourceError
 
-GZIP_MAGIC: Final = b"\x1f\x8b"
 #: Seconds to wait for a remote source before giving up.
 HTTP_TIMEOUT: Final = 60.0
 USER_AGENT: Final = "sitemap-updater-backfill/0.1"
@@ -40,7 +40,7 @@ def open_source(location: str) -> Iterator[IO[bytes]]:
         raise SourceError(f"{location}: cannot open: {exc}") from exc
     try:
         buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(cast(Any, raw))
-        if buffered.peek(2)[:2] == GZIP_MAGIC:
+        if is_gzip(buffered.peek(2)):
             with gzip.GzipFile(fileobj=buffered, mode="rb") as unzipped:
                 yield cast(IO[bytes], unzipped)
         else:
