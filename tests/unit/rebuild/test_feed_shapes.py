@@ -16,7 +16,8 @@ from botocore.stub import Stubber
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.rebuild.feed import Checkpoint, FeedGapError, FeedRead, StreamFeed
+from sitemap_updater.rebuild.inputs.feed import FeedGapError, FeedRead, StreamFeed
+from sitemap_updater.rebuild.state.checkpoint import Checkpoint
 from sitemap_updater.store.items import Item
 
 ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/sitemap/stream/2015-05-20T20:51:10.252"

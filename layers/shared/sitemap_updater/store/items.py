@@ -143,6 +143,16 @@ def is_live(item: Item) -> bool:
     return bool(item.get(ATTR_STATE, {}).get("S") == STATE_LIVE)
 
 
+def loc_of(item: Item) -> str:
+    """The normalized URL a URL item (live or tombstone) is about."""
+    return str(item[ATTR_LOC]["S"])
+
+
+def url_hash_of(item: Item) -> str:
+    """The identity hash of a URL item's URL (its sort key, see ``keys.url_key``)."""
+    return str(item["sk"]["S"])
+
+
 def entry_from_item(item: Item) -> Entry:
     """Rebuild an entry from a live URL item (low-level attribute-value form), as the regular
     sitemap publishes it: its videos, not its news object (see :func:`news_from_item`)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitemap_updater.rebuild.invalidate import SentBatch
+from sitemap_updater.rebuild.outputs.invalidate import SentBatch
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
 
 if TYPE_CHECKING:
