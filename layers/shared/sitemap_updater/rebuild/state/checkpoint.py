@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sitemap_updater.store.keys import FEED_SK, meta_key
+from sitemap_updater.store.keys import FEED_SK, key_attributes, meta_key
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -35,7 +35,7 @@ class CheckpointStore:
     def __init__(self, client: DynamoDBClient, table: str) -> None:
         self._client = client
         self._table = table
-        self._key: dict[str, Any] = {k: {"S": v} for k, v in meta_key(FEED_SK).items()}
+        self._key = key_attributes(meta_key(FEED_SK))
 
     def load(self) -> Checkpoint | None:
         item = self._client.get_item(TableName=self._table, Key=self._key, ConsistentRead=True).get(
