@@ -1,4 +1,4 @@
-# Every target creates .venv itself from pyproject.toml (see README, "Quick start").
+# Every target creates .venv itself from pyproject.toml (README, "Quick start").
 # Python 3.12, the functions' Lambda runtime (python3.12): `sam build` refuses any other version.
 PYTHON ?= python3.12
 VENV   := .venv

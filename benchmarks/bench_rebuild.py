@@ -39,6 +39,8 @@ from sitemap_updater.protocol import Entry  # noqa: E402
 from sitemap_updater.rebuild.report import RunReport  # noqa: E402
 from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
 from sitemap_updater.store.items import live_item  # noqa: E402
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE  # noqa: E402
+from sitemap_updater_local.deployment.tables import create_template_table  # noqa: E402
 
 SITE = "https://www.example.com"
 TABLE = "bench-sitemap"
@@ -117,23 +119,8 @@ def peak_rss_mb() -> float:
 def _setup(endpoint: str) -> tuple[Any, Any]:
     """The URL table with its stream and the rebuild's state table, as template.yaml has them."""
     dynamodb = client("dynamodb", endpoint)
-    keys: dict[str, Any] = {
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        "BillingMode": "PAY_PER_REQUEST",
-    }
-    dynamodb.create_table(
-        TableName=TABLE,
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-        **keys,
-    )
-    dynamodb.create_table(TableName=STATE_TABLE, **keys)
+    create_template_table(dynamodb, DEFAULT_TEMPLATE, "Table", TABLE)
+    create_template_table(dynamodb, DEFAULT_TEMPLATE, "StateTable", STATE_TABLE)
     s3 = client("s3", endpoint)
     s3.create_bucket(Bucket=BUCKET)
     return dynamodb, s3

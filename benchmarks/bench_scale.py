@@ -52,23 +52,13 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
     os.environ.update({**CREDENTIALS, "POWERTOOLS_TRACE_DISABLED": "true"})
     from sitemap_updater.config import RebuildConfig
     from sitemap_updater.rebuild.service import RebuildService
+    from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
+    from sitemap_updater_local.deployment.tables import create_template_table
     from sitemap_updater_local.synthetic import SyntheticSource
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as spool:
         dynamodb = client("dynamodb", endpoint)
-        dynamodb.create_table(
-            TableName=TABLE,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-        )
+        create_template_table(dynamodb, DEFAULT_TEMPLATE, "Table", TABLE)
         s3 = client("s3", endpoint)
         s3.create_bucket(Bucket=BUCKET)
         config = RebuildConfig.from_env(

@@ -1015,7 +1015,7 @@ def main() -> int:
         "--sizes",
         type=_size,
         action="append",
-        help="a site as URLS:CHANGES_PER_DAY (repeat; default the three sizes of the README)",
+        help="a site as URLS:CHANGES_PER_DAY (repeat; default the three sizes of docs/cost-and-freshness.md)",
     )
     parser.add_argument(
         "--urls-per-leaf", type=int, default=16, help="URLs in each file of the local site"

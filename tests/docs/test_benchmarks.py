@@ -1,7 +1,8 @@
-"""Every benchmark the README quotes runs, at a tiny size, and prints the figures it is quoted for.
+"""Every benchmark the docs quote runs, at a tiny size, and prints the figures it is quoted for.
 
-The figures themselves are measured by `make bench` (see the README's Performance section); this
-only keeps the scripts from rotting. Timing targets are never asserted here.
+The figures themselves are measured by `make bench` (docs/performance.md and
+docs/cost-and-freshness.md); this only keeps the scripts from rotting. Timing targets are never
+asserted here.
 """
 
 from __future__ import annotations

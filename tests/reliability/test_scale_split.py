@@ -24,6 +24,8 @@ from moto import mock_aws
 
 from sitemap_updater.config import RebuildConfig
 from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
+from sitemap_updater_local.deployment.tables import create_template_table
 from sitemap_updater_local.synthetic import SyntheticSource
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
@@ -45,19 +47,7 @@ def scale_aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
         monkeypatch.setenv(name, value)
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        dynamodb.create_table(
-            TableName=TABLE,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-            AttributeDefinitions=[
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            BillingMode="PAY_PER_REQUEST",
-            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-        )
+        create_template_table(dynamodb, DEFAULT_TEMPLATE, "Table", TABLE)
         s3 = boto3.client("s3", region_name="us-east-1")
         s3.create_bucket(Bucket=BUCKET)
         yield dynamodb, s3

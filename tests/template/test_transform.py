@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.config import IngestConfig, RebuildConfig
+from sitemap_updater.config import (
+    DEFAULT_MAX_BYTES_PER_SITEMAP,
+    DEFAULT_MAX_URLS_PER_SITEMAP,
+    IngestConfig,
+    RebuildConfig,
+)
 from sitemap_updater.rebuild.outputs.bucket import MAX_AGE_SECONDS, kind_of
 from sitemap_updater.rebuild.request import wants_full_rebuild
 from tests.template.cfn import (
@@ -146,6 +151,9 @@ def test_environment_with_defaults_is_accepted_by_the_config(source: Template) -
     timeout = source["Resources"]["RebuildFunction"]["Properties"]["Timeout"]
     assert rebuild.lease_seconds > timeout
     assert rebuild.time_budget_margin_seconds < timeout
+    # the caps are defined once in config; the template sets the same values
+    assert rebuild.max_urls_per_sitemap == DEFAULT_MAX_URLS_PER_SITEMAP
+    assert rebuild.max_bytes_per_sitemap == DEFAULT_MAX_BYTES_PER_SITEMAP
 
 
 @pytest.mark.parametrize(
@@ -622,7 +630,7 @@ def test_outputs_name_the_operational_endpoints(cfn: Template) -> None:
     for name, value in expected.items():
         assert outputs[name]["Value"] == value, name
     assert "SitemapIndexUrl" in outputs
-    # What the site's own distribution needs to serve /sitemap* (README, "Deploy", setup 1).
+    # What the site's own distribution needs to serve /sitemap* (docs/deploy.md, setup 1).
     assert outputs["BucketRegionalDomainName"]["Value"] == {
         "Fn::GetAtt": ["Bucket", "RegionalDomainName"]
     }

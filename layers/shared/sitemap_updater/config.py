@@ -14,6 +14,13 @@ from sitemap_updater.indexnow import (
 )
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 
+#: The default shard cap and byte cap of a file: a margin under the protocol's 50,000 URLs and
+#: 50 MiB, so that a shard can grow between splits. template.yaml sets the same values (its
+#: ``MaxUrlsPerSitemap`` default and the rebuild's ``MAX_BYTES_PER_SITEMAP``; a template test
+#: holds them equal), and ``build`` takes them as its defaults.
+DEFAULT_MAX_URLS_PER_SITEMAP = 40_000
+DEFAULT_MAX_BYTES_PER_SITEMAP = 45 * 1024 * 1024
+
 
 class ConfigError(ValueError):
     """A required environment variable is missing or malformed."""
@@ -73,8 +80,8 @@ class RebuildConfig:
     bucket_name: str
     public_base_url: str
     distribution_id: str = ""
-    max_urls_per_sitemap: int = 40_000
-    max_bytes_per_sitemap: int = 45 * 1024 * 1024
+    max_urls_per_sitemap: int = DEFAULT_MAX_URLS_PER_SITEMAP
+    max_bytes_per_sitemap: int = DEFAULT_MAX_BYTES_PER_SITEMAP
     retire_grace_seconds: int = 86_400
     publish_robots_txt: bool = False
     lease_seconds: int = 960
@@ -88,7 +95,7 @@ class RebuildConfig:
     state_table_name: str = ""
     #: most stream records one incremental run reads; the rest waits for the next run
     feed_max_records: int = 200_000
-    #: IndexNow key; empty turns IndexNow off (README, "IndexNow")
+    #: IndexNow key; empty turns IndexNow off (docs/indexnow.md)
     indexnow_key: str = ""
     #: where IndexNow submissions go
     indexnow_endpoint: str = DEFAULT_ENDPOINT
@@ -105,9 +112,11 @@ class RebuildConfig:
             bucket_name=_get(e, "BUCKET_NAME"),
             public_base_url=_get(e, "PUBLIC_BASE_URL", site),
             distribution_id=e.get("DISTRIBUTION_ID", ""),
-            max_urls_per_sitemap=_int(e, "MAX_URLS_PER_SITEMAP", 40_000, 1, MAX_URLS),
+            max_urls_per_sitemap=_int(
+                e, "MAX_URLS_PER_SITEMAP", DEFAULT_MAX_URLS_PER_SITEMAP, 1, MAX_URLS
+            ),
             max_bytes_per_sitemap=_int(
-                e, "MAX_BYTES_PER_SITEMAP", 45 * 1024 * 1024, 1024, MAX_BYTES
+                e, "MAX_BYTES_PER_SITEMAP", DEFAULT_MAX_BYTES_PER_SITEMAP, 1024, MAX_BYTES
             ),
             retire_grace_seconds=_int(e, "RETIRE_GRACE_SECONDS", 86_400, 0, 30 * 86_400),
             publish_robots_txt=_bool(e, "PUBLISH_ROBOTS_TXT", False),

@@ -24,6 +24,9 @@ from unittest import mock
 
 import boto3
 
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
+from sitemap_updater_local.deployment.tables import create_template_table
+
 ROOT = Path(__file__).resolve().parents[3]
 APP_PATH = ROOT / "functions" / "ingest" / "app.py"
 SITE = "https://www.example.com"
@@ -112,24 +115,8 @@ def delete(path: str, occurred_at: str = "2026-11-20T10:00:00Z") -> dict[str, An
 
 
 def create_table(client: Any, name: str) -> None:
-    """The table of docs/architecture.md: pk + sk strings, on-demand, TTL on ``ttl``, and the
-    NEW_IMAGE stream that carries every change to the rebuild."""
-    client.create_table(
-        TableName=name,
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
-    client.update_time_to_live(
-        TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "ttl"}
-    )
+    """The URL table as template.yaml declares it (keys, billing, TTL, NEW_IMAGE stream)."""
+    create_template_table(client, DEFAULT_TEMPLATE, "Table", name)
 
 
 @dataclass

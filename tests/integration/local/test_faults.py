@@ -11,7 +11,8 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from sitemap_updater_local.deployment import LocalDeployment
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.deployment.tables import create_template_table
 from sitemap_updater_local.faults import FaultPlan
 
 
@@ -89,15 +90,10 @@ def test_a_failed_attempt_never_reaches_the_service() -> None:
     plan = FaultPlan(1.0, seed=1, services=("dynamodb",))
     session = boto3.Session(region_name="us-east-1")
     setup = session.client("dynamodb")
-    setup.create_table(
-        TableName="t",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_template_table(setup, DEFAULT_TEMPLATE, "Table", "t")
     plan.install(session)
     client = session.client("dynamodb", config=Config(retries={"max_attempts": 1}))
     with pytest.raises(ClientError):
-        client.put_item(TableName="t", Item={"pk": {"S": "a"}})
+        client.put_item(TableName="t", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
     plan.uninstall()
     assert setup.scan(TableName="t")["Items"] == []

@@ -32,6 +32,8 @@ from sitemap_updater.store.keys import (
     shard_key,
     url_hash,
 )
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
+from sitemap_updater_local.deployment.tables import create_template_table
 from sitemap_updater_local.validate import validate_document
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
@@ -279,24 +281,9 @@ def aws(env: pytest.MonkeyPatch) -> Iterator[Aws]:
 def create_tables(dynamodb: Any, table: str, state_table: str) -> str:
     """The URL table (with its NEW_IMAGE stream) and the rebuild's state table, as template.yaml
     declares them; returns the stream's ARN."""
-    keys = {
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        "AttributeDefinitions": [
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        "BillingMode": "PAY_PER_REQUEST",
-    }
-    created = dynamodb.create_table(
-        TableName=table,
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-        **keys,
-    )
-    dynamodb.create_table(TableName=state_table, **keys)
-    return str(created["TableDescription"]["LatestStreamArn"])
+    created = create_template_table(dynamodb, DEFAULT_TEMPLATE, "Table", table)
+    create_template_table(dynamodb, DEFAULT_TEMPLATE, "StateTable", state_table)
+    return str(created["LatestStreamArn"])
 
 
 def page(n: int, lastmod: str | None = None) -> Entry:

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from sitemap_updater.rebuild.inputs.feed import FeedGapError, FeedRead, StreamFeed
 from sitemap_updater.rebuild.state.checkpoint import Checkpoint
 from sitemap_updater.store.items import Item
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
+from sitemap_updater_local.deployment.tables import table_properties
 
 ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/sitemap/stream/2015-05-20T20:51:10.252"
 PARENT = "shardId-00000001414562045508-2bac9cd2"
@@ -100,10 +102,7 @@ class Api:
             "StreamViewType": "NEW_IMAGE",
             "CreationRequestDateTime": dt.datetime(2015, 5, 20, 20, 51, 10, tzinfo=dt.UTC),
             "TableName": "sitemap",
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
+            "KeySchema": table_properties(DEFAULT_TEMPLATE, "Table")["KeySchema"],
             "Shards": shards,
         }
         if last is not None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitemap_updater_local.deployment.tables import create_table
 from sitemap_updater_local.template import ACCOUNT_ID, REGION, Template, TemplateError
 
 Clients = dict[str, Any]
@@ -38,29 +39,7 @@ def _name(tpl: Template, logical_id: str, explicit: Any, lower: bool = False) ->
 
 def _create_table(tpl: Template, lid: str, props: dict[str, Any], c: Clients, st: Stack) -> None:
     name = _name(tpl, lid, props.get("TableName"))
-    args: dict[str, Any] = {
-        "TableName": name,
-        "KeySchema": props["KeySchema"],
-        "AttributeDefinitions": props["AttributeDefinitions"],
-        "BillingMode": props.get("BillingMode", "PROVISIONED"),
-    }
-    if args["BillingMode"] == "PROVISIONED":
-        args["ProvisionedThroughput"] = {
-            k: int(v) for k, v in props.get("ProvisionedThroughput", {}).items()
-        }
-    for key in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
-        if props.get(key):
-            args[key] = props[key]
-    stream = props.get("StreamSpecification")
-    if stream:
-        args["StreamSpecification"] = {"StreamEnabled": True, **stream}
-    desc = c["dynamodb"].create_table(**args)["TableDescription"]
-    ttl = props.get("TimeToLiveSpecification")
-    if ttl and str(ttl.get("Enabled")).lower() == "true":
-        c["dynamodb"].update_time_to_live(
-            TableName=name,
-            TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl["AttributeName"]},
-        )
+    desc = create_table(c["dynamodb"], name, props)
     st.tables[lid] = name
     attrs = {"Arn": desc["TableArn"]}
     if "LatestStreamArn" in desc:

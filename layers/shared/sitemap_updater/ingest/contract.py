@@ -18,8 +18,7 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES as MAX_ARRAY_ENTRIES
-from sitemap_updater.ingest.shapes import looks_like_eventbridge as looks_like_eventbridge
+from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES
 from sitemap_updater.protocol.limits import (
     MAX_IMAGES_PER_URL,
     MAX_NEWS_NAME_LENGTH,

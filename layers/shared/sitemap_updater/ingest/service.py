@@ -15,7 +15,7 @@ table's stream tells the rebuild which URLs changed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
@@ -123,14 +123,6 @@ class RecordResult:
     reason: str | None = None
 
 
-@dataclass(slots=True)
-class _Batch:
-    order: list[str] = field(default_factory=list)
-    #: ids of the records whose handler raised (already batch item failures)
-    raised: set[str] = field(default_factory=set)
-    tally: Tally = field(default_factory=Tally)
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -154,25 +146,22 @@ class IngestService:
         self._writer = UrlWriter(dynamodb, config.table_name, config.tombstone_ttl_days)
         self._dlq = DeadLetterQueue(sqs, config.dlq_url)
         self._clock = clock
-        self._batch = _Batch()
+        self._tally = Tally()
 
     # -- batch lifecycle ----------------------------------------------------------------------
 
     def begin_batch(self) -> None:
         """Forget the previous batch."""
-        self._batch = _Batch()
+        self._tally = Tally()
 
     @tracer.capture_method(capture_response=False)
     def handle_record(self, record: SQSRecord) -> RecordResult:
         """Record handler for ``BatchProcessor``: raises only when the record must be retried."""
-        batch = self._batch
-        batch.order.append(record.message_id)
         logger.append_keys(message_id=record.message_id)
         try:
             return self._handle(record)
         except Exception as exc:
-            batch.tally.failed += 1
-            batch.raised.add(record.message_id)
+            self._tally.failed += 1
             if is_transient(exc):
                 logger.warning("transient failure, record will be retried", exc_info=exc)
             else:
@@ -182,11 +171,10 @@ class IngestService:
             logger.remove_keys(["message_id", "url"])
 
     @tracer.capture_method(capture_response=False)
-    def finish_batch(self) -> list[str]:
-        """Publish the batch's metrics; returns the ids of records that failed after their
-        handler returned (none: every write happens inside the record handler)."""
-        self._batch.tally.publish()
-        return []
+    def finish_batch(self) -> None:
+        """Publish the batch's metrics (every write happens inside the record handler, so a
+        record's outcome is final when its handler returns)."""
+        self._tally.publish()
 
     # -- one record -----------------------------------------------------------------------------
 
@@ -215,9 +203,9 @@ class IngestService:
 
     def _note(self, result: ApplyResult, message_id: str) -> None:
         if result.outcome in {Outcome.ACCEPTED, Outcome.UNCHANGED}:
-            self._batch.tally.accepted += 1
+            self._tally.accepted += 1
         else:
-            self._batch.tally.stale += 1
+            self._tally.stale += 1
 
     def _reject(
         self, record: SQSRecord, body: str, rejections: list[Rejection], *, array_body: bool
@@ -229,7 +217,7 @@ class IngestService:
             source_message_id=record.message_id,
             array_body=array_body,
         )
-        self._batch.tally.rejected += len(rejections)
+        self._tally.rejected += len(rejections)
         for rejection in rejections:
             where: dict[str, Any] = {"field": rejection.field}
             if rejection.index is not None:
@@ -262,8 +250,5 @@ def process_batch(
         try:
             processor.process()
         finally:
-            mark_failed = service.finish_batch()
-    failures = list(processor.response()["batchItemFailures"])
-    reported = {f["itemIdentifier"] for f in failures}
-    failures += [{"itemIdentifier": m} for m in mark_failed if m not in reported]
-    return {"batchItemFailures": failures}
+            service.finish_batch()
+    return processor.response()

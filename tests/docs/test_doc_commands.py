@@ -1,8 +1,9 @@
-"""Every command the README shows is run here (or named with the test that runs it).
+"""Every command the README and the docs pages show is run here, or named with what runs it.
 
-The README is the product's front door: a command in it that does not work is a bug. AWS commands
-run against a local moto server; `sitemap-updater` commands run in a scratch directory holding the
-input files the README names.
+The README is the product's front door and `docs/` its reference: a command in them that does not
+work is a bug. AWS commands run against a local moto server; `sitemap-updater` commands run in a
+scratch directory holding the input files the pages name. Python samples are files under
+`docs/examples/`, shown verbatim on their page and run here against moto.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import io
 import json
 import os
 import re
+import runpy
 import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import urllib.request
 import zipfile
@@ -30,21 +33,33 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
-from sitemap_updater_local.validate import validate_path
+from sitemap_updater_local.validate import validate_document, validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The pages whose commands and samples are run: the README first, then docs/ in name order.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TEXTS = {page: page.read_text(encoding="utf-8") for page in PAGES}
 BIN = Path(sys.executable).parent
 SITE = "https://www.example.com"
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^(?:<!-- example: (\S+) -->\n)?```(\w*)\n(.*?)^```", re.S | re.M)
+EXAMPLES = ROOT / "docs" / "examples"
+STACK_NAME = "sitemap-updater"
 
 #: Commands that cannot run without an AWS account or that another test already runs.
 RUN_ELSEWHERE = {
     'PATH="$PWD/.venv/bin:$PATH" sam build': "tests/template/test_build.py runs sam build",
     'PATH="$PWD/.venv/bin:$PATH" sam deploy --guided': "needs an AWS account",
+    'PATH="$PWD/.venv/bin:$PATH" sam deploy': "needs an AWS account",
+    'PATH="$PWD/.venv/bin:$PATH" sam delete --stack-name sitemap-updater': "needs an AWS account",
     "make test": "CI runs it (.ci/run)",
     ".venv/bin/python benchmarks/cost_model.py": (
         "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
+    ),
+    ".venv/bin/python benchmarks/capacity.py": (
+        "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
+    ),
+    ".venv/bin/python benchmarks/capacity.py --cap 50000": (
+        "tests/docs/test_benchmarks.py runs it with --cap at a tiny size"
     ),
     ".venv/bin/python benchmarks/cost_model.py --json": (
         "tests/docs/test_benchmarks.py runs it with --json at a tiny size"
@@ -52,16 +67,33 @@ RUN_ELSEWHERE = {
 }
 
 
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    lang: str
+    body: str
+    example: str  # the file the marker before the block names, or ""
+
+
+def all_blocks() -> list[Block]:
+    return [
+        Block(page, lang, body, example)
+        for page in PAGES
+        for example, lang, body in FENCE.findall(TEXTS[page])
+    ]
+
+
 def blocks(lang: str) -> list[str]:
-    return [body for fence_lang, body in FENCE.findall(README) if fence_lang == lang]
+    return [block.body for block in all_blocks() if block.lang == lang]
 
 
 def commands() -> list[str]:
-    found = []
+    """Each command once, in the order the pages show them."""
+    found: list[str] = []
     for body in blocks("bash"):
         for raw in body.replace("\\\n", " ").splitlines():
             line = raw.split("  #")[0].strip()
-            if line and not line.startswith("#"):
+            if line and not line.startswith("#") and line not in found:
                 found.append(line)
     return found
 
@@ -72,10 +104,20 @@ class Stack:
     env: dict[str, str]
     queue_url: str
     dlq_url: str
+    outputs: dict[str, str]  # the stack outputs, by output key
+
+    def client(self, service: str) -> Any:
+        return boto3.client(
+            service,
+            endpoint_url=self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
+def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -113,18 +155,61 @@ def stack() -> Iterator[Stack]:
         Handler="app.lambda_handler",
         Code={"ZipFile": code.getvalue()},
     )
+    s3 = session.client("s3", endpoint_url=endpoint)
+    s3.create_bucket(Bucket="sitemap-bucket")
+    s3.put_bucket_versioning(Bucket="sitemap-bucket", VersioningConfiguration={"Status": "Enabled"})
+    session.client("dynamodb", endpoint_url=endpoint).create_table(
+        TableName="sitemap-urls",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    base, _ = served_sitemaps
+    outputs = {
+        "QueueUrl": queue_url,
+        "QueueArn": arn(queue_url),
+        "DeadLetterQueueUrl": dlq_url,
+        "RebuildFunctionName": function["FunctionName"],
+        "BucketName": "sitemap-bucket",
+        "TableName": "sitemap-urls",
+        "SitemapIndexUrl": f"{base}/sitemap_index.xml",
+    }
+    # a stack whose outputs name the resources above, for `aws cloudformation describe-stacks`
+    template = {
+        "Resources": {"Placeholder": {"Type": "AWS::SQS::Queue"}},
+        "Outputs": {key: {"Value": value} for key, value in outputs.items()},
+    }
+    session.client("cloudformation", endpoint_url=endpoint).create_stack(
+        StackName=STACK_NAME, TemplateBody=json.dumps(template)
+    )
     env = {
         **os.environ,
         **creds,
         "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
         "QUEUE_URL": queue_url,
-        "QUEUE_ARN": arn(queue_url),
+        "QUEUE_ARN": outputs["QueueArn"],
         "DLQ_URL": dlq_url,
         "DLQ_ARN": arn(dlq_url),
         "REBUILD_FUNCTION": function["FunctionName"],
+        "BUCKET": outputs["BucketName"],
+        "TABLE_NAME": outputs["TableName"],
+        "SITEMAP_INDEX_URL": outputs["SitemapIndexUrl"],
     }
-    yield Stack(endpoint, env, queue_url, dlq_url)
+    yield Stack(endpoint, env, queue_url, dlq_url, outputs)
     server.stop()
+
+
+def _publish_sample_site(stack: Stack) -> None:
+    """Put a small published site into the bucket, twice (two versions), and a deleted key."""
+    s3 = stack.client("s3")
+    with tempfile.TemporaryDirectory() as tmp:
+        _write_old_sitemaps(Path(tmp), SITE)
+        for _ in range(2):
+            for path in Path(tmp).iterdir():
+                s3.put_object(Bucket="sitemap-bucket", Key=path.name, Body=path.read_bytes())
+    s3.put_object(Bucket="sitemap-bucket", Key="state/indexnow-pending.json.gz", Body=b"{}")
+    s3.put_object(Bucket="sitemap-bucket", Key="sitemap-retired.xml.gz", Body=b"gone")
+    s3.delete_object(Bucket="sitemap-bucket", Key="sitemap-retired.xml.gz")
 
 
 def _write_old_sitemaps(directory: Path, child_base: str) -> set[str]:
@@ -189,11 +274,13 @@ def served_sitemaps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
     server.shutdown()
 
 
-def _run(command: str, stack: Stack, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    command: str, stack: Stack, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["bash", "-c", command],
         cwd=cwd,
-        env=stack.env,
+        env=stack.env if env is None else env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -202,13 +289,7 @@ def _run(command: str, stack: Stack, cwd: Path) -> subprocess.CompletedProcess[s
 
 
 def _queued_bodies(stack: Stack, url: str) -> list[str]:
-    sqs = boto3.client(
-        "sqs",
-        endpoint_url=stack.endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
+    sqs = stack.client("sqs")
     bodies = []
     while True:
         got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
@@ -219,9 +300,14 @@ def _queued_bodies(stack: Stack, url: str) -> list[str]:
             sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
 
 
-def test_every_readme_command_is_known() -> None:
-    """A command added to the README must be added to this test too."""
-    handled = ("make ", "sitemap-updater ", "aws ")
+def _object_versions(stack: Stack) -> list[str]:
+    listed = stack.client("s3").list_object_versions(Bucket="sitemap-bucket")
+    return [v["Key"] for v in listed.get("Versions", []) + listed.get("DeleteMarkers", [])]
+
+
+def test_every_doc_command_is_known() -> None:
+    """A command added to the README or a docs page must be added to this test too."""
+    handled = ("make ", "sitemap-updater ", "aws ", "export ", "curl ", ".venv/bin/python docs/")
     unknown = [c for c in commands() if c not in RUN_ELSEWHERE and not c.startswith(handled)]
     assert unknown == []
     assert len(commands()) >= 15
@@ -242,18 +328,69 @@ def test_make_targets_exist_and_pass_arguments() -> None:
             assert f"sitemap-updater demo {args}" in dry.stdout
 
 
+def test_python_samples_are_the_example_files_verbatim() -> None:
+    """Each `python` block is an example file, shown whole; each example file is shown."""
+    python = [block for block in all_blocks() if block.lang == "python"]
+    assert python
+    for block in python:
+        assert block.example, f"{block.page.name}: a python block without its example file"
+        source = (block.page.parent / block.example).read_text(encoding="utf-8")
+        assert block.body == source, f"{block.page.name} differs from {block.example}"
+    shown = {(block.page.parent / block.example).resolve() for block in python}
+    assert shown == {path.resolve() for path in EXAMPLES.glob("*.py")}
+
+
 def test_python_producer_example_sends_to_the_queue(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (example,) = blocks("python")
     for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
         monkeypatch.setenv(key, stack.env[key])
     monkeypatch.setenv("AWS_ENDPOINT_URL", stack.endpoint)
+    monkeypatch.setenv("QUEUE_URL", stack.queue_url)
     boto3.setup_default_session()
-    exec(compile(example, "README.md", "exec"), {"QUEUE_URL": stack.queue_url})
+    calls: list[str] = []
+    boto3.DEFAULT_SESSION.events.register(  # type: ignore[union-attr]
+        "before-call.sqs", lambda model, **_: calls.append(model.name)
+    )
+    runpy.run_path(str(EXAMPLES / "send_changes.py"), run_name="__main__")
+    called = set(calls)
     bodies = _queued_bodies(stack, stack.queue_url)
     assert json.loads(bodies[0])["url"] == f"{SITE}/shoes/42"
     assert len(json.loads(bodies[1])) == 500
+    # the producer's IAM policy on the producers page grants what the example calls
+    policy = next(json.loads(body) for body in blocks("json") if '"Statement"' in body)
+    (statement,) = policy["Statement"]
+    assert statement["Action"] == "sqs:SendMessage"
+    # SendMessageBatch is authorized by sqs:SendMessage (SQS has no batch permission)
+    assert {f"sqs:{name.removesuffix('Batch')}" for name in called} == {statement["Action"]}
+
+
+def test_empty_bucket_example_removes_every_version(stack: Stack) -> None:
+    _publish_sample_site(stack)
+    assert _object_versions(stack)
+    (command,) = [c for c in commands() if c.startswith(".venv/bin/python docs/examples/")]
+    local = command.replace(".venv/bin/python", shlex.quote(sys.executable), 1)
+    done = _run(local, stack, ROOT)
+    assert done.returncode == 0, done.stderr
+    assert _object_versions(stack) == []
+    # an empty, versioned bucket is one CloudFormation can delete
+    stack.client("s3").delete_bucket(Bucket="sitemap-bucket")
+    stack.client("s3").create_bucket(Bucket="sitemap-bucket")
+
+
+def test_stack_outputs_become_the_variables_the_pages_use(stack: Stack, workspace: Path) -> None:
+    exports = [c for c in commands() if c.startswith("export ")]
+    names = [c.split()[1].split("=", 1)[0] for c in exports]
+    script = "\n".join(["set -e", *exports, *(f'echo "{name}=${name}"' for name in names)])
+    # the variables start unset: only the pages' commands set them
+    env = {k: v for k, v in stack.env.items() if k not in names}
+    done = _run(script, stack, workspace, env)
+    assert done.returncode == 0, done.stderr
+    got = dict(line.split("=", 1) for line in done.stdout.splitlines())
+    assert got == {name: stack.env[name] for name in names}
+    # every variable the pages' commands use is set from an output (or by the user)
+    used = set(re.findall(r"\$\{?([A-Z_]+)", "\n".join(commands())))
+    assert used - {"PWD", "PATH"} <= set(names)
 
 
 def test_aws_cli_commands(stack: Stack, workspace: Path) -> None:
@@ -262,31 +399,59 @@ def test_aws_cli_commands(stack: Stack, workspace: Path) -> None:
     for command in aws:
         if command.startswith("aws sqs receive-message"):
             _queued_bodies(stack, stack.dlq_url)
-            boto3.client(
-                "sqs",
-                endpoint_url=stack.endpoint,
-                region_name="us-east-1",
-                aws_access_key_id="testing",
-                aws_secret_access_key="testing",
-            ).send_message(
+            stack.client("sqs").send_message(
                 QueueUrl=stack.dlq_url,
                 MessageBody="not json",
                 MessageAttributes={"reason": {"DataType": "String", "StringValue": "field body"}},
             )
+        if command.startswith("aws s3 sync"):
+            _publish_sample_site(stack)
         # the CLI's SQS customization ignores AWS_ENDPOINT_URL, so name the endpoint
         extra = f" --endpoint-url {stack.endpoint}" if command.startswith("aws sqs") else ""
         done = _run(command + extra, stack, workspace)
         assert done.returncode == 0, (command, done.stderr)
         if command.startswith("aws sqs send-message"):
             (body,) = _queued_bodies(stack, stack.queue_url)
-            assert json.loads(body)["action"] == "delete"
+            sent = shlex.split(command)[shlex.split(command).index("--message-body") + 1]
+            assert json.loads(body) == json.loads(sent)
+            assert json.loads(body)["action"] in {"upsert", "delete"}
         elif command.startswith("aws sqs receive-message"):
             (message,) = json.loads(done.stdout)["Messages"]
             assert message["MessageAttributes"]["reason"]["StringValue"] == "field body"
         elif command.startswith("aws lambda invoke"):
             assert (workspace / "out.json").exists()
-            payload = json.loads((ROOT / "events" / "rebuild-full.json").read_text())
-            assert payload == {"full_rebuild": True}
+            payload_file = re.search(r"fileb://(\S+)", command)
+            assert payload_file, command
+            payload = json.loads((ROOT / payload_file.group(1)).read_text())
+            if "rebuild-full" in command:
+                assert payload == {"full_rebuild": True}
+            assert json.loads((workspace / "out.json").read_text()) == payload
+        elif command.startswith("aws s3 sync"):
+            target = workspace / shlex.split(command)[4]
+            assert sorted(p.name for p in target.iterdir()) == [
+                "sitemap-1.xml.gz",
+                "sitemap-2.xml.gz",
+                "sitemap_index.xml",
+            ]
+        elif command.startswith("aws dynamodb delete-table"):
+            assert stack.client("dynamodb").list_tables()["TableNames"] == []
+
+
+def test_curl_fetches_the_index(stack: Stack, workspace: Path) -> None:
+    curl = [c for c in commands() if c.startswith("curl ")]
+    assert curl
+    for command in curl:
+        done = _run(command, stack, workspace)
+        assert done.returncode == 0, (command, done.stderr)
+        assert "<sitemapindex" in done.stdout
+
+
+def test_xml_samples_are_valid_sitemaps() -> None:
+    samples = blocks("xml")
+    assert {b"<sitemapindex" in s.encode() for s in samples} == {True, False}
+    for n, sample in enumerate(samples):
+        report = validate_document(sample.encode(), source=f"xml sample {n}")
+        assert report.problems == [], sample[:200]
 
 
 def test_sitemap_updater_commands(
@@ -294,19 +459,18 @@ def test_sitemap_updater_commands(
 ) -> None:
     base, served_urls = served_sitemaps
     ran = []
-    sqs = boto3.client(
-        "sqs",
-        endpoint_url=stack.endpoint,
-        region_name="us-east-1",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-    )
+    sqs = stack.client("sqs")
     for command in (c for c in commands() if c.startswith("sitemap-updater ")):
         if command.startswith("sitemap-updater redrive"):
             # a message the redrive policy dead-lettered waits in the DLQ
             _queued_bodies(stack, stack.dlq_url)
             sqs.send_message(QueueUrl=stack.dlq_url, MessageBody='{"redriven": true}')
-        # the README's example site is served locally; nothing leaves the machine
+        if command == "sitemap-updater validate smoke-test":
+            # the files the deploy page's `aws s3 sync` downloads from the bucket
+            _publish_sample_site(stack)
+            (sync,) = [c for c in commands() if c.startswith("aws s3 sync")]
+            assert _run(sync, stack, workspace).returncode == 0
+        # the pages' example site is served locally; nothing leaves the machine
         local = command.replace(f"{SITE}/sitemap_index.xml", f"{base}/sitemap_index.xml")
         done = _run(local, stack, workspace)
         verb = shlex.split(command)[1]
@@ -343,8 +507,26 @@ def test_sitemap_updater_commands(
     assert demo_index.exists()
     with gzip.open(next((workspace / "sim-out").glob("sitemap-*.xml.gz"))) as f:
         assert b"<urlset" in f.read()
-    # every file the README's build and simulate commands wrote passes the project's validator
+    # every file the pages' build and simulate commands wrote passes the project's validator
     for out in ("static-out", "sim-out", "sim-faults"):
         reports = validate_path(workspace / out, base_url=SITE)
         assert len(reports) >= 2, out
         assert [line for r in reports for line in r.problems] == [], out
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+)$", FENCE.sub("", text), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+def test_links_between_pages_resolve() -> None:
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", FENCE.sub("", TEXTS[page])):
+            if target.startswith(("http://", "https://")):
+                continue
+            file, _, anchor = target.partition("#")
+            linked = (page.parent / file).resolve() if file else page
+            assert linked.exists(), (page.name, target)
+            if anchor:
+                assert anchor in _anchors(linked.read_text(encoding="utf-8")), (page.name, target)
