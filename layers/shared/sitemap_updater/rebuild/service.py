@@ -228,6 +228,6 @@ class RebuildService:
         for state in run.leaf_states.values():
             self.store.save_state(state)
         if run.shard_map != run.loaded_map:
-            run.shard_map = self.store.save_map(run.shard_map)
+            self.store.save_map(run.shard_map)
         for state in run.inner_states.values():
             self.store.save_state(state)
