@@ -47,8 +47,8 @@ does not batch), one ``ReceiveMessage`` per message plus the empty 20-second lon
 
 Freshness (change event -> every CloudFront edge, and a crawler fetching then, serves it): the
 batching window and the schedule from template.yaml, the measured ingest and rebuild durations,
-and the objects' ``max-age`` from ``sitemap_updater.rebuild.publish`` counted twice (a regional
-edge cache and then an edge location may each hold a copy for its whole lifetime).
+and the objects' ``max-age`` from ``sitemap_updater.rebuild.outputs.bucket`` counted twice (a
+regional edge cache and then an edge location may each hold a copy for its whole lifetime).
 
 List prices (us-east-1, on-demand, without the free tiers), from these pages:
 
@@ -105,12 +105,12 @@ from sitemap_updater_local.deployment.runtime import (  # noqa: E402
 # while stdout is a function output, so that the handlers' log lines never reach this script's
 # stdout (``--json`` prints one JSON object and nothing else).
 with FunctionOutput().capture():
-    import sitemap_updater.rebuild.service as rebuild_service
+    import sitemap_updater.rebuild.steps.incremental as rebuild_service
     from sitemap_updater.ingest.item_size import item_size
     from sitemap_updater.protocol import Entry, Site
-    from sitemap_updater.rebuild.full import Spools
+    from sitemap_updater.rebuild.inputs.spools import Spools
+    from sitemap_updater.rebuild.outputs.bucket import INDEX, SHARD_FILE
     from sitemap_updater.rebuild.patch import patch_shard
-    from sitemap_updater.rebuild.publish import INDEX, SHARD_FILE
     from sitemap_updater.rebuild.render import render_shard
     from sitemap_updater.store.items import Item, live_item
     from sitemap_updater.store.keys import hash_bits, url_hash

@@ -1,7 +1,7 @@
 """A generated ``ShardSource``: any number of live URL items, made on the fly, never all held.
 
 ``SyntheticSource(urls=1_000_000)`` stands in for the DynamoDB reads of a rebuild
-(``sitemap_updater.rebuild.source.ShardSource``): ``scan_all`` yields every item once, in index
+(``rebuild.inputs.source.ShardSource``): ``scan_all`` yields every item once, in index
 order (a Scan's order is arbitrary too), and ``iter_shard`` yields the items of one shard in hash
 order, as the Query on the table does. Item ``i`` is always the same item, in the exact
 attribute-value form the table stores (``store.items.live_item``), so everything downstream of

@@ -20,7 +20,8 @@ from botocore.exceptions import ClientError
 from lxml import etree
 from moto import mock_aws
 
-from sitemap_updater.rebuild.feed import CheckpointStore, StreamFeed
+from sitemap_updater.rebuild.inputs.feed import StreamFeed
+from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from tests.helpers.xsd import assert_valid_index
 from tests.integration.rebuild.conftest import (
     BUCKET,

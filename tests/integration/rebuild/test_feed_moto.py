@@ -17,14 +17,9 @@ import pytest
 from moto import mock_aws
 
 from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.rebuild.feed import (
-    Checkpoint,
-    CheckpointStore,
-    FeedGapError,
-    FeedRead,
-    StreamFeed,
-)
-from sitemap_updater.rebuild.state import ShardMap, StateStore
+from sitemap_updater.rebuild.inputs.feed import FeedGapError, FeedRead, StreamFeed
+from sitemap_updater.rebuild.state.checkpoint import Checkpoint, CheckpointStore
+from sitemap_updater.rebuild.state.nodes import ShardMap, StateStore
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash, url_key
 from tests.integration.rebuild.conftest import create_tables

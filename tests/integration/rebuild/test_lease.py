@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sitemap_updater.rebuild.lease import Lease
+from sitemap_updater.rebuild.state.lease import Lease
 from tests.integration.rebuild.conftest import TABLE, Aws
 
 

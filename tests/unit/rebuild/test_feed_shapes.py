@@ -16,7 +16,8 @@ from botocore.stub import Stubber
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.rebuild.feed import Checkpoint, FeedGapError, FeedRead, StreamFeed
+from sitemap_updater.rebuild.inputs.feed import FeedGapError, FeedRead, StreamFeed
+from sitemap_updater.rebuild.state.checkpoint import Checkpoint
 from sitemap_updater.store.items import Item
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
 from sitemap_updater_local.deployment.tables import table_properties

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.rebuild.full import LeafIndex, ScanStoppedError, Spools
+from sitemap_updater.rebuild.inputs.spools import LeafIndex, ScanStoppedError, Spools
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import HASH_HEX_LEN, hash_bits
 from sitemap_updater.store.shards import ShardIdError, leaf_for, split_counts
@@ -76,7 +76,7 @@ def test_the_time_budget_stops_the_fill(tmp_path: Path) -> None:
 def test_more_leaves_than_open_files_still_spools_everything(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sitemap_updater.rebuild.full.MAX_OPEN_SPOOLS", 2)
+    monkeypatch.setattr("sitemap_updater.rebuild.inputs.spools.MAX_OPEN_SPOOLS", 2)
     leaves = ["r00", "r01", "r10", "r11"]
     uhs = [format(i * 0x0800_0000, "08x") + "0" * 24 for i in range(32)]
     spools = Spools(tmp_path, leaves)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.rebuild.invalidate import (
+from sitemap_updater.rebuild.outputs.invalidate import (
     WILDCARD,
     Invalidator,
     SentBatch,

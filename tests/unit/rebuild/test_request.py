@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.rebuild.publish import kind_of, robots_txt
+from sitemap_updater.rebuild.outputs.bucket import kind_of, robots_txt
 from sitemap_updater.rebuild.request import RebuildRequestError, wants_full_rebuild
 
 EVENTS = Path(__file__).resolve().parents[3] / "events"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sitemap_updater.rebuild.retire import due_for_deletion
+from sitemap_updater.rebuild.state.retire import due_for_deletion
 
 
 def test_only_unlisted_files_past_their_grace_period_are_due() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.rebuild.state import NodeState, ShardMap, plan_dirty
+from sitemap_updater.rebuild.state.nodes import NodeState, ShardMap, plan_dirty
 
 
 def test_a_table_without_a_map_has_the_single_root_leaf() -> None:

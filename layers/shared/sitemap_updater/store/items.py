@@ -20,6 +20,7 @@ from sitemap_updater.store.keys import (
     ATTR_TTL,
     STATE_GONE,
     STATE_LIVE,
+    key_attributes,
     url_hash,
     url_key,
 )
@@ -101,7 +102,7 @@ def news_from_item(item: Item) -> News | None:
 
 def live_item(entry: Entry, event_key: str, digest: str) -> Item:
     """The item that records ``entry`` as live, ordered by ``event_key``."""
-    item: Item = {k: {"S": v} for k, v in url_key(url_hash(entry.loc)).items()}
+    item: Item = key_attributes(url_key(url_hash(entry.loc)))
     item[ATTR_LOC] = {"S": entry.loc}
     item[ATTR_STATE] = {"S": STATE_LIVE}
     item[ATTR_EVENT_KEY] = {"S": event_key}
@@ -130,7 +131,7 @@ def live_item(entry: Entry, event_key: str, digest: str) -> Item:
 
 def tombstone_item(loc: str, event_key: str, digest: str, expires_at: int) -> Item:
     """The item that records ``loc`` as deleted until ``expires_at`` (epoch seconds, TTL)."""
-    item: Item = {k: {"S": v} for k, v in url_key(url_hash(loc)).items()}
+    item: Item = key_attributes(url_key(url_hash(loc)))
     item[ATTR_LOC] = {"S": loc}
     item[ATTR_STATE] = {"S": STATE_GONE}
     item[ATTR_EVENT_KEY] = {"S": event_key}
@@ -141,6 +142,16 @@ def tombstone_item(loc: str, event_key: str, digest: str, expires_at: int) -> It
 
 def is_live(item: Item) -> bool:
     return bool(item.get(ATTR_STATE, {}).get("S") == STATE_LIVE)
+
+
+def loc_of(item: Item) -> str:
+    """The normalized URL a URL item (live or tombstone) is about."""
+    return str(item[ATTR_LOC]["S"])
+
+
+def url_hash_of(item: Item) -> str:
+    """The identity hash of a URL item's URL (its sort key, see ``keys.url_key``)."""
+    return str(item["sk"]["S"])
 
 
 def entry_from_item(item: Item) -> Entry:

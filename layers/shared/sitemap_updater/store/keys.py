@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Final
+from typing import Any, Final
 
 #: Hex digits of sha256 kept as a URL's identity hash (128 bits).
 HASH_HEX_LEN: Final = 32
@@ -54,6 +54,11 @@ def hash_bits(uh: str, n: int) -> str:
 def shard_key(shard_id: str) -> dict[str, str]:
     """Primary key of a shard node's state item."""
     return {"pk": SHARD_PK_PREFIX + shard_id, "sk": SHARD_SK}
+
+
+def key_attributes(key: dict[str, str]) -> dict[str, Any]:
+    """A primary key (``url_key``, ``shard_key``, ``meta_key``) in attribute-value form."""
+    return {name: {"S": value} for name, value in key.items()}
 
 
 def meta_key(sk: str) -> dict[str, str]:

@@ -47,10 +47,6 @@ def leaf_for(uh: str, leaves: Iterable[str]) -> str:
     raise ShardIdError(f"no leaf among {sorted(leaf_set)[:5]}... covers hash {uh}")
 
 
-def is_ancestor_or_self(ancestor: str, node: str) -> bool:
-    return node.startswith(ancestor)
-
-
 def leaves_under(node: str, leaves: Iterable[str]) -> list[str]:
     """Leaves covered by ``node``: the leaves below it, or the leaf above it if it is deeper."""
     leaf_list = list(leaves)

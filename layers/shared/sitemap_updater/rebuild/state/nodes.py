@@ -17,6 +17,7 @@ from sitemap_updater.store.keys import (
     ROOT_SHARD,
     SHARD_PK_PREFIX,
     SHARDMAP_SK,
+    key_attributes,
     meta_key,
     shard_key,
 )
@@ -139,13 +140,10 @@ class StateStore:
         self._client = client
         self._table = table
 
-    def _key(self, key: dict[str, str]) -> dict[str, Any]:
-        return {k: {"S": v} for k, v in key.items()}
-
     def load_map(self) -> ShardMap:
         """The shard map; a table without one has the single root leaf ``r``."""
         item = self._client.get_item(
-            TableName=self._table, Key=self._key(meta_key(SHARDMAP_SK)), ConsistentRead=True
+            TableName=self._table, Key=key_attributes(meta_key(SHARDMAP_SK)), ConsistentRead=True
         ).get("Item")
         if not item:
             return ShardMap()
@@ -163,8 +161,7 @@ class StateStore:
             self._client.put_item(
                 TableName=self._table,
                 Item={
-                    "pk": {"S": key["pk"]},
-                    "sk": {"S": key["sk"]},
+                    **key_attributes(key),
                     "leaves": {"L": [{"S": s} for s in saved.leaves]},
                     "nodes": {"L": [{"S": s} for s in saved.nodes]},
                     "version": {"N": str(saved.version)},
@@ -185,7 +182,7 @@ class StateStore:
         ids = list(dict.fromkeys(node_ids))
         states: dict[str, NodeState] = {}
         for start in range(0, len(ids), BATCH_GET_LIMIT):
-            keys = [self._key(shard_key(s)) for s in ids[start : start + BATCH_GET_LIMIT]]
+            keys = [key_attributes(shard_key(s)) for s in ids[start : start + BATCH_GET_LIMIT]]
             request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": True}}
             while request:
                 response = self._client.batch_get_item(RequestItems=request)
@@ -216,7 +213,7 @@ class StateStore:
             expression += " REMOVE " + ", ".join(removes)
         self._client.update_item(
             TableName=self._table,
-            Key=self._key(shard_key(state.shard_id)),
+            Key=key_attributes(shard_key(state.shard_id)),
             UpdateExpression=expression,
             ExpressionAttributeValues=values,
         )
@@ -226,7 +223,7 @@ class StateStore:
         try:
             self._client.update_item(
                 TableName=self._table,
-                Key=self._key(shard_key(node_id)),
+                Key=key_attributes(shard_key(node_id)),
                 UpdateExpression="SET built_seq = :seen",
                 ConditionExpression="dirty_seq = :seen",
                 ExpressionAttributeValues={":seen": {"N": str(seen)}},
@@ -241,7 +238,7 @@ class StateStore:
         """Mark a node dirty the way ingest does (``ADD dirty_seq 1 SET marked_at``)."""
         self._client.update_item(
             TableName=self._table,
-            Key=self._key(shard_key(node_id)),
+            Key=key_attributes(shard_key(node_id)),
             UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
             ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": str(now_ms)}},
         )

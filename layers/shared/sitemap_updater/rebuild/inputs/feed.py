@@ -41,17 +41,17 @@ shards once DescribeStream stops listing them, so its item stays small.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from botocore.exceptions import ClientError
 
+from sitemap_updater.rebuild.state.checkpoint import Checkpoint
 from sitemap_updater.store.items import Item
-from sitemap_updater.store.keys import FEED_SK, URL_PK_PREFIX, meta_key
+from sitemap_updater.store.keys import URL_PK_PREFIX
 
 if TYPE_CHECKING:
-    from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodbstreams.client import DynamoDBStreamsClient
     from mypy_boto3_dynamodbstreams.type_defs import (
         GetRecordsOutputTypeDef,
@@ -63,19 +63,6 @@ if TYPE_CHECKING:
 GET_RECORDS_LIMIT: Final = 1000
 TRIMMED: Final = "TrimmedDataAccessException"
 EXPIRED: Final = "ExpiredIteratorException"
-
-
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
-    """A position in one stream: everything up to it has been applied."""
-
-    stream_arn: str
-    #: stream shard id -> last sequence number read (decimal string), for unfinished shards
-    positions: Mapping[str, str]
-    #: closed stream shards read to their end
-    finished: frozenset[str]
-    #: epoch seconds when this position was taken
-    saved_at: int
 
 
 class FeedGapError(Exception):
@@ -386,37 +373,3 @@ def _trimmed(shard: StreamShard, position: str | None, operation: str) -> FeedGa
         f"{TRIMMED} from {operation} on shard {shard.shard_id} {where}: "
         "records were trimmed before they were read"
     )
-
-
-class CheckpointStore:
-    """The ``meta``/``feed`` item: the rebuild's checkpoint in the stream."""
-
-    def __init__(self, client: DynamoDBClient, table: str) -> None:
-        self._client = client
-        self._table = table
-        self._key: dict[str, Any] = {k: {"S": v} for k, v in meta_key(FEED_SK).items()}
-
-    def load(self) -> Checkpoint | None:
-        item = self._client.get_item(TableName=self._table, Key=self._key, ConsistentRead=True).get(
-            "Item"
-        )
-        if not item:
-            return None
-        return Checkpoint(
-            stream_arn=item["stream_arn"]["S"],
-            positions={k: v["S"] for k, v in item["positions"]["M"].items()},
-            finished=frozenset(v["S"] for v in item["finished"]["L"]),
-            saved_at=int(item["saved_at"]["N"]),
-        )
-
-    def save(self, checkpoint: Checkpoint) -> None:
-        self._client.put_item(
-            TableName=self._table,
-            Item={
-                **self._key,
-                "stream_arn": {"S": checkpoint.stream_arn},
-                "positions": {"M": {k: {"S": v} for k, v in checkpoint.positions.items()}},
-                "finished": {"L": [{"S": s} for s in sorted(checkpoint.finished)]},
-                "saved_at": {"N": str(checkpoint.saved_at)},
-            },
-        )

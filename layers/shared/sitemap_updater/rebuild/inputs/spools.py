@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from sitemap_updater.store.items import Item
+from sitemap_updater.store.items import Item, url_hash_of
 from sitemap_updater.store.keys import HASH_BITS, hash_bits
 from sitemap_updater.store.shards import ShardIdError, bits_of, children
 
@@ -47,7 +47,7 @@ class LeafIndex:
 
 
 def _line(item: Item) -> str:
-    return f"{item['sk']['S']}\t{json.dumps(item, separators=(',', ':'))}\n"
+    return f"{url_hash_of(item)}\t{json.dumps(item, separators=(',', ':'))}\n"
 
 
 class Spools:
@@ -63,7 +63,7 @@ class Spools:
         return self._dir / f"{shard_id}.spool"
 
     def add(self, item: Item) -> None:
-        leaf = self._index.leaf_for(str(item["sk"]["S"]))
+        leaf = self._index.leaf_for(url_hash_of(item))
         handle = self._files.get(leaf)
         if handle is None:
             if len(self._files) >= MAX_OPEN_SPOOLS:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
-from sitemap_updater.store.keys import LEASE_SK, meta_key
+from sitemap_updater.store.keys import LEASE_SK, key_attributes, meta_key
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -37,13 +37,11 @@ class Lease:
 
     def acquire(self, now: float) -> bool:
         """Take the lease if it is free or expired at ``now`` (epoch seconds). False if held."""
-        key = meta_key(LEASE_SK)
         try:
             self._client.put_item(
                 TableName=self._table,
                 Item={
-                    "pk": {"S": key["pk"]},
-                    "sk": {"S": key["sk"]},
+                    **key_attributes(meta_key(LEASE_SK)),
                     "owner": {"S": self.owner},
                     "expires_at": {"N": str(int(now) + self.seconds)},
                 },
@@ -65,7 +63,7 @@ class Lease:
         try:
             self._client.delete_item(
                 TableName=self._table,
-                Key={k: {"S": v} for k, v in meta_key(LEASE_SK).items()},
+                Key=key_attributes(meta_key(LEASE_SK)),
                 ConditionExpression="#owner = :owner",
                 ExpressionAttributeNames={"#owner": "owner"},
                 ExpressionAttributeValues={":owner": {"S": self.owner}},

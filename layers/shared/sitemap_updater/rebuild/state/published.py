@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitemap_updater.rebuild.invalidate import SentBatch
-from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
+from sitemap_updater.rebuild.outputs.invalidate import SentBatch
+from sitemap_updater.store.keys import PUBLISHED_SK, key_attributes, meta_key
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -62,7 +62,7 @@ class PublishedStore:
         self._table = table
 
     def _key(self) -> dict[str, Any]:
-        return {k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()}
+        return key_attributes(meta_key(PUBLISHED_SK))
 
     def load(self) -> PublishedRecord | None:
         """The record of the last publish, or None before the first one."""
@@ -122,10 +122,8 @@ class PublishedStore:
     def save(self, record: PublishedRecord) -> None:
         """Replace the item with ``record`` (which removes the ``in_flight`` mark and the noted
         invalidation unless the record carries them)."""
-        key = meta_key(PUBLISHED_SK)
         item: dict[str, Any] = {
-            "pk": {"S": key["pk"]},
-            "sk": {"S": key["sk"]},
+            **self._key(),
             "files": {"L": [{"S": f} for f in record.files]},
             "generation": {"N": str(record.generation)},
         }

@@ -1,0 +1,76 @@
+"""A full rebuild's leaves: spool a parallel Scan of the table per leaf, then render and put every
+leaf, counting the entries that differed from the published files (drift).
+
+Each part of a leaf is rendered and put before the next is loaded, so a leaf that splits into
+many files holds one file's items and bytes at a time, not all of them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from sitemap_updater.rebuild.inputs.spools import ScanStoppedError, Spools
+from sitemap_updater.rebuild.patch import PublishedFormatError, changed_between, parse_published
+from sitemap_updater.rebuild.render import RenderedShard
+from sitemap_updater.rebuild.steps.run import Run
+from sitemap_updater.rebuild.steps.tools import Tools
+from sitemap_updater.store.keys import shard_file_key
+
+
+def rebuild_all(tools: Tools, run: Run) -> None:
+    """Render every leaf of the shard map from the table, while time remains."""
+    leaves = sorted(run.shard_map.leaves)
+    with tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=tools.spool_root) as tmp:
+        spools = Spools(Path(tmp), leaves)
+        try:
+            spools.fill(
+                tools.source.scan_all(tools.config.full_rebuild_segments), tools.out_of_time
+            )
+        except ScanStoppedError:
+            spools.close()
+            run.defer(leaves)
+            return
+        for leaf in leaves:
+            if tools.out_of_time():
+                run.defer([leaf])
+            else:
+                _rebuild_leaf(tools, run, spools, leaf)
+
+
+def _rebuild_leaf(tools: Tools, run: Run, spools: Spools, leaf: str) -> None:
+    # repairs of a site published before are changes to announce; the first publish is not
+    want_locs = bool(run.published.files)
+    ids: list[str] = []
+    for part, items in spools.load(leaf, tools.config.max_urls_per_sitemap):
+        run.news.replace_shard(part, items)
+        rendered = tools.render(part, items)
+        del items
+        for shard in rendered:
+            run.note_drift(*drift(run.objects.get, shard, want_locs=want_locs))
+        run.put_leaves(rendered, force=True)
+        ids.extend(r.shard_id for r in rendered)
+        del rendered
+    run.record_split(leaf, ids)
+
+
+def drift(
+    get: Callable[[str], bytes | None], shard: RenderedShard, *, want_locs: bool
+) -> tuple[int, list[str]]:
+    """How many URLs' entries in the published file of ``shard`` (read with ``get``) differ from
+    its new rendering, and (with ``want_locs``) their locs. A file never published counts all of
+    its URLs; equal bytes count none; only differing files are parsed."""
+    old = get(shard_file_key(shard.shard_id))
+    if old == shard.body:
+        return 0, []
+    if old is None and not want_locs:
+        return shard.url_count, []
+    try:
+        before = parse_published(old) if old is not None else {}
+    except PublishedFormatError:
+        before = {}
+    del old
+    after = parse_published(shard.body) if shard.body is not None else {}
+    locs = changed_between(before, after)
+    return len(locs), locs if want_locs else []

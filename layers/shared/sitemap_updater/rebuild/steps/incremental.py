@@ -1,0 +1,76 @@
+"""An incremental run's leaves: patch the published file of every leaf with a change, and
+rebuild from the table the leaves a full rebuild left pending.
+
+The unchanged entries of a changed file come from the published file itself (``patch``); a file
+that cannot be read back is rebuilt from the table instead.
+"""
+
+from __future__ import annotations
+
+from sitemap_updater.observability import logger
+from sitemap_updater.rebuild.inputs.feed import FeedRead
+from sitemap_updater.rebuild.patch import PublishedFormatError, patch_shard
+from sitemap_updater.rebuild.steps.run import Run
+from sitemap_updater.rebuild.steps.tools import Tools
+from sitemap_updater.store.items import Item, loc_of
+from sitemap_updater.store.keys import shard_file_key
+from sitemap_updater.store.shards import leaf_for
+
+#: URL hash -> new image of the URL item (None: removed)
+Changes = dict[str, Item | None]
+
+
+def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> None:
+    """Patch every leaf with a change, and rebuild the pending leaves from the table, while time
+    remains; a leaf left over is deferred, its changes behind the checkpoint the run saves."""
+    groups: dict[str, Changes] = {}
+    for uh, item in feed.changes.items():
+        groups.setdefault(leaf_for(uh, run.shard_map.leaves), {})[uh] = item
+    pending = [leaf for leaf in run.published.pending if leaf in run.shard_map.leaves]
+    wanted = sorted(set(groups) | set(pending))
+    # first, so that a leaf read from the table below replaces its articles with the newest
+    run.news.apply(feed.changes)
+    run.add_states(tools.store.load_states(leaf for leaf in wanted if leaf not in run.states))
+    for leaf in wanted:
+        if tools.out_of_time():
+            run.defer([leaf])
+        elif leaf in pending:
+            items = list(tools.source.iter_shard(leaf))
+            run.news.replace_shard(leaf, items)
+            run.apply(leaf, tools.render(leaf, items), force=force)
+        else:
+            patch_leaf(tools, run, leaf, groups[leaf], force=force)
+
+
+def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bool) -> None:
+    """Apply ``changes`` to the published file of ``leaf``."""
+    state = run.states.get(leaf)
+    key = shard_file_key(leaf)
+    published = state is not None and state.file_sha256 is not None
+    body = run.read_object(key) if published else None
+    try:
+        if published and body is None:
+            raise PublishedFormatError(f"{key} is missing from the bucket")
+        patched = patch_shard(
+            leaf,
+            body,
+            changes,
+            tools.site,
+            max_urls=tools.config.max_urls_per_sitemap,
+            max_bytes=tools.config.max_bytes_per_sitemap,
+        )
+    except PublishedFormatError as error:
+        logger.warning(
+            "published file cannot be patched; rebuilding its shard from the table",
+            shard=leaf,
+            reason=str(error),
+        )
+        items = list(tools.source.iter_shard(leaf))
+        run.apply(leaf, tools.render(leaf, items), force=True)
+        run.note_changed(loc_of(item) for item in changes.values() if item)
+        return
+    if body is not None and state is not None:
+        run.compare_with_bucket(leaf, body)
+    run.apply(leaf, patched.rendered, force=force)
+    run.note_changed(patched.changed_locs)
+    run.note_skipped(patched.skipped)

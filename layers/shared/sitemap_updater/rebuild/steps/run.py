@@ -1,0 +1,196 @@
+"""The state of one run: the shard map and leaf states it builds, the files it defers, and its
+report, which only this class writes.
+
+Leaf states are kept apart from the states of the leaves a split turned into inner nodes, so
+that ``service`` can save the leaves first, then the shard map, then the split parents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from sitemap_updater.rebuild.news import NewsDesk
+from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
+from sitemap_updater.rebuild.render import RenderedShard
+from sitemap_updater.rebuild.report import RunReport
+from sitemap_updater.rebuild.state.nodes import NodeState, ShardMap
+from sitemap_updater.rebuild.state.published import PublishedRecord
+from sitemap_updater.rebuild.steps.feed_window import FeedWindow
+from sitemap_updater.rebuild.steps.objects import RunObjects, sha256_hex
+from sitemap_updater.store.keys import shard_file_key
+
+#: the meta items every run reads: the shard map, the publish record and the checkpoint
+METADATA_ITEMS = 3
+
+
+def w3c(epoch_seconds: float) -> str:
+    return datetime.fromtimestamp(int(epoch_seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Run:
+    """One run's state. ``states`` are the node states read from the table; the states the run
+    builds are kept apart until ``service`` saves them."""
+
+    def __init__(
+        self,
+        *,
+        window: FeedWindow,
+        shard_map: ShardMap,
+        states: dict[str, NodeState],
+        published: PublishedRecord,
+        objects: RunObjects,
+        news: NewsDesk,
+        now: float,
+    ) -> None:
+        self.shard_map = shard_map
+        self.loaded_map = shard_map
+        self.states = states
+        self.published = published
+        #: file key -> (index lastmod, URL count) of the last publish (None: read every state)
+        self.listing = published.listing()
+        self.objects = objects
+        #: the news files' articles
+        self.news = news
+        self.now = now
+        self.leaf_states: dict[str, NodeState] = {}
+        self.inner_states: dict[str, NodeState] = {}
+        self.rebuilt: set[str] = set()
+        #: leaves left for a later run (out of time)
+        self.remaining: list[str] = []
+        self._metadata_items = METADATA_ITEMS + len(states) + len(objects.entries)
+        self.report = RunReport(
+            status="nothing-to-do",
+            mode="full" if window.full else "incremental",
+            feed_gap=window.gap,
+            feed_records=window.read.records if window.read is not None else 0,
+        )
+
+    @property
+    def now_w3c(self) -> str:
+        return w3c(self.now)
+
+    def state_of(self, shard_id: str) -> NodeState | None:
+        return self.leaf_states.get(shard_id) or self.states.get(shard_id)
+
+    # -- what the run read -------------------------------------------------------------------
+
+    def add_states(self, states: dict[str, NodeState]) -> None:
+        """Node states read from the table during the run."""
+        self.states.update(states)
+        self._metadata_items += len(states)
+
+    def read_object(self, key: str) -> bytes | None:
+        """A published object read back from the bucket (counted in the report)."""
+        body = self.objects.get(key)
+        self.report.s3_objects_read.append(key)
+        return body
+
+    def compare_with_bucket(self, leaf: str, body: bytes) -> None:
+        """Compare the leaf's next rendering with ``body``, the bytes in the bucket, which a
+        crashed run may have replaced, rather than with its recorded hash."""
+        state = self.states[leaf]
+        self.states[leaf] = replace(state, file_sha256=sha256_hex(body))
+
+    # -- leaves ------------------------------------------------------------------------------
+
+    def defer(self, leaves: Iterable[str]) -> None:
+        """Leave ``leaves`` to a later run."""
+        self.remaining.extend(leaves)
+
+    def apply(self, leaf: str, rendered: Sequence[RenderedShard], *, force: bool) -> None:
+        """Put the changed files of a rebuilt leaf and record its new state(s)."""
+        self.put_leaves(rendered, force=force)
+        self.record_split(leaf, [part.shard_id for part in rendered])
+
+    def put_leaves(self, rendered: Sequence[RenderedShard], *, force: bool) -> None:
+        """Put the changed files of rendered leaves and record their new states."""
+        now_iso = self.now_w3c
+        for part in rendered:
+            old = self.state_of(part.shard_id) or NodeState(part.shard_id)
+            sha = part.sha256
+            changed = sha != old.file_sha256
+            if part.body is not None and (changed or force):
+                self.objects.put(shard_file_key(part.shard_id), part.body)
+            self.leaf_states[part.shard_id] = replace(
+                old,
+                leaf=True,
+                file_sha256=sha,
+                file_lastmod=part.newest_lastmod,
+                file_changed_at=(
+                    None
+                    if part.body is None
+                    else (now_iso if changed else old.file_changed_at or now_iso)
+                ),
+                url_count=part.url_count,
+                file_bytes=part.uncompressed_bytes,
+            )
+            self.report.urls_skipped.extend(part.skipped)
+
+    def record_split(self, leaf: str, ids: list[str]) -> None:
+        """Record that ``leaf`` was rebuilt as the leaves ``ids`` (a split when not just itself)."""
+        if ids != [leaf]:
+            self.shard_map = self.shard_map.split(leaf, ids)
+            self.leaf_states.pop(leaf, None)
+            self.inner_states[leaf] = replace(
+                self.states.get(leaf) or NodeState(leaf),
+                leaf=False,
+                file_sha256=None,
+                file_lastmod=None,
+                file_changed_at=None,
+                url_count=0,
+                file_bytes=0,
+            )
+            self.report.shards_split += 1
+        self.rebuilt.add(leaf)
+        self.report.shards_rebuilt += 1
+
+    # -- what the run found and published ----------------------------------------------------
+
+    def note_changed(self, locs: Iterable[str]) -> None:
+        """Locs whose published entry this run adds, changes or removes."""
+        self.report.changed_locs.extend(locs)
+
+    def note_skipped(self, urls: Iterable[str]) -> None:
+        """URLs left out because one entry alone is larger than the byte cap."""
+        self.report.urls_skipped.extend(urls)
+
+    def note_drift(self, repaired: int, locs: Iterable[str]) -> None:
+        """URLs whose published entry a full rebuild found different from the table."""
+        self.report.drift_repaired += repaired
+        self.report.changed_locs.extend(locs)
+
+    def note_news(self, files: Sequence[tuple[str, str | None, int]]) -> None:
+        """The news files the index lists: (key, index lastmod, URL count)."""
+        self.report.news_files = [key for key, _, _ in files]
+        self.report.news_urls = sum(count for _, _, count in files)
+        self.report.urls_skipped.extend(self.news.skipped)
+
+    def note_index(self, *, files: int, urls: int) -> None:
+        self.report.files = files
+        self.report.urls_published = urls
+
+    def note_invalidated(self, paths: list[str]) -> None:
+        self.report.invalidated_paths = paths
+
+    def note_state_objects(self, keys: Iterable[str]) -> None:
+        """Private state objects written (each named once)."""
+        written = self.report.state_objects_written
+        written.extend(key for key in keys if key not in written)
+
+    def note_indexnow(self, sent: IndexNowReport) -> None:
+        self.report.indexnow = sent
+
+    def finish(self, *, feed_complete: bool, deleted: list[str], items_read: int) -> RunReport:
+        """The report, once the run is done; ``items_read`` are the URL items read from the
+        table (the metadata items and stream records are added here)."""
+        report = self.report
+        report.complete = not self.remaining and feed_complete
+        report.shards_remaining = len(self.remaining)
+        report.objects_deleted = deleted
+        report.objects_written = sorted(self.objects.written)
+        report.dynamodb_items_read = items_read + self._metadata_items + report.feed_records
+        if self.objects.written:
+            report.status = "published"
+        return report
