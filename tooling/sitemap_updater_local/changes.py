@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from sitemap_updater.ingest.events import MISSING, ChangeEvent, Rejection, decode_body
+from sitemap_updater.ingest.events import decode_body
+from sitemap_updater.ingest.judged import MISSING, ChangeEvent, Rejection
 from sitemap_updater.ingest.ordering import content_digest, event_key
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.store.items import live_item

@@ -30,8 +30,9 @@ from typing import IO, Final
 
 import orjson
 
-from sitemap_updater.ingest.events import Rejection, decode_body
+from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.fast import Plain, recognize
+from sitemap_updater.ingest.judged import Rejection
 from sitemap_updater.ingest.ordering import (
     content_digest,
     delete_digest,
@@ -40,8 +41,8 @@ from sitemap_updater.ingest.ordering import (
     plain_fields,
 )
 from sitemap_updater.protocol import Site, SitemapError
-from sitemap_updater.protocol.chunk import plain_fragment
 from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.render.chunk import plain_fragment
 from sitemap_updater.rebuild.patch import URLSET_FRAME_BYTES, entry_fragments, too_large
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.changes import describe, entry_from_raw

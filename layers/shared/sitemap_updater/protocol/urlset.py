@@ -16,7 +16,6 @@ from itertools import batched
 from types import TracebackType
 from typing import BinaryIO, Final, Self
 
-from sitemap_updater.protocol.chunk import ChunkRenderer
 from sitemap_updater.protocol.entry import HREFLANG, Entry
 from sitemap_updater.protocol.errors import (
     EmptySitemapError,
@@ -28,6 +27,8 @@ from sitemap_updater.protocol.errors import (
     SitemapFullError,
 )
 from sitemap_updater.protocol.escape import check_chars, escape, needs_escape
+from sitemap_updater.protocol.extensions.news import news_xml
+from sitemap_updater.protocol.extensions.video import videos_xml
 from sitemap_updater.protocol.gzipio import (
     DEFAULT_COMPRESSLEVEL,
     ByteSink,
@@ -47,9 +48,8 @@ from sitemap_updater.protocol.limits import (
     VIDEO_NS,
     XHTML_NS,
 )
-from sitemap_updater.protocol.news import news_xml
+from sitemap_updater.protocol.render.chunk import ChunkRenderer
 from sitemap_updater.protocol.urls import Site, check_normalized
-from sitemap_updater.protocol.video import videos_xml
 
 XML_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 URLSET_OPEN: Final = (

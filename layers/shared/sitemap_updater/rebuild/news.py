@@ -29,8 +29,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes
+from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.limits import MAX_NEWS_URLS_PER_FILE
-from sitemap_updater.protocol.news import News
 from sitemap_updater.rebuild.patch import (
     URLSET_FRAME_BYTES,
     PublishedFormatError,

@@ -29,7 +29,7 @@ from sitemap_updater.protocol import (
     gzip_bytes,
     render_urlset,
 )
-from sitemap_updater.protocol.chunk import ChunkRenderer
+from sitemap_updater.protocol.render.chunk import ChunkRenderer
 from sitemap_updater.protocol.urlset import LEGACY_URLSET_OPEN, URLSET_CLOSE, URLSET_OPEN
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.store.items import Item, entry_from_item, is_live
