@@ -33,9 +33,9 @@ from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
 from sitemap_updater.protocol.limits import MAX_BYTES
-from sitemap_updater.protocol.render.chunk import plain_fragment
+from sitemap_updater.protocol.render.element import plain_fragment
+from sitemap_updater.protocol.render.fragments import entry_fragment
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
-from sitemap_updater.rebuild.patch import render_entry_fragment
 from sitemap_updater.store.items import live_item
 from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, some_of, urls
 
@@ -281,7 +281,7 @@ def test_normalized_objects_get_the_careful_judgement(decoded: dict[str, Any]) -
             plain.alternates,
             plain.images,
         )
-        assert fragment.encode() == render_entry_fragment(event.entry, SITE, max_bytes=MAX_BYTES)
+        assert fragment.encode() == entry_fragment(event.entry, SITE, max_bytes=MAX_BYTES)
 
 
 @SETTINGS

@@ -42,8 +42,8 @@ from sitemap_updater.ingest.ordering import (
 )
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.protocol.render.chunk import plain_fragment
-from sitemap_updater.rebuild.patch import URLSET_FRAME_BYTES, entry_fragments, too_large
+from sitemap_updater.protocol.render.element import plain_fragment
+from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, too_large
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.changes import describe, entry_from_raw
 from sitemap_updater_local.finalstate import append_frames, bucket_of, frame_changes

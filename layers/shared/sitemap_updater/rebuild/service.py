@@ -41,6 +41,7 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.rebuild.feed import (
     Checkpoint,
     CheckpointStore,
@@ -58,12 +59,7 @@ from sitemap_updater.rebuild.invalidate import (
 )
 from sitemap_updater.rebuild.lease import Lease
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
-from sitemap_updater.rebuild.patch import (
-    PublishedFormatError,
-    changed_between,
-    parse_published,
-    patch_shard,
-)
+from sitemap_updater.rebuild.patch import changed_between, parse_published, patch_shard
 from sitemap_updater.rebuild.publish import Publisher, robots_txt
 from sitemap_updater.rebuild.published import PublishedRecord, PublishedStore
 from sitemap_updater.rebuild.render import RenderedShard, render_home, render_shard
