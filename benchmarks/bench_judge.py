@@ -34,11 +34,11 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
         sys.path.insert(0, str(_path))
 
 from sitemap_updater.ingest.events import (  # noqa: E402
-    ChangeEvent,
     DecodedBody,
     careful_decode_body,
     decode_body,
 )
+from sitemap_updater.ingest.judged import ChangeEvent  # noqa: E402
 from sitemap_updater.protocol import Site  # noqa: E402
 from sitemap_updater_local.page_events import page_at, upsert_event  # noqa: E402
 

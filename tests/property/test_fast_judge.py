@@ -1,9 +1,10 @@
 """The judge's fast paths agree with its careful paths on arbitrary input.
 
 Each fast path either gives exactly what the careful path gives, or steps aside ("not sure")
-and lets the careful path decide: the URL and lastmod recognizers, the normalized-entry
-recognizer, the orjson digest, the item size counted without the item, and the whole body
-decoded with orjson.
+and lets the careful path decide: the URL and lastmod recognizers, the change-object recognizer
+(``ingest.fast``, whose values the protocol core's one recognizer of normalized form checks;
+that recognizer's own test is tests/unit/protocol/test_normalized.py), the orjson digest, the
+item size counted without the item, and the whole body decoded with orjson.
 """
 
 from __future__ import annotations
@@ -26,15 +27,15 @@ from sitemap_updater.ingest.ordering import (
     format_instant,
     instant_text,
 )
-from sitemap_updater.protocol import SitemapError, make_entry
-from sitemap_updater.protocol.chunk import plain_fragment
-from sitemap_updater.protocol.entry import Alternate, Entry, Image, entry_if_normalized
+from sitemap_updater.protocol import SitemapError
+from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
 from sitemap_updater.protocol.limits import MAX_BYTES
-from sitemap_updater.protocol.news import News
+from sitemap_updater.protocol.render.element import plain_fragment
+from sitemap_updater.protocol.render.fragments import entry_fragment
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
-from sitemap_updater.protocol.video import Relationship, Video
-from sitemap_updater.rebuild.patch import render_entry_fragment
 from sitemap_updater.store.items import live_item
 from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, some_of, urls
 
@@ -69,41 +70,6 @@ def test_a_recognized_lastmod_is_its_own_normalized_form(value: str, now: dateti
     text, moment = _parse_text(value)
     assert text == value
     assert moment - now <= timedelta(days=1)
-
-
-@st.composite
-def raw_entries(draw: st.DrawFn) -> dict[str, Any]:
-    return {
-        "loc": draw(urls),
-        "lastmod": draw(st.none() | lastmods),
-        "changefreq": draw(st.none() | st.sampled_from(["daily", "weekly", "Daily", "often"])),
-        "priority": draw(st.none() | st.floats(-0.5, 1.5) | st.sampled_from([0.5, 0.25, 1.0])),
-        "alternates": draw(
-            st.lists(
-                st.tuples(st.sampled_from(["de", "en-GB", "x-default", "d e"]), urls), max_size=3
-            )
-        ),
-        "images": draw(st.lists(urls, max_size=3)),
-    }
-
-
-@SETTINGS
-@given(raw_entries())
-def test_a_recognized_entry_is_what_make_entry_returns(raw: dict[str, Any]) -> None:
-    fast = entry_if_normalized(SITE, now=NOW, **raw)
-    if fast is None:
-        return
-    careful = make_entry(
-        SITE,
-        loc=raw["loc"],
-        lastmod=raw["lastmod"],
-        changefreq=raw["changefreq"],
-        priority=raw["priority"],
-        alternates=tuple(Alternate(hreflang=h, href=u) for h, u in raw["alternates"]),
-        images=tuple(Image(loc=u) for u in raw["images"]),
-        now=NOW,
-    )
-    assert fast == careful
 
 
 entries = st.builds(
@@ -315,7 +281,7 @@ def test_normalized_objects_get_the_careful_judgement(decoded: dict[str, Any]) -
             plain.alternates,
             plain.images,
         )
-        assert fragment.encode() == render_entry_fragment(event.entry, SITE, max_bytes=MAX_BYTES)
+        assert fragment.encode() == entry_fragment(event.entry, SITE, max_bytes=MAX_BYTES)
 
 
 @SETTINGS

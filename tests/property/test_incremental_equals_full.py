@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.protocol import Entry, Site
-from sitemap_updater.protocol.news import News
-from sitemap_updater.protocol.video import Video
+from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.protocol.extensions.video import Video
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard

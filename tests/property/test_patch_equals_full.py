@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.protocol import Entry, Site
-from sitemap_updater.protocol.news import News
-from sitemap_updater.protocol.video import Relationship, Video
+from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.patch import parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard

@@ -12,7 +12,7 @@ import pytest
 from lxml import etree
 
 from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.protocol.news import News
+from sitemap_updater.protocol.extensions.news import News
 from tests.integration.rebuild.conftest import Aws, page
 from tests.integration.rebuild.test_publish_economy import service
 

@@ -8,7 +8,7 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 
 from sitemap_updater.ingest.apply import item_for, visible_change
-from sitemap_updater.ingest.events import ChangeEvent
+from sitemap_updater.ingest.judged import ChangeEvent
 from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
 from sitemap_updater.ingest.service import is_transient
 from sitemap_updater.protocol.entry import Entry

@@ -7,13 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_updater.ingest.events import (
-    MISSING,
-    ChangeEvent,
-    Rejection,
-    decode_body,
-    parse_occurred_at,
-)
+from sitemap_updater.ingest.events import decode_body
+from sitemap_updater.ingest.judged import MISSING, ChangeEvent, Rejection, parse_occurred_at
 from sitemap_updater.protocol import Site
 
 SITE = Site.parse("https://www.example.com")

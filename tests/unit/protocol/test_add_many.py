@@ -30,7 +30,7 @@ from sitemap_updater.protocol import (
     render_urlset,
 )
 from sitemap_updater.protocol import urlset as urlset_module
-from sitemap_updater.protocol.chunk import ChunkRenderer
+from sitemap_updater.protocol.render.chunk import ChunkRenderer
 from tests.helpers.xsd import WrittenSitemaps, assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")

@@ -16,8 +16,8 @@ from sitemap_updater.protocol.errors import (
     InvalidNewsError,
     InvalidVideoError,
 )
-from sitemap_updater.protocol.news import News
-from sitemap_updater.protocol.video import Relationship, Video
+from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.protocol.extensions.video import Relationship, Video
 
 SITE = Site.parse("https://www.example.com")
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)

@@ -29,8 +29,7 @@ from typing import Final
 
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
-from sitemap_updater.rebuild.patch import render_fragments
-from sitemap_updater.rebuild.render import render_home
+from sitemap_updater.rebuild.render import render_fragments, render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
 from sitemap_updater_local.inputs.records import Problem, SourceError
 from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from sitemap_updater.ingest.events import MISSING, ChangeEvent, Rejection, decode_body
+from sitemap_updater.ingest.events import decode_body
+from sitemap_updater.ingest.judged import MISSING, ChangeEvent, Rejection
 from sitemap_updater.protocol import Site
 from sitemap_updater.store.items import live_item
 from sitemap_updater.store.keys import url_hash

@@ -30,8 +30,9 @@ from typing import IO, Final
 
 import orjson
 
-from sitemap_updater.ingest.events import Rejection, decode_body
+from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.fast import Plain, recognize
+from sitemap_updater.ingest.judged import Rejection
 from sitemap_updater.ingest.ordering import (
     content_digest,
     delete_digest,
@@ -40,9 +41,9 @@ from sitemap_updater.ingest.ordering import (
     plain_fields,
 )
 from sitemap_updater.protocol import Site, SitemapError
-from sitemap_updater.protocol.chunk import plain_fragment
 from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.rebuild.patch import URLSET_FRAME_BYTES, entry_fragments, too_large
+from sitemap_updater.protocol.render.element import plain_fragment
+from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, too_large
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.inputs.line_blocks import LineBlocks
 from sitemap_updater_local.inputs.opening import is_url, open_source

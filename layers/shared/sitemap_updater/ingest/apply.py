@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from botocore.exceptions import ClientError
 
-from sitemap_updater.ingest.events import ChangeEvent
+from sitemap_updater.ingest.judged import ChangeEvent
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,

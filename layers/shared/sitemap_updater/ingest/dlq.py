@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from sitemap_updater.ingest.events import MISSING, Rejection
+from sitemap_updater.ingest.judged import MISSING, Rejection
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient

@@ -4,13 +4,16 @@ Pure: no AWS, no clock of its own (``now`` and the SQS send time are passed in).
 rejection names the field, the offending value and the rule it broke. In an array body each
 entry is judged on its own.
 
-Two paths give one judgement. :func:`decode_body` first decodes with orjson (several times
-faster than the standard library's decoder); when every change of the body is valid, that is
-the result. A body orjson cannot read, or one with any rejection, is judged again by
-:func:`careful_decode_body`, with the standard library's decoder, whose messages name the line
-and column of a JSON error. So rejections and their reasons come from the careful path alone,
-and the two decoders only have to agree on bodies that are valid (a property test compares
-them on arbitrary bodies).
+Two paths give one judgement. The fast path (:func:`decode_body`) decodes with orjson (several
+times faster than the standard library's decoder) and takes the body when every change of it is
+recognized in normalized form (``ingest.fast``): then the careful path would accept each
+unchanged. Any other body (one orjson cannot read, an EventBridge event, a change with an
+extension or a value to normalize, a bad change) is judged by the careful path alone,
+:func:`careful_decode_body`: the standard library's decoder, whose messages name the line and
+column of a JSON error, the contract's models and the protocol core's normalizers (which it
+skips, like the fast path, for values the one recognizer of normalized form accepts). So every
+rejection and its reason comes from the careful path, and the fast path only decides bodies the
+careful path accepts as they are (a property test compares the two on arbitrary bodies).
 """
 
 from __future__ import annotations
@@ -18,25 +21,28 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import starmap
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import orjson
 
 from sitemap_updater.ingest.fast import fast_change
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, live_item_size
-from sitemap_updater.ingest.judged import EARLIEST as EARLIEST
-from sitemap_updater.ingest.judged import MAX_FUTURE_SKEW as MAX_FUTURE_SKEW
-from sitemap_updater.ingest.judged import MISSING as MISSING
-from sitemap_updater.ingest.judged import WRITER_ALLOWANCE_BYTES as WRITER_ALLOWANCE_BYTES
-from sitemap_updater.ingest.judged import ChangeEvent as ChangeEvent
-from sitemap_updater.ingest.judged import Judged as Judged
-from sitemap_updater.ingest.judged import Rejection as Rejection
-from sitemap_updater.ingest.judged import check_instant as check_instant
-from sitemap_updater.ingest.judged import parse_occurred_at as parse_occurred_at
+from sitemap_updater.ingest.judged import (
+    MISSING,
+    WRITER_ALLOWANCE_BYTES,
+    ChangeEvent,
+    Judged,
+    Rejection,
+    check_instant,
+    parse_occurred_at,
+)
 from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
 from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES, looks_like_eventbridge
-from sitemap_updater.protocol import Site, SitemapError, make_entry
-from sitemap_updater.protocol.entry import Alternate, Image, entry_if_normalized
+from sitemap_updater.protocol.entry import Alternate, Entry, Image, make_entry
+from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.normalized import normal_form, recognize
+from sitemap_updater.protocol.urls import Site
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -86,6 +92,33 @@ def _from_sitemap_error(
     return Rejection(index, prefix + field, exc.value, exc.rule, raw)
 
 
+def _recognized_entry(change: ChangeObject, site: Site, now: datetime) -> Entry | None:
+    """The entry of a schema-valid change whose values are all in normalized form (the protocol
+    core's one recognizer), built without the normalizers; ``None``: not sure."""
+    if change.videos or change.news is not None:
+        return None
+    values = recognize(
+        normal_form(site, now),
+        change.url,
+        change.lastmod,
+        change.changefreq,
+        change.priority,
+        [(a.hreflang, a.href) for a in change.alternates],
+        [i.loc for i in change.images],
+    )
+    if values is None:
+        return None
+    loc, lastmod, changefreq, priority, alternates, images = values
+    return Entry(
+        loc,
+        lastmod,
+        changefreq,
+        priority,
+        tuple(starmap(Alternate, alternates)),
+        tuple(map(Image, images)),
+    )
+
+
 def _judge(
     change: ChangeObject,
     *,
@@ -116,17 +149,7 @@ def _judge(
                 digest,
                 event_key(occurred_at, "delete", digest),
             )
-        entry = entry_if_normalized(
-            site,
-            loc=change.url,
-            lastmod=change.lastmod,
-            changefreq=change.changefreq,
-            priority=change.priority,
-            alternates=[(a.hreflang, a.href) for a in change.alternates],
-            images=[i.loc for i in change.images],
-            now=now,
-            extensions=bool(change.videos) or change.news is not None,
-        ) or make_entry(
+        entry = _recognized_entry(change, site, now) or make_entry(
             site,
             loc=change.url,
             lastmod=change.lastmod,
@@ -217,10 +240,7 @@ def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> D
     fast = _fast_body(decoded, len(body), sent_at, site, now)
     if fast is not None:
         return fast
-    judged = _judge_decoded(decoded, body, sent_at=sent_at, site=site, now=now)
-    if judged.kind == "invalid" or any(isinstance(i, Rejection) for i in judged.items):
-        return careful_decode_body(body, sent_at=sent_at, site=site, now=now)
-    return judged
+    return careful_decode_body(body, sent_at=sent_at, site=site, now=now)
 
 
 def _fast_body(

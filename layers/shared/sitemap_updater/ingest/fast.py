@@ -2,10 +2,11 @@
 
 Most producers send what ingest would store: a URL on the site in normalized form, a lastmod in
 ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain alternates and
-images. :func:`recognize` recognizes such an object straight from the decoded JSON, with the
-checks the contract's models and the protocol core's normalizers make first, and without
-either; :func:`fast_change` makes the change of it (``build`` renders its ``<url>`` straight
-from the recognized values). It answers ``None`` whenever it is not sure (any other field, type
+images. :func:`recognize` recognizes such an object straight from the decoded JSON: it checks
+the object's shape as the contract's models would, and leaves its values to the protocol core's
+one recognizer of normalized form (``protocol.normalized``), without models or normalizers;
+:func:`fast_change` makes the change of it (``build`` renders its ``<url>`` straight from the
+recognized values). It answers ``None`` whenever it is not sure (any other field, type
 or form, an extension, a value the normalizers would change); the careful path then judges the
 object and, for a bad one, names the rule it breaks. So the fast path decides only what the
 careful path would accept unchanged, and property tests compare the two on arbitrary bodies.
@@ -21,10 +22,8 @@ can never be refused for size, and a longer one is left to the careful judge, wh
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import starmap
 from typing import Any, Final, Literal, NamedTuple
 
@@ -44,15 +43,10 @@ from sitemap_updater.ingest.ordering import (
     plain_digest,
     plain_fields,
 )
-from sitemap_updater.protocol.entry import HREFLANG, Alternate, Entry, Image, tenth
-from sitemap_updater.protocol.lastmod import is_normalized_lastmod
-from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
-from sitemap_updater.protocol.urls import (
-    NORMALIZED_PATH,
-    Site,
-    already_normalized,
-    escapes_and_length_ok,
-)
+from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.normalized import normal_form
+from sitemap_updater.protocol.normalized import recognize as recognize_values
+from sitemap_updater.protocol.urls import Site
 
 #: The fields of an upsert the fast path knows; any other one (an extension, or a producer's own
 #: field, which the contract ignores) takes the careful path.
@@ -66,61 +60,31 @@ FIXED_ALLOWANCE: Final = 1024
 #: Bodies up to this many characters never make a fast-path item too large (module text).
 ROOMY_BODY: Final = MAX_ITEM_BYTES - WRITER_ALLOWANCE_BYTES - FIXED_ALLOWANCE
 _ABSENT: Final[Any] = object()
-_HREFLANG = HREFLANG.fullmatch
 
 
-def _on_site(site: Site) -> Callable[[str], bool]:
-    return _on_origin(site.origin)
-
-
-@cache
-def _on_origin(origin: str) -> Callable[[str], bool]:
-    """A test equal to ``site.owns(url) and already_normalized(url)``, one regular expression
-    where the site's origin has the plain form (lowercase host, no port) that
-    :func:`already_normalized` requires of every URL."""
-    root = origin + "/"
-    if not already_normalized(root):
-        return lambda url: False
-    matches = re.compile(re.escape(root) + NORMALIZED_PATH).fullmatch
-
-    def on_site(url: str) -> bool:
-        return matches(url) is not None and escapes_and_length_ok(url)
-
-    return on_site
-
-
-def _alternates(value: Any, on_site: Callable[[str], bool], pairs: list[list[str]]) -> bool:
-    """Put each alternate in ``pairs`` as ``[hreflang, href]``; ``False``: not sure."""
+def _alternates(value: Any) -> list[list[str]] | None:
+    """``[hreflang, href]`` of each alternate object (their values are checked by the
+    recognizer); ``None``: not a list of such objects."""
     if type(value) is not list:
-        return False
+        return None
+    pairs = []
     for item in value:
-        if type(item) is not dict or len(item) != 2:
-            return False
-        hreflang = item.get("hreflang")
-        href = item.get("href")
-        if (
-            type(hreflang) is not str
-            or type(href) is not str
-            or _HREFLANG(hreflang) is None
-            or not on_site(href)
-        ):
-            return False
-        pairs.append([hreflang, href])
-    return True
+        if type(item) is not dict or len(item) != 2 or "hreflang" not in item or "href" not in item:
+            return None
+        pairs.append([item["hreflang"], item["href"]])
+    return pairs
 
 
-def _images(value: Any, locs: list[str]) -> bool:
-    """Put each image's loc in ``locs``; ``False``: not sure."""
-    if type(value) is not list or len(value) > MAX_IMAGES_PER_URL:
-        return False
+def _images(value: Any) -> list[str] | None:
+    """The loc of each image object; ``None``: not a list of such objects."""
+    if type(value) is not list:
+        return None
+    locs = []
     for item in value:
-        if type(item) is not dict or len(item) != 1:
-            return False
-        loc = item.get("loc")
-        if type(loc) is not str or not already_normalized(loc):
-            return False
-        locs.append(loc)
-    return True
+        if type(item) is not dict or len(item) != 1 or "loc" not in item:
+            return None
+        locs.append(item["loc"])
+    return locs
 
 
 #: ``format_instant`` of the earliest accepted ``occurred_at``.
@@ -156,11 +120,34 @@ def _plain(values: tuple[Any, ...]) -> Plain:
     return tuple.__new__(Plain, values)
 
 
+def _occurred_at(
+    raw_time: Any, default_time: datetime | None, now: datetime
+) -> tuple[datetime, str | None] | None:
+    """The instant of ``occurred_at`` and, when the text gave it, its ``format_instant``;
+    ``None``: not sure."""
+    if raw_time is None:
+        return None if default_time is None else (default_time, None)
+    if type(raw_time) is not str:
+        return None
+    instant = instant_text(raw_time)
+    try:
+        if instant is None:
+            return parse_occurred_at(raw_time, now), None
+        occurred_at = datetime.fromisoformat(raw_time)  # in UTC: the text ends in Z
+    except ValueError:
+        return None
+    # the texts are fixed-width, so they compare as the instants do (check_instant's bounds)
+    if not EARLIEST_TEXT <= instant <= _latest_text(now):
+        return None
+    return occurred_at, instant
+
+
 def recognize(
     obj: Any, default_time: datetime | None, site: Site, now: datetime, body_length: int
 ) -> Plain | None:
     """The values of ``obj`` (a decoded change object) if every one is already in normalized
-    form, so that the careful judge would accept the change as it is; ``None``: not sure.
+    form (``protocol.normalized``), so that the careful judge would accept the change as it
+    is; ``None``: not sure.
 
     ``default_time`` is the ``occurred_at`` of a change without one (``None``: such a change is
     not recognized), ``now`` the judge's clock (aware), ``body_length`` the characters of the
@@ -169,58 +156,30 @@ def recognize(
     """
     if type(obj) is not dict or body_length > ROOMY_BODY:
         return None
-    on_site = _on_site(site)
+    form = normal_form(site, now)
     url = obj.get("url")
-    if type(url) is not str or not on_site(url):
-        return None
-    raw_time = obj.get("occurred_at")
-    if raw_time is None:
-        if default_time is None:
-            return None
-        occurred_at, instant = default_time, None
-    elif type(raw_time) is str:
-        instant = instant_text(raw_time)
-        try:
-            if instant is None:
-                occurred_at = parse_occurred_at(raw_time, now)
-            else:
-                occurred_at = datetime.fromisoformat(raw_time)  # in UTC: the text ends in Z
-        except ValueError:
-            return None
-        # the texts are fixed-width, so they compare as the instants do (check_instant's bounds)
-        if instant is not None and not EARLIEST_TEXT <= instant <= _latest_text(now):
-            return None
-    else:
+    when = _occurred_at(obj.get("occurred_at"), default_time, now)
+    if when is None:
         return None
     action = obj.get("action")
     if action == "delete":
-        if not DELETE_FIELDS.issuperset(obj):
+        if not DELETE_FIELDS.issuperset(obj) or type(url) is not str or not form.on_site(url):
             return None
-        return _plain(("delete", url, occurred_at, instant, None, None, None, [], []))
+        return _plain(("delete", url, *when, None, None, None, [], []))
     if action != "upsert" or not UPSERT_FIELDS.issuperset(obj):
         return None
-    lastmod = obj.get("lastmod")
-    if lastmod is not None and (
-        type(lastmod) is not str or not is_normalized_lastmod(lastmod, now)
-    ):
-        return None
-    changefreq = obj.get("changefreq")
-    if changefreq is not None and (type(changefreq) is not str or changefreq not in CHANGEFREQS):
-        return None
-    priority = obj.get("priority")
-    if priority is not None:
-        priority = tenth(priority)
-        if priority is None:
-            return None
-    pairs: list[list[str]] = []
     raw_alternates = obj.get("alternates", _ABSENT)
-    if raw_alternates is not _ABSENT and not _alternates(raw_alternates, on_site, pairs):
-        return None
-    locs: list[str] = []
+    pairs = [] if raw_alternates is _ABSENT else _alternates(raw_alternates)
     raw_images = obj.get("images", _ABSENT)
-    if raw_images is not _ABSENT and not _images(raw_images, locs):
+    locs = [] if raw_images is _ABSENT else _images(raw_images)
+    if pairs is None or locs is None:
         return None
-    return _plain(("upsert", url, occurred_at, instant, lastmod, changefreq, priority, pairs, locs))
+    values = recognize_values(
+        form, url, obj.get("lastmod"), obj.get("changefreq"), obj.get("priority"), pairs, locs
+    )
+    if values is None:
+        return None
+    return _plain(("upsert", url, *when, *values[1:]))
 
 
 def fast_change(

@@ -28,7 +28,8 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
 from sitemap_updater.ingest.dlq import DeadLetterQueue, describe, sendable
-from sitemap_updater.ingest.events import ChangeEvent, Rejection, decode_body
+from sitemap_updater.ingest.events import decode_body
+from sitemap_updater.ingest.judged import ChangeEvent, Rejection
 from sitemap_updater.observability import logger, metrics, tracer
 from sitemap_updater.protocol import Site
 

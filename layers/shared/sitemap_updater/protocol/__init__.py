@@ -1,6 +1,10 @@
 """The sitemaps.org protocol core: entries, URL and date rules, streaming writers, gzip.
 
 Pure Python; no AWS. See https://www.sitemaps.org/protocol.html.
+
+The entry model and its normalizers sit here, with ``normalized`` (the one recognizer of values
+already in normalized form) and the writers; ``extensions`` holds Google's news and video
+elements, ``render`` the one ``<url>`` renderer, the block renderer and the fragment API.
 """
 
 from sitemap_updater.protocol.entry import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Final, NamedTuple
@@ -22,11 +22,11 @@ from sitemap_updater.protocol.errors import (
     SitemapError,
     TooManyImagesError,
 )
-from sitemap_updater.protocol.lastmod import is_normalized_lastmod, normalize_lastmod
+from sitemap_updater.protocol.extensions.news import News, normalize_news
+from sitemap_updater.protocol.extensions.video import Video, normalize_videos
+from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
-from sitemap_updater.protocol.news import News, normalize_news
-from sitemap_updater.protocol.urls import Site, already_normalized, normalize_url
-from sitemap_updater.protocol.video import Video, normalize_videos
+from sitemap_updater.protocol.urls import Site, normalize_url
 
 #: A language tag as Google's hreflang accepts it (ISO 639 language, optional script/region,
 #: BCP 47 subtags of letters and digits), or ``x-default``.
@@ -181,54 +181,4 @@ def make_entry(
         images=() if images is None else normalize_images(images),
         videos=() if videos is None else normalize_videos(videos, normalized, now=now),
         news=None if news is None else normalize_news(news, now=now),
-    )
-
-
-def entry_if_normalized(
-    site: Site,
-    *,
-    loc: str,
-    lastmod: str | None,
-    changefreq: str | None,
-    priority: float | None,
-    alternates: Sequence[tuple[str, str]],
-    images: Sequence[str],
-    now: datetime,
-    extensions: bool = False,
-) -> Entry | None:
-    """The entry :func:`make_entry` would return, if every value is already in normalized form.
-
-    The fast path for values a producer sends normalized, as most do: each is recognized by
-    the same checks the normalizers make first, and nothing is parsed. ``None`` means "not
-    sure": :func:`make_entry` then decides, and raises with the rule a bad value breaks.
-    ``now`` must be aware. A change with ``extensions`` (videos or a news object) always takes
-    the careful path: their rules are the normalizers' alone.
-    """
-    if extensions:
-        return None
-    if not (site.owns(loc) and already_normalized(loc)):
-        return None
-    if lastmod is not None and not is_normalized_lastmod(lastmod, now):
-        return None
-    if changefreq is not None and changefreq not in CHANGEFREQS:
-        return None
-    if priority is not None:
-        priority = tenth(priority)
-        if priority is None:
-            return None
-    for hreflang, href in alternates:
-        if not (HREFLANG.fullmatch(hreflang) and site.owns(href) and already_normalized(href)):
-            return None
-    if len(images) > MAX_IMAGES_PER_URL:
-        return None
-    for image in images:
-        if not already_normalized(image):
-            return None
-    return Entry(
-        loc=loc,
-        lastmod=lastmod,
-        changefreq=changefreq,
-        priority=priority,
-        alternates=tuple(Alternate(hreflang=h, href=href) for h, href in alternates),
-        images=tuple(Image(loc=image) for image in images),
     )

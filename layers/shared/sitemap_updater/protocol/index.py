@@ -25,8 +25,9 @@ from sitemap_updater.protocol.gzipio import (
     utf8_len,
 )
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS, SITEMAP_NS
+from sitemap_updater.protocol.render.element import check_lastmod
 from sitemap_updater.protocol.urls import normalize_url
-from sitemap_updater.protocol.urlset import XML_DECLARATION, FileStats, check_lastmod
+from sitemap_updater.protocol.urlset import XML_DECLARATION, FileStats
 
 INDEX_OPEN: Final = f'{XML_DECLARATION}<sitemapindex xmlns="{SITEMAP_NS}">\n'
 INDEX_CLOSE: Final = "</sitemapindex>\n"

@@ -166,7 +166,8 @@ def escapes_and_length_ok(url: str) -> bool:
     return MIN_LOC_LENGTH <= xml_length(url) <= MAX_LOC_LENGTH
 
 
-def _normalize(raw: object, field: str) -> str:
+def _check_text(raw: object, field: str) -> str:
+    """``raw`` if it is a string a URL may be normalized from (see the module text)."""
     if not isinstance(raw, str):
         raise _reject(raw, "must be a string", field)
     if not raw:
@@ -181,6 +182,11 @@ def _normalize(raw: object, field: str) -> str:
         )
     if raw[0].isspace() or raw[-1].isspace():
         raise _reject(raw, "must not begin or end with whitespace", field)
+    return raw
+
+
+def _scheme_and_rest(raw: str, field: str) -> tuple[str, str]:
+    """The lowercased scheme, and what follows its ``//`` up to any fragment."""
     scheme_match = _SCHEME.match(raw)
     if scheme_match is None:
         raise _reject(raw, "must be an absolute http or https URL (no scheme found)", field)
@@ -190,8 +196,21 @@ def _normalize(raw: object, field: str) -> str:
     rest = raw[scheme_match.end() :]
     if not rest.startswith("//"):
         raise _reject(raw, "must be an absolute URL of the form scheme://host/path", field)
-    rest = rest[2:]
-    rest = rest.partition("#")[0]
+    return scheme, rest[2:].partition("#")[0]
+
+
+def _port(raw: str, scheme: str, port_text: str, field: str) -> str:
+    """The ``:port`` part of the normalized URL (empty for none or the scheme's default)."""
+    if not port_text:
+        return ""
+    if not port_text.isascii() or not port_text.isdigit() or int(port_text) > 65535:
+        raise _reject(raw, f"port {port_text!r} must be a number from 0 to 65535", field)
+    return "" if int(port_text) == DEFAULT_PORTS[scheme] else ":" + str(int(port_text))
+
+
+def _normalize(raw: object, field: str) -> str:
+    text = _check_text(raw, field)
+    scheme, rest = _scheme_and_rest(text, field)
     cut = len(rest)
     for sep in "/?":
         pos = rest.find(sep)
@@ -199,18 +218,13 @@ def _normalize(raw: object, field: str) -> str:
             cut = pos
     authority, tail = rest[:cut], rest[cut:]
     if "@" in authority:
-        raise _reject(raw, "must not contain user information (user:password@)", field)
-    host_text, port_text = _split_authority(raw, authority)
+        raise _reject(text, "must not contain user information (user:password@)", field)
+    host_text, port_text = _split_authority(text, authority)
     try:
-        host = _host(raw, host_text)
+        host = _host(text, host_text)
     except InvalidUrlError as exc:
         raise exc.at(field) from None
-    port = ""
-    if port_text:
-        if not port_text.isascii() or not port_text.isdigit() or int(port_text) > 65535:
-            raise _reject(raw, f"port {port_text!r} must be a number from 0 to 65535", field)
-        if int(port_text) != DEFAULT_PORTS[scheme]:
-            port = ":" + str(int(port_text))
+    port = _port(text, scheme, port_text, field)
     path, question, query = tail.partition("?")
     path = _encode(path, _PATH_SAFE, _PATH_OK) or "/"
     url = f"{scheme}://{host}{port}{path}"

@@ -29,15 +29,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes
+from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.limits import MAX_NEWS_URLS_PER_FILE
-from sitemap_updater.protocol.news import News
-from sitemap_updater.rebuild.patch import (
+from sitemap_updater.protocol.render.fragments import (
     URLSET_FRAME_BYTES,
     PublishedFormatError,
-    parse_published,
-    render_entry_fragment,
+    entry_fragment,
     urlset_of,
 )
+from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.store.items import Item, is_live, news_from_item
 from sitemap_updater.store.keys import hash_bits
 
@@ -112,9 +112,7 @@ class NewsDesk:
             assert item is not None
             entry = Entry(loc=str(item["loc"]["S"]), news=news)
             try:
-                self._fragments[uh] = render_entry_fragment(
-                    entry, self._site, max_bytes=self._max_bytes
-                )
+                self._fragments[uh] = entry_fragment(entry, self._site, max_bytes=self._max_bytes)
             except SitemapError as error:
                 self._fragments.pop(uh, None)
                 self.skipped.append(f"{entry.loc}: {error}")

@@ -1,28 +1,33 @@
-"""Render a shard's live URL items into one gzipped urlset, splitting the shard when it is full.
+"""Render a shard's leaves: gzipped urlsets of fragments, splitting the shard when it is full.
 
-A shard with more URLs than the cap is split with ``store.shards.split_counts``; a part whose
-bytes still exceed the byte cap is split again by its next hash bit. Items come in hash order,
-so the same items always give the same bytes, whichever path (Query or full Scan) read them.
+The one leaf renderer, for a full rebuild (``render_shard``: the shard's live URL items), a
+patch (``render_fragments``: the fragments of a published file with the changes applied) and
+``build``. Each URL's ``<url>`` fragment comes from the protocol core's fragment API, with all
+of the writer's checks. A shard with more URLs than the cap is split with
+``store.shards.split_counts``; a part whose bytes still exceed the byte cap is split again by
+its next hash bit. Fragments are joined in hash order, so the same items always give the same
+bytes, whichever path (Query, full Scan, or a patch of the published file) read them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from sitemap_updater.protocol import (
-    Entry,
-    EntryTooLargeError,
-    Site,
-    SitemapError,
-    SitemapFullError,
-    UrlsetWriter,
-)
+from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.gzipio import gzip_bytes
+from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, urlset_of
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urlset import UrlsetWriter
 from sitemap_updater.store.items import Item, entry_from_item
 from sitemap_updater.store.keys import HASH_BITS, hash_bits
 from sitemap_updater.store.shards import children, split_counts
+
+_LASTMOD: Final = re.compile(rb"<lastmod>([^<]*)</lastmod>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,59 +47,62 @@ class RenderedShard:
         return None if self.body is None else hashlib.sha256(self.body).hexdigest()
 
 
-def _hash(item: Item) -> str:
-    return str(item["sk"]["S"])
+#: A URL hash and its fragment, or the ``loc: reason`` of a URL left out.
+Rendered = tuple[str, bytes | str]
 
 
-def _partition(items: Sequence[Item], leaves: Sequence[str]) -> list[list[Item]]:
-    """Items (in hash order) cut into the contiguous runs that belong to ``leaves`` (in order)."""
-    groups: list[list[Item]] = [[] for _ in leaves]
-    index = 0
-    for item in items:
-        uh = _hash(item)
-        while hash_bits(uh, len(leaves[index]) - 1) != leaves[index][1:]:
-            index += 1
-        groups[index].append(item)
-    return groups
+def _newest(text: bytes) -> str | None:
+    found = _LASTMOD.findall(text)
+    return max(found).decode("ascii") if found else None
 
 
 def _render_fitting(
-    shard_id: str, items: Sequence[Item], site: Site, max_urls: int, max_bytes: int
+    shard_id: str, pairs: Sequence[Rendered], max_bytes: int
 ) -> list[RenderedShard]:
-    sink = io.BytesIO()
-    writer = UrlsetWriter(sink, site, max_urls=max_urls, max_bytes=max_bytes)
-    skipped: list[str] = []
-    for item in items:
-        entry = entry_from_item(item)
-        try:
-            writer.add(entry)
-        except EntryTooLargeError as error:
-            skipped.append(f"{entry.loc}: {error}")
-        except SitemapFullError:
-            if len(shard_id) - 1 >= HASH_BITS:
-                raise
-            left, right = children(shard_id)
-            halves = _partition(items, [left, right])
-            parts = _render_fitting(left, halves[0], site, max_urls, max_bytes)
-            parts += _render_fitting(right, halves[1], site, max_urls, max_bytes)
-            return parts
-        except SitemapError as error:
-            # Stored data the writer refuses (e.g. a loc off a changed SITE_URL): leave the
-            # URL out and say why, rather than hold back every other URL of the shard.
-            skipped.append(f"{entry.loc}: {error}")
-    if writer.url_count == 0:
-        return [RenderedShard(shard_id, None, 0, 0, None, skipped=tuple(skipped))]
-    stats = writer.close()
+    """One leaf of ``pairs`` (in hash order), split by the next hash bit while over the byte cap."""
+    fragments = [fragment for _, fragment in pairs if isinstance(fragment, bytes)]
+    skipped = tuple(reason for _, reason in pairs if isinstance(reason, str))
+    if not fragments:
+        return [RenderedShard(shard_id, None, 0, 0, None, skipped=skipped)]
+    size = URLSET_FRAME_BYTES + sum(map(len, fragments))
+    if size > max_bytes and len(fragments) > 1 and len(shard_id) - 1 < HASH_BITS:
+        left, right = children(shard_id)
+        depth = len(left) - 1
+        zero = [p for p in pairs if hash_bits(p[0], depth)[-1] == "0"]
+        one = [p for p in pairs if hash_bits(p[0], depth)[-1] == "1"]
+        return _render_fitting(left, zero, max_bytes) + _render_fitting(right, one, max_bytes)
+    text = urlset_of(fragments)
     return [
         RenderedShard(
-            shard_id,
-            sink.getvalue(),
-            stats.url_count,
-            stats.uncompressed_bytes,
-            stats.newest_lastmod,
-            skipped=tuple(skipped),
+            shard_id, gzip_bytes(text), len(fragments), len(text), _newest(text), skipped=skipped
         )
     ]
+
+
+def render_leaves(
+    shard_id: str, pairs: Sequence[Rendered], *, max_urls: int, max_bytes: int
+) -> list[RenderedShard]:
+    """The leaves (one, or several after a split) that hold ``pairs`` (URL hash, fragment or the
+    ``loc: reason`` of a refused URL), which must be in hash order: split by the URL cap with
+    ``split_counts`` (over every URL hash given), then by the byte cap, by the next hash bit."""
+    leaves = split_counts([uh for uh, _ in pairs], shard_id, max_urls)
+    if leaves == [shard_id]:
+        return _render_fitting(shard_id, pairs, max_bytes)
+    rendered: list[RenderedShard] = []
+    for leaf in leaves:
+        bits = leaf[1:]
+        group = [p for p in pairs if hash_bits(p[0], len(bits)) == bits]
+        rendered.extend(_render_fitting(leaf, group, max_bytes))
+    return rendered
+
+
+def render_fragments(
+    shard_id: str, fragments: Mapping[str, bytes], *, max_urls: int, max_bytes: int
+) -> list[RenderedShard]:
+    """The leaves that hold ``fragments`` (by URL hash), rendered in hash order."""
+    return render_leaves(
+        shard_id, sorted(fragments.items()), max_urls=max_urls, max_bytes=max_bytes
+    )
 
 
 def render_shard(
@@ -103,13 +111,16 @@ def render_shard(
     """The leaves (one, or several after a split) that hold ``items``, rendered.
 
     ``items`` are the shard's live URL items in hash order. Returns ``[shard_id]``'s rendering
-    when everything fits, else the rendering of each new leaf, in hash order.
+    when everything fits, else the rendering of each new leaf, in hash order. A URL the writer
+    refuses (alone over the byte cap, or stored data that breaks a rule, e.g. a loc off a
+    changed SITE_URL) is left out and its ``loc: reason`` kept, rather than hold back every
+    other URL of the shard.
     """
-    leaves = split_counts([_hash(i) for i in items], shard_id, max_urls)
-    rendered: list[RenderedShard] = []
-    for leaf, group in zip(leaves, _partition(items, leaves), strict=True):
-        rendered.extend(_render_fitting(leaf, group, site, max_urls, max_bytes))
-    return rendered
+    fragments = entry_fragments(map(entry_from_item, items), site, max_bytes=max_bytes)
+    pairs = [
+        (str(item["sk"]["S"]), fragment) for item, fragment in zip(items, fragments, strict=True)
+    ]
+    return render_leaves(shard_id, pairs, max_urls=max_urls, max_bytes=max_bytes)
 
 
 def render_home(site: Site, *, max_urls: int, max_bytes: int) -> bytes:

@@ -10,8 +10,8 @@ from decimal import Decimal
 from typing import Any
 
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
-from sitemap_updater.protocol.news import News
-from sitemap_updater.protocol.video import Relationship, Video
+from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,

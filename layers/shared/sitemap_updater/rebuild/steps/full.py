@@ -11,8 +11,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.rebuild.inputs.spools import ScanStoppedError, Spools
-from sitemap_updater.rebuild.patch import PublishedFormatError, changed_between, parse_published
+from sitemap_updater.rebuild.patch import changed_between, parse_published
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools

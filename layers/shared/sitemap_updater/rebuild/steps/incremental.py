@@ -8,8 +8,9 @@ that cannot be read back is rebuilt from the table instead.
 from __future__ import annotations
 
 from sitemap_updater.observability import logger
+from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.patch import PublishedFormatError, patch_shard
+from sitemap_updater.rebuild.patch import patch_shard
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.items import Item, loc_of

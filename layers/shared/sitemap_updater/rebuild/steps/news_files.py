@@ -4,8 +4,8 @@ before the index that lists them."""
 from __future__ import annotations
 
 from sitemap_updater.observability import logger
+from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
-from sitemap_updater.rebuild.patch import PublishedFormatError
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 

@@ -1,8 +1,9 @@
 """Renders a run of entries as one block of ``<url>`` text, checking each rule once per block.
 
-:meth:`UrlsetWriter.add_many` hands blocks of entries to :meth:`ChunkRenderer.render`. The text
-of each entry is one f-string; each check that :meth:`UrlsetWriter.add` makes per entry is made
-here on all entries of the block at once, with C-level operations over the joined values:
+:meth:`UrlsetWriter.add_many` and the fragment API hand blocks of entries to
+:meth:`ChunkRenderer.render`. The text of each entry is ``element.url_element``'s; each check
+that ``element.EntryRenderer`` makes per entry is made here on all entries of the block at once,
+with C-level operations over the joined values:
 
 - the locs are joined with ``\\n`` and checked together: only the characters of a normalized URL
   (one ``bytes.translate`` leaves only the line breaks; no ``<``, ``>``, ``"`` nor ``#``), ``%``
@@ -26,8 +27,8 @@ here on all entries of the block at once, with C-level operations over the joine
 Any check that fails makes :meth:`render` return ``None``; the writer then adds the block entry by
 entry, and that path raises the precise typed error at the precise entry (or escapes the rare
 image loc that holds ``<``, ``>`` or ``"``; locs and hrefs are normalized, so they never do).
-The output is byte
-for byte what :meth:`UrlsetWriter.add` writes for the same entries.
+The output is byte for byte what ``EntryRenderer`` (and so :meth:`UrlsetWriter.add`) writes for
+the same entries.
 """
 
 from __future__ import annotations
@@ -37,19 +38,18 @@ from collections.abc import Sequence
 from typing import Final
 
 from sitemap_updater.protocol.entry import HREFLANG, Entry
-from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH
+from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
+from sitemap_updater.protocol.render.element import (
+    ALTERNATE_CLOSE,
+    ALTERNATE_HREF,
+    ALTERNATE_OPEN,
+    IMAGE_CLOSE,
+    IMAGE_OPEN,
+    escape_plain,
+    url_element,
+)
 from sitemap_updater.protocol.urls import xml_length
 
-#: ``<changefreq>`` text of each valid value; ``None`` (absent) writes nothing.
-CHANGEFREQ_TEXT: Final[dict[str | None, str]] = {
-    None: "",
-    **{value: f"<changefreq>{value}</changefreq>" for value in CHANGEFREQS},
-}
-#: ``<priority>`` text of each valid value (one decimal place); ``None`` writes nothing.
-PRIORITY_ELEMENT: Final[dict[float | None, str]] = {
-    None: "",
-    **{i / 10: f"<priority>{i / 10:.1f}</priority>" for i in range(11)},
-}
 #: Every ASCII character XML 1.0 allows.
 _XML_ASCII: Final = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])
 #: The characters of a normalized URL (RFC 3986 unreserved, sub-delims, ``:@/?`` and ``%``);
@@ -70,46 +70,6 @@ _LASTMOD_SHAPE: Final = bytes(
 )
 _DATETIME_SHAPE: Final = b"0000-00-00T00:00:00Z"
 _DATE_SHAPE: Final = b"0000-00-00"
-_ALTERNATE_OPEN: Final = '<xhtml:link rel="alternate" hreflang="'
-_ALTERNATE_HREF: Final = '" href="'
-_CLOSE: Final = '"/>'
-_IMAGE_OPEN: Final = "<image:image><image:loc>"
-_IMAGE_CLOSE: Final = "</image:loc></image:image>"
-
-
-def plain_fragment(
-    loc: str,
-    lastmod: str | None,
-    changefreq: str | None,
-    priority: float | None,
-    alternates: Sequence[Sequence[str]],
-    images: Sequence[str],
-) -> str:
-    """The ``<url>`` text :class:`~sitemap_updater.protocol.urlset.UrlsetWriter` writes for an
-    entry of these values, when each is already known to be in normalized form (URLs on the
-    site, or for images anywhere, of the normalized characters; a normalized lastmod; language
-    codes), as the judge's fast path knows of the values it recognizes. It checks nothing: a
-    value outside the changefreq and priority tables is a ``KeyError``."""
-    text = (
-        f"<url><loc>{loc}</loc>{'' if lastmod is None else f'<lastmod>{lastmod}</lastmod>'}"
-        f"{CHANGEFREQ_TEXT[changefreq]}{PRIORITY_ELEMENT[priority]}"
-    )
-    if alternates:
-        text += "".join(
-            [
-                f"{_ALTERNATE_OPEN}{hreflang}{_ALTERNATE_HREF}{href}{_CLOSE}"
-                for hreflang, href in alternates
-            ]
-        )
-    if images:
-        text += "".join([f"{_IMAGE_OPEN}{image}{_IMAGE_CLOSE}" for image in images])
-    text += "</url>\n"
-    # a normalized value holds no < > or ": & and ' are the two to escape, as the writer does
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "'" in text:
-        text = text.replace("'", "&apos;")
-    return text
 
 
 class ChunkRenderer:
@@ -132,16 +92,16 @@ class ChunkRenderer:
             if not self._locs_are_plain([e.loc for e in entries]):
                 return None
             newest = _newest_lastmod([m for e in entries if (m := e.lastmod) is not None])
-            changefreq = CHANGEFREQ_TEXT
-            priority = PRIORITY_ELEMENT
             extension = extensions.render
             text = "".join(
                 [
-                    f"<url><loc>{e.loc}</loc>"
-                    f"{'' if (lastmod := e.lastmod) is None else f'<lastmod>{lastmod}</lastmod>'}"
-                    f"{changefreq[e.changefreq]}{priority[e.priority]}"
-                    f"{extension(e) if e.alternates or e.images or e.videos or e.news else ''}"
-                    "</url>\n"
+                    url_element(
+                        e.loc,
+                        e.lastmod,
+                        e.changefreq,
+                        e.priority,
+                        extension(e) if e.alternates or e.images or e.videos or e.news else "",
+                    )
                     for e in entries
                 ]
             )
@@ -152,11 +112,7 @@ class ChunkRenderer:
             # per-entry path raises the precise error at the right entry
             return None
         # no tag holds & or ': every one in the block is in a value, and is escaped as add does
-        if "&" in text:
-            text = text.replace("&", "&amp;")
-        if "'" in text:
-            text = text.replace("'", "&apos;")
-        return text, newest
+        return escape_plain(text), newest
 
     def _locs_are_plain(self, locs: list[str]) -> bool:
         """Whether every loc is on the site and in normalized form (only the characters of a
@@ -192,10 +148,10 @@ class _Extensions:
             for alternate in alternates:
                 hreflangs.append(alternate.hreflang)
                 hrefs.append(alternate.href)
-                parts += (_ALTERNATE_OPEN, alternate.hreflang, _ALTERNATE_HREF, alternate.href)
-                parts.append(_CLOSE)
+                parts += (ALTERNATE_OPEN, alternate.hreflang, ALTERNATE_HREF, alternate.href)
+                parts.append(ALTERNATE_CLOSE)
             for image in images:
-                parts += (_IMAGE_OPEN, image.loc, _IMAGE_CLOSE)
+                parts += (IMAGE_OPEN, image.loc, IMAGE_CLOSE)
             counts.extend((len(alternates), len(images)))
             text = "".join(parts)  # a TypeError if a value is not a string
             texts.append(text)
@@ -223,7 +179,7 @@ class _Extensions:
             and joined.count('"') == 6 * alternates
             and joined.count("<") == tags
             and joined.count(">") == tags
-            and joined.count(_ALTERNATE_HREF + prefix) == alternates
+            and joined.count(ALTERNATE_HREF + prefix) == alternates
             and self._hrefs_are_normalized(prefix)
             and (not alternates or _language_codes(self.hreflangs))
         )

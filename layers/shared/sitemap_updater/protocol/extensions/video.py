@@ -259,19 +259,30 @@ def _date(field: str, value: str) -> str:
 
 def video_xml(video: Video, field: str) -> str:
     """The ``<video:video>`` element, in the element order of Google's schema, every text
-    checked and escaped."""
+    checked and escaped (the first value that breaks a rule, in that order, raises)."""
     parts = [
         "<video:video>",
         _element("thumbnail_loc", xml_text(field + ".thumbnail_loc", video.thumbnail_loc)),
         _element("title", xml_text(field + ".title", video.title)),
         _element("description", xml_text(field + ".description", video.description)),
     ]
+    _locations(video, field, parts)
+    _dates_and_tags(video, field, parts)
+    _audience(video, field, parts)
+    parts.append("</video:video>")
+    return "".join(parts)
+
+
+def _locations(video: Video, field: str, parts: list[str]) -> None:
     if video.content_loc is None and video.player_loc is None:
         raise _bad(field, None, "needs content_loc or player_loc (or both)")
     if video.content_loc is not None:
         parts.append(_element("content_loc", xml_text(field + ".content_loc", video.content_loc)))
     if video.player_loc is not None:
         parts.append(_element("player_loc", xml_text(field + ".player_loc", video.player_loc)))
+
+
+def _dates_and_tags(video: Video, field: str, parts: list[str]) -> None:
     if video.duration is not None:
         parts.append(_element("duration", str(_duration(field + ".duration", video.duration))))
     if video.expiration_date is not None:
@@ -284,6 +295,9 @@ def video_xml(video: Video, field: str) -> str:
         )
     for i, tag in enumerate(video.tags):
         parts.append(_element("tag", xml_text(f"{field}.tag[{i}]", tag)))
+
+
+def _audience(video: Video, field: str, parts: list[str]) -> None:
     if video.family_friendly is not None:
         parts.append(_element("family_friendly", yes_no(video.family_friendly)))
     if video.restriction is not None:
@@ -301,8 +315,6 @@ def video_xml(video: Video, field: str) -> str:
         parts.append(_relationship_xml("platform", video.platform, field))
     if video.live is not None:
         parts.append(_element("live", yes_no(video.live)))
-    parts.append("</video:video>")
-    return "".join(parts)
 
 
 def _relationship_xml(name: str, value: Relationship, field: str) -> str:

@@ -1,0 +1,1 @@
+"""The sitemap extensions a <url> may carry beyond sitemaps.org: Google News and video."""

@@ -1,0 +1,155 @@
+"""Recognizes the values of an entry that are already in normalized form.
+
+Most producers send what the normalizers would return anyway: a URL on the site in normalized
+form, a lastmod in ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a changefreq from the table, a
+priority at one decimal, hreflang codes and image URLs in normalized form. :func:`recognize`
+recognizes such values with the checks the normalizers (``make_entry``) make first, and
+without parsing anything. It is the one fast path of every reader of entries: ingest's judge
+(``ingest.fast``, which ``build`` uses too) and ``backfill``'s upsert lines.
+
+Invariant: whatever :func:`recognize` accepts, ``make_entry`` accepts and returns unchanged (the
+values given back are that entry's). ``None`` only means "not sure": the caller then takes its
+careful path, which normalizes the values or names the rule one breaks. Values of any type may
+be passed (decoded JSON); a value of the wrong type is not recognized. Extensions (videos, a
+news object) are never recognized: their rules are the normalizers' alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from functools import cache
+from typing import Any, Final, NamedTuple
+
+from sitemap_updater.protocol.entry import HREFLANG, tenth
+from sitemap_updater.protocol.lastmod import is_normalized_lastmod
+from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.urls import (
+    NORMALIZED_PATH,
+    Site,
+    already_normalized,
+    escapes_and_length_ok,
+)
+
+#: Distinct lastmod texts whose check a :class:`NormalForm` remembers (emptied when full).
+LASTMOD_CACHE: Final = 4096
+_HREFLANG: Final = HREFLANG.fullmatch
+
+
+class Recognized(NamedTuple):
+    """The values of an entry recognized in normalized form (each its own normalized value)."""
+
+    loc: str
+    lastmod: str | None
+    changefreq: str | None
+    priority: float | None
+    #: ``(hreflang, href)`` of each alternate, as given
+    alternates: Sequence[Sequence[str]]
+    images: Sequence[str]
+
+
+@cache
+def _on_origin(origin: str) -> Callable[[str], bool]:
+    """A test equal to ``site.owns(url) and already_normalized(url)``, one regular expression
+    where the site's origin has the plain form (lowercase host, no port) that
+    :func:`already_normalized` requires of every URL."""
+    root = origin + "/"
+    if not already_normalized(root):
+        return lambda url: False
+    matches = re.compile(re.escape(root) + NORMALIZED_PATH).fullmatch
+
+    def on_site(url: str) -> bool:
+        return matches(url) is not None and escapes_and_length_ok(url)
+
+    return on_site
+
+
+class NormalForm:
+    """The checks of normalized form for one site at one clock (``now``, aware)."""
+
+    __slots__ = ("_lastmods", "now", "on_site")
+
+    def __init__(self, site: Site, now: datetime) -> None:
+        #: whether a URL (a string) is on the site and in normalized form
+        self.on_site = _on_origin(site.origin)
+        self.now = now
+        self._lastmods: dict[str, bool] = {}
+
+    def lastmod(self, value: object) -> bool:
+        """Whether ``value`` is a lastmod text ``normalize_lastmod`` returns unchanged."""
+        if type(value) is not str:
+            return False
+        known = self._lastmods.get(value)
+        if known is None:
+            if len(self._lastmods) >= LASTMOD_CACHE:
+                self._lastmods.clear()
+            known = self._lastmods[value] = is_normalized_lastmod(value, self.now)
+        return known
+
+    def alternates(self, pairs: Sequence[Sequence[Any]]) -> bool:
+        """Whether every ``(hreflang, href)`` is a language code and a URL on the site."""
+        on_site = self.on_site
+        for hreflang, href in pairs:
+            if (
+                type(hreflang) is not str
+                or type(href) is not str
+                or _HREFLANG(hreflang) is None
+                or not on_site(href)
+            ):
+                return False
+        return True
+
+
+def images_normalized(locs: Sequence[Any]) -> bool:
+    """Whether there are at most 1,000 image URLs, each a string in normalized form."""
+    if len(locs) > MAX_IMAGES_PER_URL:
+        return False
+    return all(type(loc) is str and already_normalized(loc) for loc in locs)
+
+
+#: The forms of the latest few (origin, clock) pairs (see :func:`normal_form`).
+_FORMS: Final[dict[tuple[str, datetime], NormalForm]] = {}
+_MOST_FORMS: Final = 8
+
+
+def normal_form(site: Site, now: datetime) -> NormalForm:
+    """The :class:`NormalForm` of ``site`` at ``now``, shared by the calls of one clock (a dict
+    lookup: the judge asks for it once an event)."""
+    key = (site.origin, now)
+    form = _FORMS.get(key)
+    if form is None:
+        if len(_FORMS) >= _MOST_FORMS:
+            _FORMS.clear()
+        form = _FORMS[key] = NormalForm(site, now)
+    return form
+
+
+def recognize(
+    form: NormalForm,
+    loc: Any,
+    lastmod: Any,
+    changefreq: Any,
+    priority: Any,
+    alternates: Sequence[Sequence[Any]],
+    images: Sequence[Any],
+) -> Recognized | None:
+    """The values as ``make_entry`` would return them, if every one is already in normalized
+    form (``None`` meaning absent, for the four single values); ``None``: not sure."""
+    if type(loc) is not str or not form.on_site(loc):
+        return None
+    if lastmod is not None and not form.lastmod(lastmod):
+        return None
+    if changefreq is not None and (type(changefreq) is not str or changefreq not in CHANGEFREQS):
+        return None
+    if priority is not None:
+        priority = tenth(priority)
+        if priority is None:
+            return None
+    if alternates and not form.alternates(alternates):
+        return None
+    if images and not images_normalized(images):
+        return None
+    # tuple.__new__ straight: the named tuple's own __new__ is Python code, and this runs once
+    # an entry on every fast path (benchmarks/bench_judge.py)
+    return tuple.__new__(Recognized, (loc, lastmod, changefreq, priority, alternates, images))

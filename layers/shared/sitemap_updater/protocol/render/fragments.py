@@ -1,0 +1,140 @@
+"""Fragments: the ``<url>`` elements of a urlset, one each, as bytes.
+
+A urlset is :data:`URLSET_OPEN`, its fragments in order, and :data:`URLSET_CLOSE`, so a file is
+taken apart into fragments (:func:`fragments_of`), and fragments are joined into a file
+(:func:`urlset_of`) without rendering any entry again; compressing the joined text gives the
+bytes the writer writes for the same entries, because the writer's output depends only on the
+text (see ``gzipio``). A fragment is rendered by the one ``<url>`` renderer (``element``, or for
+a block ``chunk``), with all of its checks, under the byte cap of the file it goes into.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import batched
+from typing import Final
+
+from zlib_ng import zlib_ng
+
+from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.errors import EntryTooLargeError, SitemapError
+from sitemap_updater.protocol.render.chunk import ChunkRenderer
+from sitemap_updater.protocol.render.element import EntryRenderer, too_large_reason
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urlset import (
+    CHUNK_SIZE,
+    LEGACY_URLSET_OPEN,
+    URLSET_CLOSE,
+    URLSET_OPEN,
+)
+
+_OPEN: Final = URLSET_OPEN.encode("utf-8")
+_LEGACY_OPEN: Final = LEGACY_URLSET_OPEN.encode("utf-8")
+_CLOSE: Final = URLSET_CLOSE.encode("utf-8")
+URL_END: Final = b"</url>\n"
+_LOC_START: Final = b"<url><loc>"
+#: Bytes a urlset adds around its fragments.
+URLSET_FRAME_BYTES: Final = len(_OPEN) + len(_CLOSE)
+#: The five entities the writer's ``escape`` produces, undone in the reverse order.
+_ENTITIES: Final = (("&apos;", "'"), ("&quot;", '"'), ("&gt;", ">"), ("&lt;", "<"), ("&amp;", "&"))
+
+
+class PublishedFormatError(ValueError):
+    """A published file that is not a urlset in the form this project's writer produces."""
+
+
+def loc_of(fragment: bytes) -> str:
+    """The loc of a fragment, unescaped."""
+    end = fragment.find(b"</loc>")
+    if not fragment.startswith(_LOC_START) or end < 0:
+        raise PublishedFormatError(
+            f"a <url> element does not start with its loc: {fragment[:80]!r}"
+        )
+    loc = fragment[len(_LOC_START) : end].decode("utf-8")
+    if "&" in loc:
+        for entity, char in _ENTITIES:
+            loc = loc.replace(entity, char)
+    return loc
+
+
+def fragments_of(body: bytes) -> list[bytes]:
+    """The ``<url>`` fragments of a gzipped urlset the writer wrote, in order; raises
+    :class:`PublishedFormatError` for any other file."""
+    try:
+        text = zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)
+    except Exception as error:  # zlib_ng.error (its stub does not type it as an exception)
+        raise PublishedFormatError(f"not a gzip file: {error}") from error
+    opening = _OPEN if text.startswith(_OPEN) else _LEGACY_OPEN
+    if not text.startswith(opening) or not text.endswith(_CLOSE):
+        raise PublishedFormatError("the file does not have the urlset header and footer")
+    inner = text[len(opening) : len(text) - len(_CLOSE)]
+    if not inner:
+        return []
+    if not inner.endswith(URL_END):
+        raise PublishedFormatError("the last <url> element is not closed")
+    return [piece + URL_END for piece in inner[: -len(URL_END)].split(URL_END)]
+
+
+def urlset_of(fragments: Sequence[bytes]) -> bytes:
+    """The uncompressed urlset that holds ``fragments`` in order."""
+    return b"".join([_OPEN, *fragments, _CLOSE])
+
+
+def too_large(loc: str, max_bytes: int) -> str:
+    """The ``loc: reason`` of an entry alone over ``max_bytes``."""
+    return f"{loc}: {EntryTooLargeError('bytes', too_large_reason(loc, max_bytes))}"
+
+
+def entry_fragment(entry: Entry, site: Site, *, max_bytes: int) -> bytes:
+    """The ``<url>`` fragment of ``entry`` in a file of at most ``max_bytes``, with every check
+    of the writer; raises the :class:`SitemapError` of an entry it refuses."""
+    fragment = EntryRenderer(site).text(entry).encode("utf-8")
+    if len(fragment) > max_bytes - URLSET_FRAME_BYTES:
+        raise EntryTooLargeError("bytes", too_large_reason(entry.loc, max_bytes))
+    return fragment
+
+
+def _fragment_or_reason(
+    renderer: EntryRenderer, entry: Entry, room: int, max_bytes: int
+) -> bytes | str:
+    try:
+        fragment = renderer.text(entry).encode("utf-8")
+    except SitemapError as error:
+        return f"{entry.loc}: {error}"
+    return fragment if len(fragment) <= room else too_large(entry.loc, max_bytes)
+
+
+def entry_fragments(entries: Iterable[Entry], site: Site, *, max_bytes: int) -> list[bytes | str]:
+    """The ``<url>`` fragment of each entry in a file of at most ``max_bytes``, or, for an
+    entry refused there (alone over the byte cap, or a rule), its ``loc: reason``.
+
+    Blocks the block renderer takes (the common case: normalized entries without videos or
+    news) are rendered at once and cut at each ``</url>``, which no escaped value holds; any
+    other block is rendered entry by entry.
+    """
+    blocks = ChunkRenderer(site.origin + "/")
+    renderer = EntryRenderer(site)
+    room = max_bytes - URLSET_FRAME_BYTES
+    result: list[bytes | str] = []
+    for block in batched(entries, CHUNK_SIZE):
+        rendered = blocks.render(block)
+        if rendered is None:
+            result += [_fragment_or_reason(renderer, e, room, max_bytes) for e in block]
+        else:
+            result += _cut(rendered[0].encode("utf-8"), block, room, max_bytes)
+    return result
+
+
+def _cut(text: bytes, block: Sequence[Entry], room: int, max_bytes: int) -> list[bytes | str]:
+    """The fragments of a block's text, an entry over ``room`` bytes replaced by its reason."""
+    # each element is one line (no value in the block holds a line break); cut at </url>\n
+    # if that ever were not so
+    pieces: list[bytes | str] = list(text.splitlines(keepends=True))
+    if len(pieces) != len(block) or text.count(URL_END) != len(block):
+        pieces = [piece + URL_END for piece in text.split(URL_END)[: len(block)]]
+    if max(map(len, pieces)) > room:
+        pieces = [
+            piece if len(piece) <= room else too_large(entry.loc, max_bytes)
+            for entry, piece in zip(block, pieces, strict=True)
+        ]
+    return pieces

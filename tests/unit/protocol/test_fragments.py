@@ -1,0 +1,79 @@
+"""The fragment API (``protocol.render.fragments``).
+
+A fragment used to be rendered by writing a whole gzipped urlset of one entry, decompressing it
+and slicing it; the rebuild, news and ``build`` now share this one renderer, so that equivalence
+is this module's unit test of it: a file joined from the fragments is the file the writer
+writes for the same entries, and each refusal is the one the writer raises.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.errors import EntryTooLargeError, ForeignHostError
+from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.protocol.gzipio import gzip_bytes
+from sitemap_updater.protocol.render.fragments import (
+    URLSET_FRAME_BYTES,
+    PublishedFormatError,
+    entry_fragment,
+    entry_fragments,
+    fragments_of,
+    loc_of,
+    urlset_of,
+)
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urlset import render_urlset
+
+SITE = Site.parse("https://www.example.com")
+ENTRIES = [
+    Entry("https://www.example.com/a?x=1&y='2'", "2026-01-02", "daily", 0.5),
+    Entry(
+        "https://www.example.com/b",
+        alternates=(Alternate("de", "https://www.example.com/de/b"),),
+        images=(Image('https://cdn.example.net/"odd".jpg'),),
+    ),
+    Entry(
+        "https://www.example.com/c",
+        news=News("The Paper", "en", "2026-01-02", "A & B"),
+    ),
+]
+
+
+def test_fragments_join_into_the_file_the_writer_writes() -> None:
+    body, _ = render_urlset(ENTRIES, SITE)
+    fragments = entry_fragments(ENTRIES, SITE, max_bytes=1_000_000)
+    assert all(isinstance(f, bytes) for f in fragments)
+    assert gzip_bytes(urlset_of([f for f in fragments if isinstance(f, bytes)])) == body
+    assert fragments_of(body) == fragments
+    assert [entry_fragment(e, SITE, max_bytes=1_000_000) for e in ENTRIES] == fragments
+    assert [loc_of(f) for f in fragments_of(body)] == [e.loc for e in ENTRIES]
+
+
+def test_a_refused_entry_gives_the_writers_reason() -> None:
+    foreign = Entry("https://other.example.com/a")
+    [reason] = entry_fragments([foreign], SITE, max_bytes=1_000_000)
+    with pytest.raises(ForeignHostError) as raised:
+        render_urlset([foreign], SITE)
+    assert reason == f"{foreign.loc}: {raised.value}"
+
+
+def test_an_entry_alone_over_the_cap_is_refused_as_the_writer_refuses_it() -> None:
+    entry = ENTRIES[0]
+    size = len(entry_fragment(entry, SITE, max_bytes=1_000_000))
+    cap = URLSET_FRAME_BYTES + size - 1
+    with pytest.raises(EntryTooLargeError) as raised:
+        render_urlset([entry], SITE, max_bytes=cap)
+    with pytest.raises(EntryTooLargeError) as fragment_raised:
+        entry_fragment(entry, SITE, max_bytes=cap)
+    assert str(fragment_raised.value) == str(raised.value)
+    assert entry_fragments([entry], SITE, max_bytes=cap) == [f"{entry.loc}: {raised.value}"]
+    assert entry_fragment(entry, SITE, max_bytes=cap + 1)
+
+
+def test_a_file_not_in_the_writers_format_is_refused() -> None:
+    with pytest.raises(PublishedFormatError):
+        fragments_of(b"not gzip")
+    with pytest.raises(PublishedFormatError):
+        fragments_of(gzip_bytes(b"<urlset></urlset>\n"))

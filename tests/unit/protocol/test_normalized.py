@@ -1,0 +1,109 @@
+"""The one recognizer of values in normalized form (``protocol.normalized``).
+
+Ingest's fast path, ``build`` and ``backfill`` each had a recognizer of their own, and a test
+that compared the normalized-entry recognizer with ``make_entry``. They now share this one, so
+that comparison is this module's unit test of it: whatever it recognizes, ``make_entry``
+returns unchanged. The paths built on it keep their own fast-equals-careful property tests
+(tests/property/test_fast_judge.py, test_fast_backfill.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_updater.protocol.entry import Alternate, Image, make_entry
+from sitemap_updater.protocol.normalized import NormalForm, normal_form, recognize
+from sitemap_updater.protocol.urls import Site
+from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
+
+
+@st.composite
+def raw_entries(draw: st.DrawFn) -> dict[str, Any]:
+    return {
+        "loc": draw(urls),
+        "lastmod": draw(st.none() | lastmods),
+        "changefreq": draw(st.none() | st.sampled_from(["daily", "weekly", "Daily", "often"])),
+        "priority": draw(st.none() | st.floats(-0.5, 1.5) | st.sampled_from([0.5, 0.25, 1.0])),
+        "alternates": draw(
+            st.lists(
+                st.tuples(st.sampled_from(["de", "en-GB", "x-default", "d e"]), urls), max_size=3
+            )
+        ),
+        "images": draw(st.lists(urls, max_size=3)),
+    }
+
+
+@SETTINGS
+@given(raw_entries())
+def test_a_recognized_entry_is_what_make_entry_returns(raw: dict[str, Any]) -> None:
+    values = recognize(
+        NormalForm(SITE, NOW),
+        raw["loc"],
+        raw["lastmod"],
+        raw["changefreq"],
+        raw["priority"],
+        raw["alternates"],
+        raw["images"],
+    )
+    if values is None:
+        return
+    careful = make_entry(
+        SITE,
+        loc=raw["loc"],
+        lastmod=raw["lastmod"],
+        changefreq=raw["changefreq"],
+        priority=raw["priority"],
+        alternates=tuple(Alternate(hreflang=h, href=u) for h, u in raw["alternates"]),
+        images=tuple(Image(loc=u) for u in raw["images"]),
+        now=NOW,
+    )
+    assert careful.loc == values.loc
+    assert careful.lastmod == values.lastmod
+    assert careful.changefreq == values.changefreq
+    assert careful.priority == values.priority
+    assert careful.alternates == tuple(Alternate(h, u) for h, u in values.alternates)
+    assert careful.images == tuple(Image(u) for u in values.images)
+
+
+def test_typical_values_are_recognized_as_they_are() -> None:
+    alternates = [("de", "https://www.example.com/de/a")]
+    values = recognize(
+        NormalForm(SITE, NOW),
+        "https://www.example.com/a",
+        "2026-01-02",
+        "daily",
+        0.5,
+        alternates,
+        ["https://cdn.example.net/a.jpg"],
+    )
+    assert values is not None
+    assert values.alternates is alternates
+    assert values.priority == 0.5
+
+
+def test_values_of_another_type_or_form_are_not_recognized() -> None:
+    form = NormalForm(SITE, NOW)
+    loc = "https://www.example.com/a"
+    assert recognize(form, 7, None, None, None, [], []) is None
+    assert recognize(form, "https://other.example.com/a", None, None, None, [], []) is None
+    assert recognize(form, loc, 20260102, None, None, [], []) is None
+    assert recognize(form, loc, "2026-1-2", None, None, [], []) is None
+    assert recognize(form, loc, None, ["daily"], None, [], []) is None
+    assert recognize(form, loc, None, None, "0.5", [], []) is None
+    assert recognize(form, loc, None, None, 0.25, [], []) is None
+    assert recognize(form, loc, None, None, None, [("de", 1)], []) is None
+    assert recognize(form, loc, None, None, None, [], [loc] * 1001) is None
+
+
+def test_a_site_with_a_port_recognizes_nothing() -> None:
+    form = NormalForm(Site.parse("https://www.example.com:8443"), NOW)
+    assert recognize(form, "https://www.example.com:8443/a", None, None, None, [], []) is None
+
+
+def test_one_form_serves_each_site_and_clock() -> None:
+    assert normal_form(SITE, NOW) is normal_form(SITE, NOW)
+    other = Site.parse("https://example.org")
+    assert normal_form(other, NOW) is not normal_form(SITE, NOW)
