@@ -1,15 +1,21 @@
-# Every target creates .venv itself from pyproject.toml (README, "Quick start").
+# Every target creates .venv itself, exactly as uv.lock pins it (see docs/development.md).
 # Python 3.12, the functions' Lambda runtime (python3.12): `sam build` refuses any other version.
 PYTHON ?= python3.12
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+UV     := $(BIN)/uv
 ARGS   ?=
+# extra options of `make lock`, e.g. LOCK_ARGS="--upgrade-package moto"
+LOCK_ARGS ?=
+# uv works on $(VENV) with the Python it was made with, and never fetches one of its own.
+UV_ENV := UV_PROJECT_ENVIRONMENT="$(abspath $(VENV))" UV_PYTHON="$(abspath $(BIN))/python" \
+          UV_PYTHON_DOWNLOADS=never
 # The suite runs on every core (pytest-xdist); a test file stays on one worker, so its
 # module-scoped fixtures (the fault replays, the moto server) are built once.
 XDIST  ?= -n auto --dist loadfile
 
-.PHONY: venv python-check test lint typecheck unit demo bench sam-build clean
+.PHONY: venv python-check lock-check lock test lint format typecheck unit demo bench sam-build clean
 
 venv: $(STAMP)
 
@@ -23,22 +29,53 @@ python-check:
 	  echo "then run make again, or name it: make venv PYTHON=/path/to/python3.12" >&2; \
 	  exit 1; }
 
-$(STAMP): pyproject.toml
+# uv itself, installed by pip with the hashes of requirements-uv.txt (written from uv.lock).
+$(UV): requirements-uv.txt
 	@$(MAKE) --no-print-directory python-check PYTHON="$(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,iac]'
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-uv.txt
+	touch $(UV)
+
+# The project, every extra and exactly the versions of uv.lock; nothing else stays in $(VENV).
+$(STAMP): pyproject.toml uv.lock $(UV)
+	$(UV_ENV) $(UV) sync --locked --quiet --extra dev --extra iac --group bootstrap
 	touch $(STAMP)
+
+# Stops at once, offline, when pyproject.toml asks for what uv.lock does not pin.
+lock-check: $(UV)
+	@$(UV_ENV) $(UV) lock --check --offline --quiet 2>/dev/null || { \
+	  echo "uv.lock is out of date with pyproject.toml: run 'make lock' and commit uv.lock," \
+	    "requirements-uv.txt and layers/shared/requirements.txt" >&2; exit 1; }
+
+# Re-resolves uv.lock (LOCK_ARGS="--upgrade-package X" to move X on), then writes the two
+# requirement files that pip reads from it: uv's own, and the shared layer's for `sam build`.
+lock: $(UV)
+	$(UV_ENV) $(UV) lock $(LOCK_ARGS)
+	{ echo "# uv for make venv, as uv.lock pins it. Written by make lock: do not edit."; \
+	  $(UV_ENV) $(UV) export --frozen --only-group bootstrap --no-emit-project --no-annotate \
+	    --no-header; } > requirements-uv.txt
+	{ echo "# Installed into the shared layer by sam build (BuildMethod: python3.12, arm64)."; \
+	  echo "# The layer group of pyproject.toml as uv.lock pins it. Written by make lock: do not edit."; \
+	  echo "# boto3 comes with the Lambda runtime; Powertools, pydantic and the X-Ray SDK come from the"; \
+	  echo "# AWS-managed Powertools layer (see template.yaml). Only what neither provides is listed here."; \
+	  $(UV_ENV) $(UV) export --frozen --only-group layer --no-emit-project --no-annotate \
+	    --no-header; } > layers/shared/requirements.txt
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# ruff's fixer, then its formatter, over the whole tree (the pre-commit hooks do it per file).
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-test: lint typecheck
-	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
+# Coverage of both packages is reported at the end (pyproject.toml, [tool.coverage]).
+test: lock-check lint typecheck
+	$(BIN)/pytest $(XDIST) --cov $(PYTEST_ARGS)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit tests/property -q
@@ -59,4 +96,4 @@ sam-build: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build
 
 clean:
-	rm -rf $(VENV) .aws-sam sitemap-out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .aws-sam sitemap-out .pytest_cache .mypy_cache .ruff_cache .coverage

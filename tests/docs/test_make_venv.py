@@ -1,4 +1,5 @@
-"""`make venv` builds with Python 3.12, the Lambda runtime, or stops saying how to get it."""
+"""`make venv` builds with Python 3.12, the Lambda runtime, or stops saying how to get it;
+`make test` stops at once, in one line, when uv.lock no longer matches pyproject.toml."""
 
 from __future__ import annotations
 
@@ -83,3 +84,50 @@ def test_another_python_is_refused_not_used(tmp_path: Path) -> None:
     result = make("venv", f"VENV={venv}", path=f"{fake}{os.pathsep}{os.environ['PATH']}")
     assert_stops_with_instructions(result)
     assert not venv.exists()
+
+
+# This test environment's uv, the one `make venv` installed from requirements-uv.txt.
+VENV = Path(sys.executable).parent.parent
+UV = VENV / "bin" / "uv"
+
+
+def lock_check(project: Path) -> subprocess.CompletedProcess[str]:
+    """`make lock-check` of this Makefile run in `project`, with this environment's uv."""
+    return make(
+        "-C",
+        str(project),
+        "-f",
+        str(ROOT / "Makefile"),
+        "-o",
+        str(UV),
+        f"VENV={VENV}",
+        "lock-check",
+        path=os.environ["PATH"],
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for name in ("pyproject.toml", "uv.lock", "requirements-uv.txt", "README.md"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    return tmp_path
+
+
+@pytest.mark.skipif(not UV.is_file(), reason="this environment was not installed by make venv")
+def test_lock_matching_pyproject_passes_in_silence(project: Path) -> None:
+    result = lock_check(project)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+@pytest.mark.skipif(not UV.is_file(), reason="this environment was not installed by make venv")
+def test_lock_out_of_date_stops_with_one_line_saying_how_to_refresh_it(project: Path) -> None:
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace("dependencies = [\n", 'dependencies = [\n    "six",\n', 1))
+    result = lock_check(project)
+    assert result.returncode != 0
+    assert result.stdout == ""
+    # the recipe's one line, then make's own report of the failed target
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith("uv.lock is out of date with pyproject.toml: run 'make lock'")
+    assert all(line.startswith("make") for line in rest)
