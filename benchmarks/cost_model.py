@@ -417,8 +417,8 @@ def patch_cpu(urls_in_file: int, changes: int) -> dict[str, Any]:
 
 def full_rebuild_cpu_per_url(urls_in_file: int) -> dict[str, Any]:
     """CPU seconds per URL (best of 3) of what a full rebuild does for every item after the
-    Scan, at the real file size: spool it (``rebuild.inputs.spools.Spools``), load it back in hash order,
-    render and gzip it (``render_shard``)."""
+    Scan, at the real file size: spool it (``rebuild.inputs.spools.Spools``), load it back in
+    hash order, render and gzip it (``render_shard``)."""
     site = Site.parse(SITE)
     items = [_item(i, 5) for i in range(urls_in_file)]
     best = math.inf
