@@ -64,7 +64,18 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/cost_model.py --json": (
         "tests/docs/test_benchmarks.py runs it with --json at a tiny size"
     ),
+    "git add pyproject.toml uv.lock requirements-uv.txt layers/shared/requirements.txt": (
+        "the developer's own commit; tests/template/test_layer_requirements.py checks the files"
+    ),
+    ".venv/bin/pre-commit install": "writes the hooks of the developer's own clone",
+    ".venv/bin/pre-commit run --all-files": (
+        "its hooks are ruff, ruff format and mypy, which make test runs (make lint, make typecheck)"
+    ),
+    ".venv/bin/pytest tests/unit -q": "make test runs these tests",
+    ".venv/bin/pytest tests/unit -q --cov --cov-fail-under=0": "make test runs them with --cov",
 }
+#: What a make variable of a docs command must reach, by variable: the text the dry run prints.
+MAKE_VARIABLES = {"ARGS": "sitemap-updater demo {}", "LOCK_ARGS": "uv lock {}"}
 
 
 @dataclass(frozen=True)
@@ -323,9 +334,9 @@ def test_make_targets_exist_and_pass_arguments() -> None:
             check=False,
         )
         assert dry.returncode == 0, (command, dry.stderr)
-        if "ARGS=" in command:
-            args = shlex.split(command.split("ARGS=", 1)[1])[0]
-            assert f"sitemap-updater demo {args}" in dry.stdout
+        for word in shlex.split(command)[2:]:
+            name, _, value = word.partition("=")
+            assert MAKE_VARIABLES[name].format(value) in dry.stdout, command
 
 
 def test_python_samples_are_the_example_files_verbatim() -> None:
