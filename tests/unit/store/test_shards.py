@@ -14,7 +14,6 @@ from sitemap_updater.store.shards import (
     bits_of,
     children,
     leaf_for,
-    leaves_under,
     query_ranges,
     split_counts,
 )
@@ -85,9 +84,5 @@ def test_split_keeps_a_shard_that_fits() -> None:
     assert split_counts(["0" * 32], "r01", 1) == ["r01"]
 
 
-def test_dirty_inner_node_maps_to_its_leaves_and_deep_node_to_its_leaf() -> None:
-    leaves = ["r00", "r01", "r1"]
-    assert leaves_under("r0", leaves) == ["r00", "r01"]
-    assert leaves_under("r", leaves) == ["r00", "r01", "r1"]
-    assert leaves_under("r110", leaves) == ["r1"]
+def test_a_node_has_two_children() -> None:
     assert children("r1") == ("r10", "r11")

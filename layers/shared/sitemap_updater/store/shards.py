@@ -47,15 +47,6 @@ def leaf_for(uh: str, leaves: Iterable[str]) -> str:
     raise ShardIdError(f"no leaf among {sorted(leaf_set)[:5]}... covers hash {uh}")
 
 
-def leaves_under(node: str, leaves: Iterable[str]) -> list[str]:
-    """Leaves covered by ``node``: the leaves below it, or the leaf above it if it is deeper."""
-    leaf_list = list(leaves)
-    below = [leaf for leaf in leaf_list if leaf.startswith(node)]
-    if below:
-        return sorted(below)
-    return [leaf for leaf in leaf_list if node.startswith(leaf)]
-
-
 @dataclass(frozen=True, slots=True)
 class QueryRange:
     """One DynamoDB Query that reads (part of) a shard: a partition and an inclusive sk range."""

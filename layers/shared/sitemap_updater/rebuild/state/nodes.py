@@ -1,14 +1,14 @@
-"""Shard map and shard node states in the table: load, plan the dirty leaves, save, clear.
+"""Shard map and shard node states in the state table: load and save.
 
-A node is dirty when ``dirty_seq > built_seq`` (ingest adds 1 to ``dirty_seq`` per marked batch).
-Clearing sets ``built_seq`` to the ``dirty_seq`` seen when the run planned, on the condition that
-``dirty_seq`` still has that value: a change that arrived meanwhile keeps the node dirty.
+The shard map lists the leaves of the shard tree (the published files) and every node ever
+created; a node's state holds what the run last published for it (its file's digest, lastmod,
+URL count and bytes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -21,7 +21,6 @@ from sitemap_updater.store.keys import (
     meta_key,
     shard_key,
 )
-from sitemap_updater.store.shards import leaves_under
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -68,44 +67,12 @@ class NodeState:
     """The ``shard#<id>/state`` item of one node (attribute names from docs/architecture.md)."""
 
     shard_id: str
-    dirty_seq: int = 0
-    built_seq: int = 0
     leaf: bool = True
     file_sha256: str | None = None
     file_lastmod: str | None = None
     file_changed_at: str | None = None
     url_count: int = 0
     file_bytes: int = 0
-
-    @property
-    def dirty(self) -> bool:
-        return self.dirty_seq > self.built_seq
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """What a run has to do: dirty leaves (in id order) and the dirty nodes with their seen seq."""
-
-    dirty_leaves: tuple[str, ...]
-    dirty_nodes: dict[str, int] = field(default_factory=dict)
-    #: For each dirty node, the leaves that must all be rebuilt before it may be cleared.
-    covers: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-
-def plan_dirty(shard_map: ShardMap, states: dict[str, NodeState]) -> Plan:
-    """Dirty leaves: dirty leaf nodes plus every leaf under a dirty inner node."""
-    dirty_nodes: dict[str, int] = {}
-    covers: dict[str, tuple[str, ...]] = {}
-    leaves: set[str] = set()
-    for node_id in shard_map.nodes:
-        state = states.get(node_id)
-        if state is None or not state.dirty:
-            continue
-        under = tuple(leaves_under(node_id, shard_map.leaves))
-        dirty_nodes[node_id] = state.dirty_seq
-        covers[node_id] = under
-        leaves.update(under)
-    return Plan(dirty_leaves=tuple(sorted(leaves)), dirty_nodes=dirty_nodes, covers=covers)
 
 
 def _num(item: dict[str, Any], name: str) -> int:
@@ -122,8 +89,6 @@ def state_from_item(item: dict[str, Any]) -> NodeState:
     pk = str(item["pk"]["S"])
     return NodeState(
         shard_id=pk[len(SHARD_PK_PREFIX) :],
-        dirty_seq=_num(item, "dirty_seq"),
-        built_seq=_num(item, "built_seq"),
         leaf=bool(item.get("leaf", {}).get("BOOL", True)),
         file_sha256=_str(item, "file_sha256"),
         file_lastmod=_str(item, "file_lastmod"),
@@ -193,7 +158,7 @@ class StateStore:
         return states
 
     def save_state(self, state: NodeState) -> None:
-        """Write the file attributes of a node; never touches ``dirty_seq`` or ``built_seq``."""
+        """Write the file attributes of a node."""
         sets = ["leaf = :leaf", "url_count = :count", "file_bytes = :bytes"]
         removes = []
         values: dict[str, Any] = {
@@ -216,29 +181,4 @@ class StateStore:
             Key=key_attributes(shard_key(state.shard_id)),
             UpdateExpression=expression,
             ExpressionAttributeValues=values,
-        )
-
-    def clear(self, node_id: str, seen: int) -> bool:
-        """Mark ``node_id`` built up to ``seen``; False if a newer change arrived (stays dirty)."""
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key=key_attributes(shard_key(node_id)),
-                UpdateExpression="SET built_seq = :seen",
-                ConditionExpression="dirty_seq = :seen",
-                ExpressionAttributeValues={":seen": {"N": str(seen)}},
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
-
-    def mark(self, node_id: str, now_ms: int) -> None:
-        """Mark a node dirty the way ingest does (``ADD dirty_seq 1 SET marked_at``)."""
-        self._client.update_item(
-            TableName=self._table,
-            Key=key_attributes(shard_key(node_id)),
-            UpdateExpression="ADD dirty_seq :one SET marked_at = :now",
-            ExpressionAttributeValues={":one": {"N": "1"}, ":now": {"N": str(now_ms)}},
         )
