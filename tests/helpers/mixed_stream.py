@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sitemap_updater.protocol.lastmod import format_w3c
+
 #: Most change objects in one array body (ingest contract, ``MAX_ARRAY_ENTRIES``).
 ARRAY_MAX = 500
 BASE_TIME = datetime(2026, 10, 1, 6, 0, tzinfo=UTC)
@@ -78,17 +80,13 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _w3c(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _upsert(
     site: str, url: str, at: datetime, rng: random.Random
 ) -> tuple[dict[str, Any], PageState]:
     slug = url.rsplit("/", 1)[-1]
     state = PageState(
         url=url,
-        lastmod=_w3c(at - timedelta(seconds=rng.randrange(0, 3600))),
+        lastmod=format_w3c(at - timedelta(seconds=rng.randrange(0, 3600))),
         changefreq=rng.choice(_FREQS),
         priority=rng.randrange(1, 11) / 10,
         alternates=tuple(

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sitemap_updater.protocol.lastmod import format_w3c
+
 _SECTIONS: tuple[tuple[str, str, float, float], ...] = (
     # path, changefreq, priority, share of pages
     ("products", "daily", 0.8, 0.55),
@@ -82,7 +84,7 @@ def upsert_event(page: Page, site: str, moment: datetime, revision: int = 0) -> 
         "action": "upsert",
         "url": page.url,
         "occurred_at": _stamp(moment),
-        "lastmod": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "lastmod": format_w3c(moment),
         "changefreq": page.changefreq,
         "priority": page.priority,
     }
@@ -147,10 +149,10 @@ def news_events(site: str, now: datetime) -> list[str]:
             "action": "upsert",
             "url": f"{site}/news/{slug}",
             "occurred_at": _stamp(now - timedelta(seconds=len(NEWS_ARTICLES) - i)),
-            "lastmod": published.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "lastmod": format_w3c(published),
             "news": {
                 "publication": PUBLICATION,
-                "publication_date": published.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "publication_date": format_w3c(published),
                 "title": title,
             },
         }

@@ -16,6 +16,7 @@ from typing import Any
 import boto3
 from moto import mock_aws
 
+from sitemap_updater.protocol.lastmod import format_w3c
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.provision import Stack, provision
@@ -417,7 +418,7 @@ class SimulatedClock:
 
 def scheduled_event(now: datetime | None = None) -> dict[str, Any]:
     """The event an EventBridge schedule delivers to a Lambda target."""
-    moment = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    moment = format_w3c(now or datetime.now(UTC))
     return {
         "version": "0",
         "id": "00000000-0000-0000-0000-000000000000",

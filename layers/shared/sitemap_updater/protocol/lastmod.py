@@ -33,10 +33,17 @@ def _bad(value: object, rule: str) -> InvalidLastmodError:
     return InvalidLastmodError(FIELD, value, rule)
 
 
-def _format_utc(moment: datetime) -> str:
+def format_w3c(moment: datetime) -> str:
+    """``moment`` in UTC as a W3C Datetime to the second, ``YYYY-MM-DDThh:mm:ssZ``: the one
+    formatter of every such text the system writes (lastmods, the index's, the report's)."""
     m = moment.astimezone(UTC)
     # not strftime: its %Y does not pad years before 1000 to four digits on glibc
     return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
+
+
+def format_w3c_epoch(epoch_seconds: float) -> str:
+    """:func:`format_w3c` of an epoch time, to the whole second below it."""
+    return format_w3c(datetime.fromtimestamp(int(epoch_seconds), UTC))
 
 
 def _zone(value: str, text: str) -> timezone:
@@ -74,7 +81,7 @@ def _parse_text(value: str) -> tuple[str, datetime]:
         raise _bad(value, f"is not a real date and time ({exc})") from None
     if not 1 <= moment.year <= 9999:
         raise _bad(value, "year must be from 0001 to 9999 in UTC")
-    return _format_utc(moment), moment
+    return format_w3c(moment), moment
 
 
 def _moment_if_normalized(value: str) -> datetime | None:
@@ -124,7 +131,7 @@ def _latest(now: datetime) -> tuple[str, str]:
         limit = (now + FUTURE_TOLERANCE).astimezone(UTC)
     except OverflowError:  # beyond year 9999: every value is early enough
         return "9999-12-31T23:59:59Z", "9999-12-31"
-    return _format_utc(limit), limit.date().isoformat()
+    return format_w3c(limit), limit.date().isoformat()
 
 
 def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
@@ -139,7 +146,7 @@ def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
             moment = value.astimezone(UTC)
         except OverflowError:
             raise _bad(value, "is out of range once converted to UTC") from None
-        text = _format_utc(moment)
+        text = format_w3c(moment)
     elif isinstance(value, date):
         text = value.isoformat()
         moment = datetime(value.year, value.month, value.day, tzinfo=UTC)

@@ -20,7 +20,6 @@ import gzip
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from sitemap_updater.indexnow import (
@@ -30,6 +29,7 @@ from sitemap_updater.indexnow import (
     key_file_name,
 )
 from sitemap_updater.observability import logger
+from sitemap_updater.protocol.lastmod import format_w3c_epoch
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
@@ -45,10 +45,6 @@ BACKOFF_BASE_SECONDS: Final = 300.0
 BACKOFF_MAX_SECONDS: Final = 6 * 3600.0
 RETRY_AFTER_MAX_SECONDS: Final = 86_400.0
 KEY_FILE_CONTENT_TYPE: Final = "text/plain; charset=utf-8"
-
-
-def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(int(epoch), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(slots=True)
@@ -180,7 +176,7 @@ class IndexNowQueue:
         if not state.urls:
             return []
         if now < state.next_attempt_at:
-            report.next_attempt_at = _iso(state.next_attempt_at)
+            report.next_attempt_at = format_w3c_epoch(state.next_attempt_at)
             return []
         changed = False
         while state.urls and report.requests < self._max_requests and not out_of_time():
@@ -194,7 +190,7 @@ class IndexNowQueue:
                 if answer.retry_after is not None:
                     delay = min(max(answer.retry_after, 0.0), RETRY_AFTER_MAX_SECONDS)
                 state.next_attempt_at = now + delay
-                report.next_attempt_at = _iso(state.next_attempt_at)
+                report.next_attempt_at = format_w3c_epoch(state.next_attempt_at)
                 logger.warning(
                     "IndexNow did not take the URLs now; they stay pending for a later run",
                     status=answer.status,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 
+from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
 from sitemap_updater.rebuild.render import RenderedShard
@@ -23,10 +23,6 @@ from sitemap_updater.store.keys import shard_file_key
 
 #: the meta items every run reads: the shard map, the publish record and the checkpoint
 METADATA_ITEMS = 3
-
-
-def w3c(epoch_seconds: float) -> str:
-    return datetime.fromtimestamp(int(epoch_seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Run:
@@ -69,7 +65,7 @@ class Run:
 
     @property
     def now_w3c(self) -> str:
-        return w3c(self.now)
+        return format_w3c_epoch(self.now)
 
     def state_of(self, shard_id: str) -> NodeState | None:
         return self.leaf_states.get(shard_id) or self.states.get(shard_id)
