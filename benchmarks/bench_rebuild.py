@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 import boto3  # noqa: E402
 from botocore.config import Config  # noqa: E402
 
-from sitemap_updater.config import RebuildConfig  # noqa: E402
+from sitemap_updater.config import DEFAULT_MAX_URLS_PER_SITEMAP, RebuildConfig  # noqa: E402
 from sitemap_updater.protocol import Entry  # noqa: E402
 from sitemap_updater.rebuild.report import RunReport  # noqa: E402
 from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
@@ -194,7 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--urls", type=int, default=200_000, help="URLs in the table")
     parser.add_argument("--segments", type=int, default=8, help="parallel Scan segments")
-    parser.add_argument("--cap", type=int, default=40_000, help="MAX_URLS_PER_SITEMAP (shard cap)")
+    parser.add_argument(
+        "--cap",
+        type=int,
+        default=DEFAULT_MAX_URLS_PER_SITEMAP,
+        help="MAX_URLS_PER_SITEMAP (shard cap)",
+    )
     parser.add_argument(
         "--no-memory", action="store_true", help="skip the tracemalloc pass (it is slower)"
     )

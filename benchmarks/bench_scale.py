@@ -40,6 +40,8 @@ for _path in (ROOT, ROOT / "layers" / "shared", ROOT / "tooling", ROOT / "benchm
 
 from bench_rebuild import CREDENTIALS, client, moto_server, peak_rss_mb  # noqa: E402
 
+from sitemap_updater.config import DEFAULT_MAX_URLS_PER_SITEMAP  # noqa: E402
+
 SITE = "https://www.example.com"
 TABLE = "bench-scale"
 BUCKET = "bench-scale-bucket"
@@ -126,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         "--urls", type=int, action="append", help="URLs to rebuild (repeat for several sizes)"
     )
     parser.add_argument("--with-10m", action="store_true", help="also run 10,000,000 URLs")
-    parser.add_argument("--cap", type=int, default=40_000, help="MAX_URLS_PER_SITEMAP")
+    parser.add_argument(
+        "--cap", type=int, default=DEFAULT_MAX_URLS_PER_SITEMAP, help="MAX_URLS_PER_SITEMAP"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--endpoint", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

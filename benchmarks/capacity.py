@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
+from sitemap_updater.config import DEFAULT_MAX_URLS_PER_SITEMAP  # noqa: E402
 from sitemap_updater.protocol import render_index  # noqa: E402
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS  # noqa: E402
 from sitemap_updater.store.keys import (  # noqa: E402
@@ -150,7 +151,9 @@ def first_breach(limit: Limit, cap: int, seed: int, high: int) -> int | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--cap", type=int, default=40_000, help="MAX_URLS_PER_SITEMAP")
+    parser.add_argument(
+        "--cap", type=int, default=DEFAULT_MAX_URLS_PER_SITEMAP, help="MAX_URLS_PER_SITEMAP"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--up-to", type=int, default=4_000_000_000, help="largest N searched")
     args = parser.parse_args(argv)

@@ -94,6 +94,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tooling"))
 sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
+from sitemap_updater.config import DEFAULT_MAX_URLS_PER_SITEMAP  # noqa: E402
 from sitemap_updater_local.deployment import LocalDeployment  # noqa: E402
 from sitemap_updater_local.deployment.runtime import (  # noqa: E402
     FunctionOutput,
@@ -117,7 +118,7 @@ with FunctionOutput().capture():
 
 SITE = "https://www.example.com"
 DAYS = 30
-DEFAULT_CAP = 40_000
+DEFAULT_CAP = DEFAULT_MAX_URLS_PER_SITEMAP
 MAX_BYTES = 47_185_920
 SIZES: tuple[tuple[int, int], ...] = (
     (100_000, 10_000),

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Final
 
+from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.render import render_fragments, render_home
@@ -40,8 +41,6 @@ from sitemap_updater_local.pipeline.fragment_spooling import (
     worker_pool,
 )
 
-DEFAULT_MAX_URLS: Final = 40_000
-DEFAULT_MAX_BYTES: Final = 45 * 1024 * 1024
 #: Files this command writes; others in DIR are never touched.
 _OWN_FILE: Final = re.compile(r"^sitemap-(r[01]*|home)\.xml\.gz$")
 
@@ -96,8 +95,8 @@ def build_static(
     site: Site,
     out_dir: str,
     *,
-    max_urls: int = DEFAULT_MAX_URLS,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_urls: int = DEFAULT_MAX_URLS_PER_SITEMAP,
+    max_bytes: int = DEFAULT_MAX_BYTES_PER_SITEMAP,
     public_base_url: str | None = None,
     on_problem: Callable[[Problem], None] = lambda p: None,
     jobs: int = 1,
@@ -171,17 +170,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-urls-per-sitemap",
         type=int,
-        default=DEFAULT_MAX_URLS,
+        default=DEFAULT_MAX_URLS_PER_SITEMAP,
         metavar="N",
-        help=f"shard cap: a shard above it is split (default {DEFAULT_MAX_URLS}, "
+        help=f"shard cap: a shard above it is split (default {DEFAULT_MAX_URLS_PER_SITEMAP}, "
         f"at most {MAX_URLS})",
     )
     parser.add_argument(
         "--max-bytes-per-sitemap",
         type=int,
-        default=DEFAULT_MAX_BYTES,
+        default=DEFAULT_MAX_BYTES_PER_SITEMAP,
         metavar="N",
-        help=f"uncompressed bytes per file (default {DEFAULT_MAX_BYTES}, at most {MAX_BYTES})",
+        help=(
+            f"uncompressed bytes per file (default {DEFAULT_MAX_BYTES_PER_SITEMAP}, "
+            f"at most {MAX_BYTES})"
+        ),
     )
     parser.add_argument(
         "--jobs",
