@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sitemap_updater.protocol import Alternate, Entry, Image
-from sitemap_updater.store.items import Item, live_item
+from sitemap_updater.store.items import Item, live_item, url_hash_of
 from sitemap_updater.store.keys import hash_bits, url_hash
 from sitemap_updater.store.shards import bits_of
 
@@ -72,7 +72,7 @@ class SyntheticSource:
         for i in range(self.urls):
             self.items_read += 1
             item = self.item(i)
-            if hash_bits(str(item["sk"]["S"]), len(bits)) == bits:
+            if hash_bits(url_hash_of(item), len(bits)) == bits:
                 found.append(item)
-        found.sort(key=lambda item: str(item["sk"]["S"]))
+        found.sort(key=url_hash_of)
         yield from found

@@ -19,8 +19,8 @@ from sitemap_updater.protocol.render.fragments import (
     PublishedFormatError,
     entry_fragment,
     entry_fragments,
+    fragment_loc,
     fragments_of,
-    loc_of,
     urlset_of,
 )
 from sitemap_updater.protocol.urls import Site
@@ -48,7 +48,7 @@ def test_fragments_join_into_the_file_the_writer_writes() -> None:
     assert gzip_bytes(urlset_of([f for f in fragments if isinstance(f, bytes)])) == body
     assert fragments_of(body) == fragments
     assert [entry_fragment(e, SITE, max_bytes=1_000_000) for e in ENTRIES] == fragments
-    assert [loc_of(f) for f in fragments_of(body)] == [e.loc for e in ENTRIES]
+    assert [fragment_loc(f) for f in fragments_of(body)] == [e.loc for e in ENTRIES]
 
 
 def test_a_refused_entry_gives_the_writers_reason() -> None:

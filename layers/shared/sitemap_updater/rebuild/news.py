@@ -38,7 +38,14 @@ from sitemap_updater.protocol.render.fragments import (
     urlset_of,
 )
 from sitemap_updater.rebuild.patch import parse_published
-from sitemap_updater.store.items import Item, is_live, news_from_item
+from sitemap_updater.store.items import (
+    ATTR_NEWS,
+    Item,
+    is_live,
+    loc_of,
+    news_from_item,
+    url_hash_of,
+)
 from sitemap_updater.store.keys import hash_bits
 
 NEWS_KEY_PREFIX: Final = "sitemap-news-"
@@ -110,7 +117,7 @@ class NewsDesk:
                 self._fragments.pop(uh, None)
                 continue
             assert item is not None
-            entry = Entry(loc=str(item["loc"]["S"]), news=news)
+            entry = Entry(loc=loc_of(item), news=news)
             try:
                 self._fragments[uh] = entry_fragment(entry, self._site, max_bytes=self._max_bytes)
             except SitemapError as error:
@@ -123,7 +130,7 @@ class NewsDesk:
         bits = shard_id[1:]
         for uh in [uh for uh in self._fragments if hash_bits(uh, len(bits)) == bits]:
             del self._fragments[uh]
-        self.apply({str(item["sk"]["S"]): item for item in items if "news" in item})
+        self.apply({url_hash_of(item): item for item in items if ATTR_NEWS in item})
 
     def _current(self) -> list[bytes]:
         """The fragments still inside the window, in URL-hash order."""

@@ -19,23 +19,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sitemap_updater.protocol.errors import SitemapError
-from sitemap_updater.protocol.render.fragments import entry_fragment, fragments_of, loc_of
+from sitemap_updater.protocol.render.fragments import entry_fragment, fragment_loc, fragments_of
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.render import RenderedShard, render_fragments
-from sitemap_updater.store.items import Item, entry_from_item, is_live
+from sitemap_updater.store.items import Item, entry_from_item, is_live, loc_of
 from sitemap_updater.store.keys import url_hash
 
 
 def parse_published(body: bytes) -> dict[str, bytes]:
     """The ``<url>`` fragments of a published gzipped urlset, by the URL hash of their loc;
     raises ``PublishedFormatError`` for a file not in the writer's format."""
-    return {url_hash(loc_of(fragment)): fragment for fragment in fragments_of(body)}
+    return {url_hash(fragment_loc(fragment)): fragment for fragment in fragments_of(body)}
 
 
 def changed_between(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[str]:
     """The locs whose fragment differs between two parsed files (added, changed or removed)."""
     return [
-        loc_of(after.get(uh) or before[uh])
+        fragment_loc(after.get(uh) or before[uh])
         for uh in sorted(before.keys() | after.keys())
         if before.get(uh) != after.get(uh)
     ]
@@ -69,14 +69,14 @@ def apply_changes(
             try:
                 new = entry_fragment(entry_from_item(item), site, max_bytes=max_bytes)
             except SitemapError as error:
-                skipped.append(f"{item['loc']['S']}: {error}")
+                skipped.append(f"{loc_of(item)}: {error}")
         if new == old:
             continue
         if new is None:
-            loc = loc_of(fragments.pop(uh)) if old is not None else None
+            loc = fragment_loc(fragments.pop(uh)) if old is not None else None
         else:
             fragments[uh] = new
-            loc = str(item["loc"]["S"]) if item is not None else None
+            loc = loc_of(item) if item is not None else None
         if loc is not None:
             changed.append(loc)
     return changed, skipped

@@ -23,7 +23,7 @@ from sitemap_updater.protocol.gzipio import gzip_bytes
 from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, urlset_of
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.urlset import UrlsetWriter
-from sitemap_updater.store.items import Item, entry_from_item
+from sitemap_updater.store.items import Item, entry_from_item, url_hash_of
 from sitemap_updater.store.keys import HASH_BITS, hash_bits
 from sitemap_updater.store.shards import children, split_counts
 
@@ -117,9 +117,7 @@ def render_shard(
     other URL of the shard.
     """
     fragments = entry_fragments(map(entry_from_item, items), site, max_bytes=max_bytes)
-    pairs = [
-        (str(item["sk"]["S"]), fragment) for item, fragment in zip(items, fragments, strict=True)
-    ]
+    pairs = [(url_hash_of(item), fragment) for item, fragment in zip(items, fragments, strict=True)]
     return render_leaves(shard_id, pairs, max_urls=max_urls, max_bytes=max_bytes)
 
 

@@ -43,7 +43,7 @@ class PublishedFormatError(ValueError):
     """A published file that is not a urlset in the form this project's writer produces."""
 
 
-def loc_of(fragment: bytes) -> str:
+def fragment_loc(fragment: bytes) -> str:
     """The loc of a fragment, unescaped."""
     end = fragment.find(b"</loc>")
     if not fragment.startswith(_LOC_START) or end < 0:
