@@ -7,7 +7,7 @@ a rebuild from an empty table would publish for that final state: the same shard
 shard files are byte for byte the deployed system's.
 
 Memory stays bounded: changes are spooled to temporary files by hash prefix and each shard is
-rendered on its own (see ``finalstate``). Invalid records are reported on stderr, one line
+rendered on its own (see ``pipeline.final_state``). Invalid records are reported on stderr, one line
 each with file and line number, and skipped; the command then exits 1.
 
 Differences from the deployed index: a file whose entries have no ``lastmod`` is listed

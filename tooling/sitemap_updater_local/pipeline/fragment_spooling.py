@@ -4,7 +4,7 @@ Checking and normalizing a record (URL rules, lastmod, content digest, ordering 
 rendering its ``<url>`` fragment cost far more than reading it, so a build hands the records to
 worker processes: a JSONL file in blocks of whole lines (its bytes, read once by the calling
 process and split by the worker), other sources in chunks of records. Each record's default
-time depends only on its position among the records (see ``changes``), so the result is the
+time depends only on its position among the records (see ``change_reader``), so the result is the
 same whatever the number of processes. Blocks come back in order, and at most two per process
 are in flight, which keeps memory bounded.
 
