@@ -179,7 +179,8 @@ def recognize(
     )
     if values is None:
         return None
-    return _plain(("upsert", url, *when, *values[1:]))
+    occurred_at, instant = when
+    return _plain(("upsert", url, occurred_at, instant, *values[1:4], pairs, locs))
 
 
 def fast_change(

@@ -32,8 +32,10 @@ from sitemap_updater.protocol.urls import (
     escapes_and_length_ok,
 )
 
-#: Distinct lastmod texts whose check a :class:`NormalForm` remembers (emptied when full).
-LASTMOD_CACHE: Final = 4096
+#: Distinct lastmod dates whose check a :class:`NormalForm` remembers (emptied when full): the
+#: dates of a site's pages repeat, most of all in the sitemaps a backfill reads.
+DATE_CACHE: Final = 4096
+DATE_LENGTH: Final = len("YYYY-MM-DD")
 _HREFLANG: Final = HREFLANG.fullmatch
 
 
@@ -68,23 +70,26 @@ def _on_origin(origin: str) -> Callable[[str], bool]:
 class NormalForm:
     """The checks of normalized form for one site at one clock (``now``, aware)."""
 
-    __slots__ = ("_lastmods", "now", "on_site")
+    __slots__ = ("_dates", "now", "on_site")
 
     def __init__(self, site: Site, now: datetime) -> None:
         #: whether a URL (a string) is on the site and in normalized form
         self.on_site = _on_origin(site.origin)
         self.now = now
-        self._lastmods: dict[str, bool] = {}
+        self._dates: dict[str, bool] = {}
 
     def lastmod(self, value: object) -> bool:
         """Whether ``value`` is a lastmod text ``normalize_lastmod`` returns unchanged."""
         if type(value) is not str:
             return False
-        known = self._lastmods.get(value)
+        if len(value) != DATE_LENGTH:
+            # a time to the second seldom repeats: remembering it would only cost
+            return is_normalized_lastmod(value, self.now)
+        known = self._dates.get(value)
         if known is None:
-            if len(self._lastmods) >= LASTMOD_CACHE:
-                self._lastmods.clear()
-            known = self._lastmods[value] = is_normalized_lastmod(value, self.now)
+            if len(self._dates) >= DATE_CACHE:
+                self._dates.clear()
+            known = self._dates[value] = is_normalized_lastmod(value, self.now)
         return known
 
     def alternates(self, pairs: Sequence[Sequence[Any]]) -> bool:
@@ -105,7 +110,10 @@ def images_normalized(locs: Sequence[Any]) -> bool:
     """Whether there are at most 1,000 image URLs, each a string in normalized form."""
     if len(locs) > MAX_IMAGES_PER_URL:
         return False
-    return all(type(loc) is str and already_normalized(loc) for loc in locs)
+    for loc in locs:  # noqa: SIM110 (a loop: all() over a generator costs more, once an image)
+        if type(loc) is not str or not already_normalized(loc):
+            return False
+    return True
 
 
 #: The forms of the latest few (origin, clock) pairs (see :func:`normal_form`).
