@@ -7,12 +7,12 @@ is replayed through the local deployment (template.yaml on moto, the real handle
 SQS event source mapping with its redrive policy) in two waves, each drained and then rebuilt
 until clean: once without faults, and once per (rate, seed) with a seeded share of the
 functions' DynamoDB and S3 calls failing with throttling or 5xx errors. The SDK's retry waits are
-skipped (every retry still happens; see ``sitemap_updater_local.deployment.backoff``).
+skipped (every retry still happens; see ``tests.helpers.backoff``).
 
 Each (rate, seed) runs with two seeds per rate, split over two files so that pytest-xdist runs
 them on two workers: this file (seeds 1 and 2) and ``test_faults_more_seeds.py`` (seeds 3 and 4).
 The replay without faults is computed once per test run and shared by both files
-(``sitemap_updater_local.deployment.replay.SharedReplay``). moto costs a few ms per conditional
+(``tests.helpers.replay.SharedReplay``). moto costs a few ms per conditional
 write, so one replay of 20,000 events takes one to two minutes of CPU; each file runs its replays
 in a pool of worker processes. Environment knobs:
 
@@ -33,8 +33,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from sitemap_updater_local.deployment.replay import FaultRun, ReplayOutcome, replay_runs
 from tests.helpers.mixed_stream import MixedStream, PageState, mixed_stream
+from tests.helpers.replay import FaultRun, ReplayOutcome, replay_runs
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 SITE = "https://www.example.com"

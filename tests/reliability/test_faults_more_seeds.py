@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater_local.deployment.replay import FaultRun
+from tests.helpers.replay import FaultRun
 from tests.reliability.test_faults import (
     FAULT_RUNS,
     Proof,

@@ -14,7 +14,6 @@ from sitemap_updater.protocol import (
     render_index,
     render_urlset,
 )
-from sitemap_updater.protocol import urlset as urlset_module
 from tests.helpers.xsd import WrittenSitemaps
 
 SITE = Site.parse("https://www.example.com")
@@ -59,7 +58,7 @@ def test_an_invalid_file_is_reported(
     # The writer refuses every value that would make a file invalid, so an invalid file is made
     # here by breaking its closing tag (same length, so the byte count stays exact); the check
     # must notice.
-    monkeypatch.setattr(urlset_module, "URLSET_CLOSE", "</urlsex>\n")
+    monkeypatch.setattr(UrlsetWriter, "closing", "</urlsex>\n")
     render_urlset([Entry(loc=ORIGIN + "/a")], SITE)
     [problem] = written_sitemaps.problems
     assert problem.startswith("a UrlsetWriter wrote an invalid file")

@@ -42,6 +42,7 @@ from sitemap_updater_local.inputs.records import (
     RawEntry,
     Row,
     SourceError,
+    print_problem,
     raw_entry,
 )
 from sitemap_updater_local.inputs.sitemap_rows import ChildSitemap, read_sitemap_rows
@@ -350,9 +351,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"--site: {exc}", file=sys.stderr)
             return 2
 
-    def report(problem: Problem) -> None:
-        print(problem, file=sys.stderr)
-
     emit: Callable[[str, str], None]
     write: Callable[[str], None] | None = None
     with ExitStack() as stack:
@@ -385,7 +383,7 @@ def run(args: argparse.Namespace) -> int:
         pool = stack.enter_context(OrderedPool[ChildResult](cores)) if cores > 1 else None
         progress = _progress(args, stack)
         backfill = Backfill(
-            emit, site=site, on_problem=report, pool=pool, write=write, progress=progress
+            emit, site=site, on_problem=print_problem, pool=pool, write=write, progress=progress
         )
         records = iter_source_items(args.source)
         stack.callback(records.close)

@@ -32,7 +32,7 @@ from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.render import render_fragments, render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
-from sitemap_updater_local.inputs.records import Problem, SourceError
+from sitemap_updater_local.inputs.records import Problem, SourceError, print_problem
 from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
@@ -219,9 +219,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"--site: {exc}", file=sys.stderr)
         return 2
 
-    def report(problem: Problem) -> None:
-        print(problem, file=sys.stderr)
-
     started = time.perf_counter()
     try:
         result = build_static(
@@ -231,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
             max_urls=args.max_urls_per_sitemap,
             max_bytes=args.max_bytes_per_sitemap,
             public_base_url=args.public_base_url,
-            on_problem=report,
+            on_problem=print_problem,
             jobs=args.jobs,
         )
     except SourceError as exc:

@@ -19,7 +19,6 @@ import json
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 #: How long a held answer waits for :meth:`RecordingEndpoint.release` at most.
@@ -121,12 +120,7 @@ class RecordingEndpoint:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.release()
         if self._server is not None:
             self._server.shutdown()

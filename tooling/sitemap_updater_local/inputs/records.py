@@ -6,6 +6,7 @@ which becomes a :class:`RawEntry` (with its ``where``) only when something needs
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Final
 
@@ -26,6 +27,11 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"
+
+
+def print_problem(problem: Problem) -> None:
+    """Report a skipped record on stderr, one line (what ``build`` and ``backfill`` do)."""
+    print(problem, file=sys.stderr)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,6 @@ import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from types import TracebackType
 from typing import IO, Any, Final, Self
 
 from sitemap_updater.store.keys import ROOT_SHARD, hash_bits
@@ -159,12 +158,7 @@ class ChangeSpool:
         """Where the spool's files are (workers append to them, see :func:`append_frames`)."""
         return self._dir
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:

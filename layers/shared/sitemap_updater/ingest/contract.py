@@ -19,6 +19,9 @@ from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES
+
+# The bounds the contract states in its JSON Schema are the protocol's own: the same names the
+# news and video normalizers import, from their one definition.
 from sitemap_updater.protocol.limits import (
     MAX_IMAGES_PER_URL,
     MAX_NEWS_NAME_LENGTH,

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
-from types import TracebackType
-from typing import BinaryIO, Final, Self
+from typing import BinaryIO, Final
 
 from sitemap_updater.protocol.errors import (
-    EmptySitemapError,
     EntryTooLargeError,
     SitemapFullError,
 )
@@ -21,19 +19,18 @@ from sitemap_updater.protocol.gzipio import (
     ByteSink,
     GzipOutput,
     PlainOutput,
-    TextBuffer,
     utf8_len,
 )
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS, SITEMAP_NS
 from sitemap_updater.protocol.render.element import check_lastmod
 from sitemap_updater.protocol.urls import normalize_url
-from sitemap_updater.protocol.urlset import XML_DECLARATION, FileStats
+from sitemap_updater.protocol.urlset import XML_DECLARATION, FileStats, StreamedDocument
 
 INDEX_OPEN: Final = f'{XML_DECLARATION}<sitemapindex xmlns="{SITEMAP_NS}">\n'
 INDEX_CLOSE: Final = "</sitemapindex>\n"
 
 
-class IndexWriter:
+class IndexWriter(StreamedDocument):
     """Writes one ``<sitemapindex>`` into ``sink``: plain XML, or gzip if ``gzip=True``.
 
     ``add(loc, lastmod)`` normalizes ``loc`` (an absolute http(s) URL) and requires ``lastmod``
@@ -41,6 +38,9 @@ class IndexWriter:
     would exceed ``max_entries`` or ``max_bytes``. ``close`` raises :class:`EmptySitemapError`
     if nothing was added, because siteindex.xsd requires at least one ``<sitemap>``.
     """
+
+    closing = INDEX_CLOSE
+    empty_rule = "a sitemap index needs at least one <sitemap> (siteindex.xsd)"
 
     def __init__(
         self,
@@ -57,13 +57,7 @@ class IndexWriter:
             raise ValueError(f"max_bytes {max_bytes} must be from 1 to {MAX_BYTES}")
         self._max_entries = max_entries
         self._max_bytes = max_bytes
-        self._out = GzipOutput(sink, compresslevel) if gzip else PlainOutput(sink)
-        self._buffer = TextBuffer(self._out)
-        self._count = 0
-        self._bytes = len(INDEX_OPEN)
-        self._newest: str | None = None
-        self._closed = False
-        self._buffer.append(INDEX_OPEN, self._bytes)
+        self._start(GzipOutput(sink, compresslevel) if gzip else PlainOutput(sink), INDEX_OPEN)
 
     def add(self, loc: str, lastmod: str | None) -> None:
         if self._closed:
@@ -87,30 +81,6 @@ class IndexWriter:
         self._buffer.append(text, size)
         self._bytes += size
         self._count += 1
-
-    def close(self) -> FileStats:
-        if self._closed:
-            raise ValueError("the writer is already closed")
-        if self._count == 0:
-            raise EmptySitemapError("a sitemap index needs at least one <sitemap> (siteindex.xsd)")
-        self._closed = True
-        self._buffer.append(INDEX_CLOSE, len(INDEX_CLOSE))
-        self._bytes += len(INDEX_CLOSE)
-        self._buffer.flush()
-        self._out.close()
-        return FileStats(self._count, self._bytes, self._newest)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None and not self._closed:
-            self.close()
 
 
 def render_index(

@@ -12,7 +12,6 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import batched
-from types import TracebackType
 from typing import BinaryIO, Final, Self
 
 from sitemap_updater.protocol.entry import Entry
@@ -21,6 +20,7 @@ from sitemap_updater.protocol.gzipio import (
     DEFAULT_COMPRESSLEVEL,
     ByteSink,
     GzipOutput,
+    PlainOutput,
     TextBuffer,
 )
 from sitemap_updater.protocol.limits import (
@@ -61,7 +61,45 @@ class FileStats:
     newest_lastmod: str | None
 
 
-class UrlsetWriter:
+class StreamedDocument:
+    """What the urlset and index writers share: the text buffer over the output, the counts,
+    the newest lastmod, and ``close``, which writes the closing tag once something was added."""
+
+    #: the root element's closing tag, and the rule an empty document breaks
+    closing: str = ""
+    empty_rule: str = ""
+
+    def _start(self, out: GzipOutput | PlainOutput, opening: str) -> None:
+        self._out = out
+        self._buffer = TextBuffer(out)
+        self._count = 0
+        self._bytes = len(opening)
+        self._newest: str | None = None
+        self._closed = False
+        self._buffer.append(opening, self._bytes)
+
+    def close(self) -> FileStats:
+        """Write the closing tag and flush the output; returns what the file holds."""
+        if self._closed:
+            raise ValueError("the writer is already closed")
+        if self._count == 0:
+            raise EmptySitemapError(self.empty_rule)
+        self._closed = True
+        self._buffer.append(self.closing, len(self.closing))
+        self._bytes += len(self.closing)
+        self._buffer.flush()
+        self._out.close()
+        return FileStats(self._count, self._bytes, self._newest)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_rest: object) -> None:
+        if exc_type is None and not self._closed:
+            self.close()
+
+
+class UrlsetWriter(StreamedDocument):
     """Writes one gzipped ``<urlset>`` into ``sink``, one :class:`Entry` at a time.
 
     ``add`` raises :class:`SitemapFullError` when the entry would exceed ``max_urls`` URLs or
@@ -71,6 +109,9 @@ class UrlsetWriter:
     Each entry's text is :class:`~sitemap_updater.protocol.render.element.EntryRenderer`'s,
     with all of its checks (the block path, :meth:`add_many`, gives the same bytes).
     """
+
+    closing = URLSET_CLOSE
+    empty_rule = "a urlset needs at least one <url> (sitemap.xsd)"
 
     def __init__(
         self,
@@ -89,18 +130,11 @@ class UrlsetWriter:
         self._prefix = site.origin + "/"
         self._max_urls = max_urls
         self._max_bytes = max_bytes
-        self._out = GzipOutput(sink, compresslevel)
-        self._buffer = TextBuffer(self._out)
-        self._count = 0
-        self._bytes = len(URLSET_OPEN)
-        self._close_bytes = len(URLSET_CLOSE)
         #: most bytes the entries may take so that the closing tag still fits
-        self._room = max_bytes - self._close_bytes
+        self._room = max_bytes - len(URLSET_CLOSE)
         self._entries = EntryRenderer(site)
         self._chunks = ChunkRenderer(self._prefix)
-        self._newest: str | None = None
-        self._closed = False
-        self._buffer.append(URLSET_OPEN, self._bytes)
+        self._start(GzipOutput(sink, compresslevel), URLSET_OPEN)
 
     @property
     def url_count(self) -> int:
@@ -163,31 +197,6 @@ class UrlsetWriter:
                 return
         for entry in chunk:
             self.add(entry)
-
-    def close(self) -> FileStats:
-        """Write the closing tag and the gzip trailer; returns what the file holds."""
-        if self._closed:
-            raise ValueError("the writer is already closed")
-        if self._count == 0:
-            raise EmptySitemapError("a urlset needs at least one <url> (sitemap.xsd)")
-        self._closed = True
-        self._buffer.append(URLSET_CLOSE, self._close_bytes)
-        self._bytes += self._close_bytes
-        self._buffer.flush()
-        self._out.close()
-        return FileStats(self._count, self._bytes, self._newest)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if exc_type is None and not self._closed:
-            self.close()
 
 
 def render_urlset(

@@ -5,7 +5,7 @@
 emulated event source mapping, and run the scheduled rebuild until it reports complete. The
 result holds the bucket's objects (key -> bytes), the dead-lettered messages with their reasons,
 and the counters of the run. With faults, the SDK's retry waits are skipped (see
-:mod:`sitemap_updater_local.deployment.backoff`); every retry still happens.
+:mod:`tests.helpers.backoff`); every retry still happens.
 
 Everything in :class:`ReplayOutcome` is plain data, so a replay can run in a worker process
 (:func:`replay_in_worker` takes only picklable arguments), and several processes can share one
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
-from sitemap_updater_local.deployment.backoff import skipped_backoff
 from sitemap_updater_local.deployment.faults import FaultPlan
+from tests.helpers.backoff import skipped_backoff
 
 
 @dataclass(frozen=True, slots=True)
