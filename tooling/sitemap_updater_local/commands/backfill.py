@@ -36,8 +36,15 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater_local.inputs.opening import (
+    MAX_SOURCE_BYTES,
+    MAX_SOURCE_RECORDS,
+    SourcePolicy,
+    origin_of,
+)
 from sitemap_updater_local.inputs.records import (
     BodyLine,
+    Note,
     Problem,
     RawEntry,
     Row,
@@ -49,6 +56,8 @@ from sitemap_updater_local.inputs.sitemap_rows import ChildSitemap, read_sitemap
 from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
+
+Item = Row | RawEntry | BodyLine | Problem | Note | ChildSitemap
 
 if TYPE_CHECKING:
     from sitemap_updater_local.pipeline.change_reader import ChangeReader
@@ -98,19 +107,41 @@ class ChildResult:
     text: str = ""
     read: int = 0
     events: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem | Note] = field(default_factory=list)
+    bytes_read: int = 0
 
 
-def read_child(site: Site, now: datetime, location: str, depth: int) -> ChildResult:
-    """The events of one child sitemap (run on a worker process)."""
+def read_child(
+    site: Site, now: datetime, location: str, depth: int, policy: SourcePolicy
+) -> ChildResult:
+    """The events of one child sitemap (run on a worker process, with a copy of the policy
+    holding what is left of the source's budgets)."""
     lines: list[str] = []
-    problems: list[Problem] = []
+    problems: list[Problem | Note] = []
     backfill = Backfill(
-        lambda url, line: lines.append(line), site=site, on_problem=problems.append, now=now
+        lambda url, line: lines.append(line),
+        site=site,
+        on_problem=problems.append,
+        now=now,
+        policy=policy,
     )
-    stats = backfill.run(read_sitemap_rows(location, depth=depth))
+    try:
+        stats = backfill.run(read_sitemap_rows(location, depth=depth, policy=policy))
+    except SourceError as exc:
+        problems.append(Problem(location, str(exc)))
+        stats = backfill.stats
     text = "\n".join(lines) + "\n" if lines else ""
-    return ChildResult(text, stats.read, stats.events, problems)
+    return ChildResult(text, stats.read, stats.events, problems, policy.bytes_read)
+
+
+def _child_policy(policy: SourcePolicy) -> SourcePolicy:
+    """A copy of ``policy`` for one child: its origins, and what is left of its budgets."""
+    return SourcePolicy(
+        origins=policy.origins,
+        max_bytes=policy.max_bytes - policy.bytes_read,
+        max_records=policy.max_records - policy.records_read,
+        home=policy.home,
+    )
 
 
 class Backfill:
@@ -128,8 +159,9 @@ class Backfill:
         emit: Callable[[str, str], None],
         *,
         site: Site | None = None,
-        on_problem: Callable[[Problem], None] = lambda p: None,
+        on_problem: Callable[[Problem | Note], None] = lambda p: None,
         now: datetime | None = None,
+        policy: SourcePolicy | None = None,
         pool: OrderedPool[ChildResult] | None = None,
         write: Callable[[str], None] | None = None,
         progress: Callable[[int], object] | None = None,
@@ -140,6 +172,7 @@ class Backfill:
         self._pool = pool if write is not None else None
         self._write = write
         self._on_problem = on_problem
+        self._policy = policy or SourcePolicy()
         self._now = now or datetime.now(UTC)
         self._site = site
         self._lines: UpsertLines | None = None
@@ -147,9 +180,20 @@ class Backfill:
         self._spool: ChangeSpool | None = None
         self.stats = BackfillStats()
 
-    def _problem(self, problem: Problem) -> None:
-        self.stats.problems += 1
+    def _problem(self, problem: Problem | Note) -> None:
+        if isinstance(problem, Problem):
+            self.stats.problems += 1
         self._on_problem(problem)
+
+    def _count(self, where: str, records: int = 1) -> None:
+        self.stats.read += records
+        policy = self._policy
+        policy.records_read += records
+        if policy.records_read > policy.max_records:
+            raise SourceError(
+                f"{where}: more than {policy.max_records:,} records read from one source: "
+                "stopped (raise the cap with --max-records)"
+            )
 
     def _site_for(self, record: RawEntry | BodyLine) -> Site | None:
         if self._site is None:
@@ -169,6 +213,21 @@ class Backfill:
             if site is not None:
                 self._lines = UpsertLines(site, self._now)
         return self._lines
+
+    def _rich(self, raw: RawEntry) -> None:
+        """An entry with videos or news: always the careful path."""
+        lines = self._lines
+        if lines is None:
+            site = self._site_for(raw)
+            if site is None:
+                return
+            lines = self._lines = UpsertLines(site, self._now)
+        result = lines.careful(raw)
+        if isinstance(result, Problem):
+            self._problem(result)
+        else:
+            self.stats.events += 1
+            self._emit(*result)
 
     def _entry(self, row: Row) -> None:
         lines = self._lines or self._lines_for(row)
@@ -215,14 +274,21 @@ class Backfill:
 
     def _child(self, child: ChildSitemap) -> None:
         if self._pool is not None and self._lines is not None:
-            args = (self._lines.site, self._now, child.location, child.depth)
+            policy = _child_policy(self._policy)
+            args = (self._lines.site, self._now, child.location, child.depth, policy)
             for result in self._pool.submit(read_child, *args):
                 self._apply(result)
             return
-        for record in read_sitemap_rows(child.location, depth=child.depth):
-            self.stats.read += 1
+        records = read_sitemap_rows(child.location, depth=child.depth, policy=self._policy)
+        for record in records:
+            if isinstance(record, Note):
+                self._problem(record)
+                continue
+            self._count(child.location)
             if isinstance(record, Problem):
                 self._problem(record)
+            elif isinstance(record, RawEntry):
+                self._rich(record)
             else:
                 self._entry(record)
             if not self.stats.read % PROGRESS_EVERY:
@@ -234,7 +300,8 @@ class Backfill:
             self._shown = self.stats.read
 
     def _apply(self, result: ChildResult) -> None:
-        self.stats.read += result.read
+        self._policy.count_bytes("the children of the index", result.bytes_read)
+        self._count("the children of the index", result.read)
         self.stats.events += result.events
         for problem in result.problems:
             self._problem(problem)
@@ -242,7 +309,7 @@ class Backfill:
             self._write(result.text)
         self._tick()
 
-    def _source_problem(self, problem: Problem) -> None:
+    def _source_problem(self, problem: Problem | Note) -> None:
         if self._pool is not None and self._pool.busy:
             for result in self._pool.ready(ChildResult(problems=[problem])):
                 self._apply(result)
@@ -254,22 +321,27 @@ class Backfill:
             for result in self._pool.drain():
                 self._apply(result)
 
-    def _read(self, records: Iterator[Row | BodyLine | Problem | ChildSitemap]) -> None:
+    def _read(self, records: Iterator[Item]) -> None:
         stats = self.stats
         try:
             for record in records:
                 if not stats.read % PROGRESS_EVERY:
                     self._tick()
                 if type(record) is tuple:
-                    stats.read += 1
+                    self._count(record[0])
                     self._entry(record)
                 elif isinstance(record, ChildSitemap):
                     self._child(record)
-                elif isinstance(record, Problem):
-                    stats.read += 1
+                elif isinstance(record, Note):
                     self._source_problem(record)
+                elif isinstance(record, Problem):
+                    self._count(record.where)
+                    self._source_problem(record)
+                elif isinstance(record, RawEntry):
+                    self._count(record.where)
+                    self._rich(record)
                 elif isinstance(record, BodyLine):
-                    stats.read += 1
+                    self._count(record.where)
                     self._body(record)
         except SourceError:
             # the children read so far are written first, as when read one after the other
@@ -278,7 +350,7 @@ class Backfill:
         self._drain()
         self._tick()
 
-    def run(self, records: Iterator[Row | BodyLine | Problem | ChildSitemap]) -> BackfillStats:
+    def run(self, records: Iterator[Item]) -> BackfillStats:
         try:
             self._read(records)
             if self._spool is not None:
@@ -307,6 +379,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--region", metavar="R", help="AWS region of the queue")
     parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="also read child sitemaps and follow redirects on this origin "
+        "(scheme://host[:port]; repeatable); by default only the source's own origin",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=_positive,
+        default=MAX_SOURCE_BYTES,
+        metavar="N",
+        help="most bytes (uncompressed) read from the source in total "
+        f"(default {MAX_SOURCE_BYTES})",
+    )
+    parser.add_argument(
+        "--max-records",
+        type=_positive,
+        default=MAX_SOURCE_RECORDS,
+        metavar="N",
+        help=f"most records read from the source in total (default {MAX_SOURCE_RECORDS})",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
 
 
 class _LineWriter:
@@ -382,10 +487,21 @@ def run(args: argparse.Namespace) -> int:
         cores = usable_cores()
         pool = stack.enter_context(OrderedPool[ChildResult](cores)) if cores > 1 else None
         progress = _progress(args, stack)
-        backfill = Backfill(
-            emit, site=site, on_problem=print_problem, pool=pool, write=write, progress=progress
+        policy = SourcePolicy(
+            origins=frozenset(origin_of(o) for o in args.allow_origin),
+            max_bytes=args.max_bytes,
+            max_records=args.max_records,
         )
-        records = iter_source_items(args.source)
+        backfill = Backfill(
+            emit,
+            site=site,
+            on_problem=print_problem,
+            pool=pool,
+            write=write,
+            progress=progress,
+            policy=policy,
+        )
+        records = iter_source_items(args.source, policy)
         stack.callback(records.close)
         try:
             stats = backfill.run(records)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 #: Characters of an offending value quoted in a problem line.
 QUOTE_LIMIT: Final = 200
@@ -29,7 +29,18 @@ class Problem:
         return f"{self.where}: {self.reason}"
 
 
-def print_problem(problem: Problem) -> None:
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something a reader dropped or read in its own way, said once per file: not a problem."""
+
+    where: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: note: {self.text}"
+
+
+def print_problem(problem: Problem | Note) -> None:
     """Report a skipped record on stderr, one line (what ``build`` and ``backfill`` do)."""
     print(problem, file=sys.stderr)
 
@@ -45,6 +56,9 @@ class RawEntry:
     priority: str | None = None
     alternates: tuple[tuple[str, str], ...] = ()
     images: tuple[str, ...] = ()
+    #: the videos and the news object of a sitemap ``<url>``, in the producer contract's form
+    videos: tuple[dict[str, Any], ...] = ()
+    news: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,66 +1,83 @@
 """Streaming reader of sitemap XML: a urlset, or a sitemap index and every child it lists.
 
 lxml reports only the end of the ``<url>`` and ``<sitemap>`` elements (whatever their
-namespace); the root element is told apart by a second parser that reads the same bytes only
-until the root's start tag. Each finished element is freed with the siblings before it, so
-memory stays flat. An entry is a :data:`~sitemap_updater_local.inputs.records.Row`; what cannot be
-read is a :class:`~sitemap_updater_local.inputs.records.Problem` naming the file and line.
+namespace); the root element, and any DOCTYPE (which refuses the file), are told apart by a
+second parser that reads the same bytes only until the root's start tag
+(``xml_guard.RootProbe``). Each finished element is freed with the siblings before it, so memory
+stays flat. An entry is a :data:`~sitemap_updater_local.inputs.records.Row`, or a
+:class:`~sitemap_updater_local.inputs.records.RawEntry` when it carries videos or a news
+object; what cannot be read is a :class:`~sitemap_updater_local.inputs.records.Problem` naming
+the file and line; what is dropped from entries is said once per file by a
+:class:`~sitemap_updater_local.inputs.records.Note`. The policies are in docs/cli.md.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any, Final, cast
+from typing import IO, Final, cast
+from urllib.parse import urlsplit
 
 from lxml import etree
 
-from sitemap_updater.protocol.limits import IMAGE_NS, XHTML_NS
-from sitemap_updater_local.inputs.opening import child_location, open_source
-from sitemap_updater_local.inputs.records import Problem, Row, SourceError, quote
+from sitemap_updater.protocol.limits import IMAGE_NS, MAX_URLS, NEWS_NS, VIDEO_NS, XHTML_NS
+from sitemap_updater_local.inputs.opening import (
+    SCHEMES,
+    SourcePolicy,
+    child_location,
+    open_source,
+)
+from sitemap_updater_local.inputs.records import Note, Problem, RawEntry, Row, SourceError, quote
+from sitemap_updater_local.inputs.sitemap_extensions import news_fields, video_fields
+from sitemap_updater_local.inputs.xml_guard import (
+    XML_OPTIONS,
+    RootProbe,
+    TooLargeError,
+    local_name,
+)
 
 #: Sitemap indexes must not list indexes (sitemaps.org); one level of children is followed.
 MAX_INDEX_DEPTH: Final = 1
 #: The root elements read, each with the element that holds one record.
 ROOTS: Final = {"urlset": "url", "sitemapindex": "sitemap"}
-#: Parser settings: no entities resolved, nothing fetched, comments and PIs dropped.
-OPTIONS: Final[dict[str, Any]] = {
-    "resolve_entities": False,
-    "no_network": True,
-    "remove_comments": True,
-    "remove_pis": True,
-    "load_dtd": False,
+OPTIONS: Final = XML_OPTIONS
+#: Short names of the extension namespaces, for notes.
+_PREFIXES: Final = {IMAGE_NS: "image", XHTML_NS: "xhtml", VIDEO_NS: "video", NEWS_NS: "news"}
+#: Why a dropped tag is dropped, by its name in a note.
+_WHY: Final = {
+    "xhtml:link media": "Google's separate-mobile-URL link; the page is kept, the contract "
+    "carries language alternates only",
+    "video:rating": "not part of the producer contract",
+    "video:view_count": "not part of the producer contract",
 }
+_DEPRECATED: Final = "Google deprecated it in 2022"
+_UNKNOWN: Final = "not read: not part of the sitemap protocol or the producer contract"
+#: Characters of a ``<loc>`` read (the longest valid URL is 2,048; more is kept to be refused).
+_MAX_LOC_CHARS: Final = 1 << 16
 
 # What a child of <url> is, by its tag (see _kind).
-_OTHER, _LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY, _LINK, _IMAGE = range(7)
+_OTHER, _LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY, _LINK, _IMAGE, _VIDEO, _NEWS = range(9)
 _FIELDS: Final = {"lastmod": _LASTMOD, "changefreq": _CHANGEFREQ, "priority": _PRIORITY}
+_EXTENSIONS: Final = {
+    (XHTML_NS, "link"): _LINK,
+    (IMAGE_NS, "image"): _IMAGE,
+    (VIDEO_NS, "video"): _VIDEO,
+    (NEWS_NS, "news"): _NEWS,
+}
 #: Kinds of the tags met so far; a document with many distinct tags stops adding to it.
 _KIND_CACHE: dict[object, int] = {}
 _KIND_CACHE_SIZE: Final = 1024
 
 
-def local_name(tag: object) -> tuple[str, str]:
-    """(namespace, local name) of an element tag."""
-    if not isinstance(tag, str):
-        return "", ""
-    if tag.startswith("{"):
-        ns, _, local = tag[1:].partition("}")
-        return ns, local
-    return "", tag
-
-
 def _classify(tag: object) -> int:
     ns, name = local_name(tag)
+    if ns in _PREFIXES:
+        return _EXTENSIONS.get((ns, name), _OTHER)
     if name == "loc":
-        return _OTHER if ns in {IMAGE_NS, XHTML_NS} else _LOC
-    if name in _FIELDS:
-        return _FIELDS[name]
-    if name == "link" and ns == XHTML_NS:
-        return _LINK
-    if name == "image" and ns == IMAGE_NS:
-        return _IMAGE
-    return _OTHER
+        return _LOC
+    return _FIELDS.get(name, _OTHER)
 
 
 def _kind(tag: object) -> int:
@@ -77,47 +94,122 @@ def _text(element: etree._Element) -> str | None:
     return text or None
 
 
+def _tag_name(tag: object) -> str:
+    ns, name = local_name(tag)
+    prefix = _PREFIXES.get(ns)
+    return f"{prefix}:{name}" if prefix else f"<{name}>" if not ns else f"{{{ns}}}{name}"
+
+
 def _image_locs(image: etree._Element) -> list[str]:
     """The ``loc`` values of one ``<image:image>`` element, in order."""
     return [_text(part) or "" for part in image if local_name(part.tag)[1] == "loc"]
 
 
-def url_row(element: etree._Element, location: str) -> Row | Problem:
-    """The entry of one ``<url>`` element; the last of each field wins."""
-    loc = lastmod = changefreq = priority = None
+@dataclass(slots=True)
+class _Parts:
+    locs: int = 0
+    loc: str | None = None
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
     alternates: list[tuple[str, str]] | None = None
     images: list[str] | None = None
+    videos: list[dict[str, object]] | None = None
+    news: dict[str, object] | None = None
+
+
+def _link(child: etree._Element, parts: _Parts, dropped: list[str]) -> None:
+    if child.get("rel") != "alternate":
+        dropped.append(f"xhtml:link rel={child.get('rel')}")
+    elif child.get("hreflang") is None and child.get("media") is not None:
+        dropped.append("xhtml:link media")
+    else:
+        if parts.alternates is None:
+            parts.alternates = []
+        parts.alternates.append((child.get("hreflang") or "", child.get("href") or ""))
+
+
+def _read_child(child: etree._Element, parts: _Parts, dropped: list[str]) -> None:
+    kind = _kind(child.tag)
+    if kind == _LOC:
+        parts.locs += 1
+        parts.loc = _text(child)
+    elif kind == _LASTMOD:
+        parts.lastmod = _text(child)  # an empty <lastmod/> is no lastmod
+    elif kind == _CHANGEFREQ:
+        parts.changefreq = _text(child)
+    elif kind == _PRIORITY:
+        parts.priority = _text(child)
+    elif kind == _LINK:
+        _link(child, parts, dropped)
+    elif kind == _IMAGE:
+        if parts.images is None:
+            parts.images = []
+        parts.images.extend(_image_locs(child))
+    elif kind == _VIDEO:
+        if parts.videos is None:
+            parts.videos = []
+        parts.videos.append(video_fields(child, dropped))
+    elif kind == _NEWS:
+        parts.news = news_fields(child, dropped)
+    elif isinstance(child.tag, str):
+        dropped.append(_tag_name(child.tag))
+
+
+def url_row(
+    element: etree._Element, location: str, dropped: Counter[str] | None = None
+) -> Row | RawEntry | Problem:
+    """The entry of one ``<url>`` element; tags not read are counted in ``dropped``."""
+    parts = _Parts()
+    names: list[str] = []
     for child in element:
-        kind = _kind(child.tag)
-        if kind == _LOC:
-            loc = _text(child)
-        elif kind == _LASTMOD:
-            lastmod = _text(child)
-        elif kind == _CHANGEFREQ:
-            changefreq = _text(child)
-        elif kind == _PRIORITY:
-            priority = _text(child)
-        elif kind == _LINK and child.get("rel") == "alternate":
-            if alternates is None:
-                alternates = []
-            alternates.append((child.get("hreflang") or "", child.get("href") or ""))
-        elif kind == _IMAGE:
-            if images is None:
-                images = []
-            images.extend(_image_locs(child))
+        _read_child(child, parts, names)
+    if dropped is not None and names:
+        dropped.update(set(names))
     line = cast(int, element.sourceline)
-    if loc is None:
-        return Problem(f"{location}:{line}", "loc: missing: every <url> needs a <loc>")
-    return (
-        location,
-        line,
+    where = f"{location}:{line}"
+    if parts.loc is None:
+        return Problem(where, "loc: missing: every <url> needs a <loc>")
+    if parts.locs > 1:
+        return Problem(where, f"loc: {parts.locs} <loc> elements in one <url>: it must hold one")
+    loc = parts.loc[:_MAX_LOC_CHARS]
+    alternates = () if parts.alternates is None else tuple(parts.alternates)
+    images = () if parts.images is None else tuple(parts.images)
+    if parts.videos is None and parts.news is None:
+        fields = parts.lastmod, parts.changefreq, parts.priority
+        return (location, line, loc, *fields, alternates, images)
+    return RawEntry(
+        where,
         loc,
-        lastmod,
-        changefreq,
-        priority,
-        () if alternates is None else tuple(alternates),
-        () if images is None else tuple(images),
+        parts.lastmod,
+        parts.changefreq,
+        parts.priority,
+        alternates,
+        images,
+        tuple(parts.videos or ()),
+        parts.news,
     )
+
+
+def drop_notes(location: str, dropped: Counter[str]) -> Iterator[Note]:
+    """One note per kind of tag dropped from the entries of a file."""
+    for name, count in sorted(dropped.items()):
+        why = _WHY.get(name) or (
+            _DEPRECATED if re.split(r"[:}@]", name)[-1] in _DEPRECATED_NAMES else _UNKNOWN
+        )
+        yield Note(
+            location, f"{name} dropped from {count} entr{'y' if count == 1 else 'ies'} ({why})"
+        )
+
+
+def _deprecated_names() -> frozenset[str]:
+    from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
+    from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
+
+    return frozenset(DEPRECATED_NEWS_FIELDS) | frozenset(DEPRECATED_VIDEO_FIELDS) | {"mobile"}
+
+
+_DEPRECATED_NAMES: Final = _deprecated_names()
 
 
 def release(element: etree._Element) -> None:
@@ -129,49 +221,6 @@ def release(element: etree._Element) -> None:
             del parent[0]
 
 
-class RootProbe:
-    """Hands a stream's bytes to the main parser and finds the root's start tag on the way."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._stream = stream
-        self._parser: etree.XMLPullParser | None = etree.XMLPullParser(events=("start",), **OPTIONS)
-        #: (local name, line) of the root element, once its start tag has been read
-        self.root: tuple[str, int] | None = None
-
-    @property
-    def name(self) -> Any:
-        """The stream's name (lxml takes it as the document's URL), if it has one."""
-        return self._stream.name
-
-    def read(self, size: int = -1) -> bytes:
-        data = self._stream.read(size)
-        parser = self._parser
-        if parser is not None:
-            try:
-                if data:
-                    parser.feed(data)
-                else:
-                    parser.close()
-            except etree.XMLSyntaxError:
-                self._parser = None  # the main parser meets the same error
-            for _, event in parser.read_events():
-                element = cast(etree._Element, event)
-                self.root = local_name(element.tag)[1], cast(int, element.sourceline)
-                self._parser = None
-                break
-        return data
-
-
-def _root_problem(root: tuple[str, int] | None, location: str) -> Problem | None:
-    """The problem with a root element that is neither a urlset nor an index, if any."""
-    if root is None or root[0] in ROOTS:
-        return None
-    return Problem(
-        f"{location}:{root[1]}",
-        f"root element: {root[0]!r} is invalid: must be <urlset> or <sitemapindex>",
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class ChildSitemap:
     """A child sitemap an index lists, for the caller to read with :func:`read_sitemap_rows`."""
@@ -180,79 +229,148 @@ class ChildSitemap:
     depth: int
 
 
+Item = Row | RawEntry | Problem | Note | ChildSitemap
+
+
 def iter_sitemap_rows(
-    stream: IO[bytes], location: str, *, depth: int = 0
-) -> Iterator[Row | Problem]:
+    stream: IO[bytes], location: str, *, depth: int = 0, policy: SourcePolicy | None = None
+) -> Iterator[Row | RawEntry | Problem | Note]:
     """Entries of a urlset, or of every child of a sitemap index (followed in order)."""
-    for item in iter_sitemap_items(stream, location, depth=depth):
+    for item in iter_sitemap_items(stream, location, depth=depth, policy=policy):
         if isinstance(item, ChildSitemap):
-            yield from read_sitemap_rows(item.location, depth=item.depth)
+            yield from read_sitemap_rows(item.location, depth=item.depth, policy=policy)
         else:
             yield item
 
 
+class _Reader:
+    """The state of reading one document: its probe, its record element, what it dropped."""
+
+    def __init__(self, stream: IO[bytes], location: str, depth: int, policy: SourcePolicy):
+        self.probe = RootProbe(stream)
+        self.location = location
+        self.depth = depth
+        self.policy = policy
+        self.record = ""
+        self.count = 0
+        self.dropped: Counter[str] = Counter()
+        #: children listed again (or the index itself), read once
+        self.repeats = 0
+
+    def start(self) -> Iterator[Problem | Note]:
+        """Problems of the root (the document ends there), or its namespace note."""
+        refusal = self.probe.refusal(ROOTS)
+        if refusal is not None:
+            yield Problem(f"{self.location}:{refusal[0]}", refusal[1])
+            return
+        root = self.probe.root
+        self.record = ROOTS[root[1]] if root is not None else "?"
+        note = self.probe.namespace_note()
+        if note is not None:
+            yield Note(self.location, note + "; read anyway")
+
+    def element(self, element: etree._Element) -> Iterator[Item]:
+        self.count += 1
+        if self.count > MAX_URLS:
+            if self.count == MAX_URLS + 1:
+                yield Problem(
+                    f"{self.location}:{element.sourceline}",
+                    f"over the limit of {MAX_URLS:,} entries per file (sitemaps.org): "
+                    "this entry and the rest of the file are skipped",
+                )
+            release(element)
+            return
+        if self.record == "url":
+            yield url_row(element, self.location, self.dropped)
+            release(element)
+        else:
+            yield from _index_child(element, self)
+
+
 def iter_sitemap_items(
-    stream: IO[bytes], location: str, *, depth: int = 0
-) -> Iterator[Row | Problem | ChildSitemap]:
+    stream: IO[bytes], location: str, *, depth: int = 0, policy: SourcePolicy | None = None
+) -> Iterator[Item]:
     """Entries of a urlset, or the children of a sitemap index, each a :class:`ChildSitemap`
     read by the caller before the next item is asked for (the index stays open meanwhile)."""
-    probe = RootProbe(stream)
-    parser = etree.iterparse(probe, events=("end",), tag=("{*}url", "{*}sitemap"), **OPTIONS)
-    record = suffix = ""
+    reader = _Reader(stream, location, depth, policy or SourcePolicy())
+    parser = etree.iterparse(
+        reader.probe, events=("end",), tag=("{*}url", "{*}sitemap"), **XML_OPTIONS
+    )
+    started = False
     try:
         for _, element in parser:
-            if not record:
-                problem = _root_problem(probe.root, location)
-                if problem is not None:
-                    yield problem
-                    return
-                record = ROOTS[probe.root[0]] if probe.root is not None else "?"
-                suffix = "}" + record
+            if not started:
+                started = True
+                for item in reader.start():
+                    yield item
+                    if isinstance(item, Problem):
+                        return
             tag = element.tag
-            if tag != record and not tag.endswith(suffix):
-                continue
-            if record == "url":
-                yield url_row(element, location)
-                release(element)
-            else:
-                yield from _index_child(element, location, depth)
+            if tag == reader.record or tag.endswith("}" + reader.record):
+                yield from reader.element(element)
     except etree.XMLSyntaxError as exc:
-        if not record:
-            problem = _root_problem(probe.root, location)
-            if problem is not None:
-                yield problem
-                return
-        yield Problem(f"{location}:{exc.lineno}", f"not well-formed XML, rest skipped: {exc.msg}")
-        return
-    if not record:
-        problem = _root_problem(probe.root, location)
-        if problem is not None:
-            yield problem
+        if not started and reader.probe.refusal(ROOTS) is not None:
+            yield from reader.start()
+            return
+        line = f":{exc.lineno}" if exc.lineno else ""
+        yield Problem(f"{location}{line}", f"not well-formed XML, rest skipped: {exc.msg}")
+    except TooLargeError as exc:
+        yield Problem(location, str(exc))
+    else:
+        if not started:
+            yield from reader.start()
+    yield from drop_notes(location, reader.dropped)
+    if reader.repeats:
+        yield Note(
+            location,
+            f"{reader.repeats} <sitemap> entr{'y' if reader.repeats == 1 else 'ies'} listed a "
+            "child already read (or this index itself): each child is read once",
+        )
 
 
-def _index_child(
-    element: etree._Element, location: str, depth: int
-) -> Iterator[Problem | ChildSitemap]:
-    where = f"{location}:{element.sourceline}"
-    child = next((c for c in element if local_name(c.tag)[1] == "loc"), None)
-    child_loc = None if child is None else _text(child)
+def _index_child(element: etree._Element, reader: _Reader) -> Iterator[Problem | ChildSitemap]:
+    where = f"{reader.location}:{element.sourceline}"
+    locs = [c for c in element if local_name(c.tag)[1] == "loc"]
+    child_loc = _text(locs[0]) if locs else None
     release(element)
     if child_loc is None:
         yield Problem(where, "loc: missing: every <sitemap> needs a <loc>")
-    elif depth >= MAX_INDEX_DEPTH:
+        return
+    if len(locs) > 1:
+        yield Problem(
+            where,
+            f"loc: {len(locs)} <loc> elements in one <sitemap>: it must hold one; not followed",
+        )
+        return
+    scheme = urlsplit(child_loc).scheme.lower()
+    if scheme and scheme not in SCHEMES:
+        yield Problem(
+            where,
+            f"loc: {quote(child_loc)} is not followed: scheme {scheme!r} is not allowed "
+            "(only http and https)",
+        )
+        return
+    if reader.depth >= MAX_INDEX_DEPTH:
         yield Problem(
             where,
             f"loc: {quote(child_loc)} is not followed: a sitemap index must not list another index",
         )
-    else:
-        yield ChildSitemap(child_location(location, child_loc), depth + 1)
+        return
+    target = child_location(reader.location, child_loc)
+    if target in reader.policy.seen or target == reader.location:
+        reader.repeats += 1
+        return
+    reader.policy.seen.add(target)
+    yield ChildSitemap(target, reader.depth + 1)
 
 
-def read_sitemap_rows(location: str, *, depth: int = 0) -> Iterator[Row | Problem]:
+def read_sitemap_rows(
+    location: str, *, depth: int = 0, policy: SourcePolicy | None = None
+) -> Iterator[Row | RawEntry | Problem | Note]:
     """:func:`iter_sitemap_rows` on a location; a child that cannot be opened is one problem."""
     try:
-        with open_source(location) as stream:
-            yield from iter_sitemap_rows(stream, location, depth=depth)
+        with open_source(location, policy) as stream:
+            yield from iter_sitemap_rows(stream, location, depth=depth, policy=policy)
     except (SourceError, OSError, EOFError) as exc:
         if depth == 0:
             raise SourceError(str(exc)) from exc

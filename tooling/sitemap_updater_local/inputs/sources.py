@@ -2,8 +2,9 @@
 
 A source is a local path or an http(s) URL, plain or gzip (detected by the magic bytes, not by
 the name). Its kind is detected from its first meaningful byte: ``<`` is sitemap XML (a urlset
-or a sitemap index), ``{`` or ``[`` is JSONL (one message body per line), anything else is a
-CSV of ``url,lastmod``.
+or a sitemap index), ``{`` or ``[`` is JSONL (one message body per line); otherwise a first line
+holding a URL and no column delimiter is a text sitemap, a line with a delimiter (or a bare
+``url`` header) a CSV of ``url,lastmod``, and anything else is refused in one line.
 
 Every reader yields records one at a time and keeps nothing behind it, so memory stays flat
 whatever the size of the source. A record that cannot be read becomes a :class:`Problem`
@@ -17,9 +18,10 @@ from collections.abc import Generator, Iterable, Iterator
 from typing import IO, Final, Literal
 
 from sitemap_updater_local.inputs.csv_rows import iter_csv_rows
-from sitemap_updater_local.inputs.opening import open_source
+from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
 from sitemap_updater_local.inputs.records import (
     BodyLine,
+    Note,
     Problem,
     RawEntry,
     Row,
@@ -31,20 +33,26 @@ from sitemap_updater_local.inputs.sitemap_rows import (
     iter_sitemap_items,
     read_sitemap_rows,
 )
+from sitemap_updater_local.inputs.text_sitemap import (
+    first_line_kind,
+    iter_text_rows,
+    plain_text_error,
+)
 
-SourceKind = Literal["sitemap", "jsonl", "csv"]
+SourceKind = Literal["sitemap", "jsonl", "csv", "text", "plain"]
 
 
 def sniff_kind(stream: IO[bytes]) -> SourceKind:
     """The kind of a source from its first byte that is not whitespace or a BOM."""
     peek = getattr(stream, "peek", None)
-    head = peek(512) if peek is not None else b""
+    head = peek(4096) if peek is not None else b""
     head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if head.startswith(b"<"):
         return "sitemap"
     if head[:1] in {b"{", b"["}:
         return "jsonl"
-    return "csv"
+    kind = first_line_kind(head)
+    return "text" if kind == "text" else "csv" if kind == "csv" else "plain"
 
 
 # --- JSONL ---------------------------------------------------------------------------------
@@ -135,49 +143,59 @@ def _careful_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine
 
 
 Record = RawEntry | BodyLine | Problem
+Item = Row | RawEntry | BodyLine | Problem | Note
 
 
-def iter_source_rows(location: str) -> Generator[Row | BodyLine | Problem]:
+def iter_source_rows(location: str, policy: SourcePolicy | None = None) -> Generator[Item]:
     """Every record of a source of any kind, opened once and streamed, entries as rows.
 
     Sitemaps and CSV files give :data:`Row` records, JSONL files :class:`BodyLine` records;
     both may give :class:`Problem` records. Raises :class:`SourceError` when the source as a
     whole cannot be read.
     """
-    return _with_children(iter_source_items(location))
+    policy = policy or SourcePolicy()
+    return _with_children(iter_source_items(location, policy), policy)
 
 
 def _with_children(
-    items: Iterable[Row | BodyLine | Problem | ChildSitemap],
-) -> Generator[Row | BodyLine | Problem]:
+    items: Iterable[Item | ChildSitemap], policy: SourcePolicy | None = None
+) -> Generator[Item]:
     """``items`` with the rows of each child sitemap read in its place."""
     for item in items:
         if isinstance(item, ChildSitemap):
-            yield from read_sitemap_rows(item.location, depth=item.depth)
+            yield from read_sitemap_rows(item.location, depth=item.depth, policy=policy)
         else:
             yield item
 
 
-def iter_source_items(location: str) -> Generator[Row | BodyLine | Problem | ChildSitemap]:
+def iter_source_items(
+    location: str, policy: SourcePolicy | None = None
+) -> Generator[Item | ChildSitemap]:
     """:func:`iter_source_rows`, but each child of a sitemap index is a :class:`ChildSitemap`
     for the caller to read (``read_sitemap_rows``) before it asks for the next item."""
+    policy = policy or SourcePolicy()
+    policy.seen.add(location)
     try:
-        with open_source(location) as stream:
-            yield from _stream_items(stream, location)
+        with open_source(location, policy) as stream:
+            yield from _stream_items(stream, location, policy)
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
 
 
 def _stream_items(
-    stream: IO[bytes], location: str
-) -> Iterator[Row | BodyLine | Problem | ChildSitemap]:
+    stream: IO[bytes], location: str, policy: SourcePolicy | None = None
+) -> Iterator[Item | ChildSitemap]:
     kind = sniff_kind(stream)
     if kind == "jsonl":
         yield from iter_jsonl(stream, location)
     elif kind == "csv":
         yield from iter_csv_rows(stream, location)
+    elif kind == "text":
+        yield from iter_text_rows(stream, location)
+    elif kind == "plain":
+        raise plain_text_error(location, getattr(stream, "peek", lambda n: b"")(4096))
     else:
-        yield from iter_sitemap_items(stream, location)
+        yield from iter_sitemap_items(stream, location, policy=policy)
 
 
 def iter_source(location: str) -> Iterator[Record]:
@@ -188,11 +206,13 @@ def iter_source(location: str) -> Iterator[Record]:
     source as a whole cannot be read.
     """
     for record in iter_source_rows(location):
-        yield raw_entry(record) if isinstance(record, tuple) else record
+        if not isinstance(record, Note):
+            yield raw_entry(record) if isinstance(record, tuple) else record
 
 
 def iter_records(stream: IO[bytes], location: str) -> Iterator[Record]:
     """Every record of an open source, of the kind its first bytes tell (the children of a
     sitemap index are read in turn)."""
     for item in _with_children(_stream_items(stream, location)):
-        yield raw_entry(item) if isinstance(item, tuple) else item
+        if not isinstance(item, Note):
+            yield raw_entry(item) if isinstance(item, tuple) else item

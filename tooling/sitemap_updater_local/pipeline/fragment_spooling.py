@@ -15,7 +15,6 @@ reason, reported only if that change wins), of a delete ``None``.
 
 from __future__ import annotations
 
-import gzip
 import multiprocessing
 import os
 import threading
@@ -285,7 +284,7 @@ def source_work(location: str) -> Iterator[Work]:
     try:
         with open_source(location) as stream:
             if sniff_kind(stream) == "jsonl":
-                local = not is_url(location) and not isinstance(stream, gzip.GzipFile)
+                local = not is_url(location) and not stream.gzipped
                 yield from jsonl_blocks(stream, location, local=local)
             else:
                 yield from _chunks(iter_records(stream, location))

@@ -39,5 +39,7 @@ def entry_from_raw(site: Site, raw: RawEntry, now: datetime) -> Entry:
         priority=_priority(raw.priority),
         alternates=tuple(Alternate(hreflang=h, href=href) for h, href in raw.alternates),
         images=tuple(Image(loc=loc) for loc in raw.images),
+        videos=raw.videos,
+        news=raw.news,
         now=now,
     )

@@ -17,9 +17,12 @@ from typing import Any, Final
 
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.protocol.extensions.video import Video
 from sitemap_updater.protocol.normalized import NormalForm, Recognized, recognize
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater_local.inputs.records import Problem, Row, raw_entry
+from sitemap_updater.store.items import video_fields
+from sitemap_updater_local.inputs.records import Problem, RawEntry, Row, raw_entry
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw, invalid
 
 #: Each priority at one decimal, as ``json`` writes the float ``normalize_priority`` returns.
@@ -39,7 +42,40 @@ def upsert_event(entry: Entry) -> dict[str, Any]:
         event["alternates"] = [{"hreflang": a.hreflang, "href": a.href} for a in entry.alternates]
     if entry.images:
         event["images"] = [{"loc": i.loc} for i in entry.images]
+    if entry.videos:
+        event["videos"] = [video_event(video) for video in entry.videos]
+    if entry.news is not None:
+        event["news"] = news_event(entry.news)
     return event
+
+
+def video_event(video: Video) -> dict[str, Any]:
+    """A normalized video as the producer contract's video object."""
+    fields = video_fields(video)
+    for name, key in (("restriction", "countries"), ("platform", "platforms")):
+        if name in fields:
+            fields[name] = {
+                "relationship": fields[name]["relationship"],
+                key: fields[name]["values"],
+            }
+    if "tags" in fields:
+        fields["tag"] = fields.pop("tags")
+    uploader = fields.pop("uploader", None)
+    info = fields.pop("uploader_info", None)
+    if uploader is not None:
+        fields["uploader"] = (
+            {"name": uploader} if info is None else {"name": uploader, "info": info}
+        )
+    return fields
+
+
+def news_event(news: News) -> dict[str, Any]:
+    """A normalized news object as the producer contract's news object."""
+    return {
+        "publication": {"name": news.name, "language": news.language},
+        "publication_date": news.publication_date,
+        "title": news.title,
+    }
 
 
 def event_line(event: dict[str, Any]) -> str:
@@ -101,9 +137,9 @@ class UpsertLines:
         values = recognize(self._form, loc, lastmod, changefreq, number, alternates, images)
         return None if values is None else plain_line(values)
 
-    def careful(self, row: Row) -> tuple[str, str] | Problem:
+    def careful(self, row: Row | RawEntry) -> tuple[str, str] | Problem:
         """(url, line) of an entry checked by ``make_entry``, or the rule it breaks."""
-        raw = raw_entry(row)
+        raw = row if isinstance(row, RawEntry) else raw_entry(row)
         try:
             entry = entry_from_raw(self.site, raw, self.now)
         except SitemapError as exc:
