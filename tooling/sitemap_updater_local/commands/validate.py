@@ -25,8 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import re
-import urllib.request
-import zlib
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,19 +35,27 @@ from urllib.parse import unquote, urlsplit
 from lxml import etree
 
 from sitemap_updater.protocol.errors import SitemapError, show_value
-from sitemap_updater.protocol.gzipio import is_gzip
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import (
     IMAGE_NS,
-    MAX_BYTES,
+    MAX_IMAGES_PER_URL,
     MAX_NEWS_URLS_PER_FILE,
     MAX_URLS,
+    MAX_VIDEOS_PER_URL,
     NEWS_NS,
     SITEMAP_NS,
     VIDEO_NS,
     XHTML_NS,
 )
 from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater_local.inputs.opening import SourceStream, open_source
+from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.xml_guard import (
+    XML_OPTIONS,
+    RootProbe,
+    TooLargeError,
+    local_name,
+)
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[1] / "schemas"
 #: Problems reported per rule and file before the rest are summed up in one line.
@@ -58,11 +65,10 @@ _SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
 _LOC = f"{{{SITEMAP_NS}}}loc"
 _LASTMOD = f"{{{SITEMAP_NS}}}lastmod"
 _XHTML_LINK = f"{{{XHTML_NS}}}link"
-_URLSET = f"{{{SITEMAP_NS}}}urlset"
 _VIDEO = f"{{{VIDEO_NS}}}video"
 _VIDEO_LOCS = (f"{{{VIDEO_NS}}}content_loc", f"{{{VIDEO_NS}}}player_loc")
 _NEWS = f"{{{NEWS_NS}}}news"
-_INDEX = f"{{{SITEMAP_NS}}}sitemapindex"
+_IMAGE = f"{{{IMAGE_NS}}}image"
 #: XML's whitespace characters, which the XSD types of loc, href and lastmod collapse.
 _XML_SPACE: Final = " \t\r\n"
 _SPACE: Final = re.compile(r"\s")
@@ -144,25 +150,6 @@ class _Rule:
             self._report.problems.append(f"... and {self._extra} more {what} problems")
 
 
-def decompress(data: bytes, limit: int = MAX_BYTES) -> tuple[bytes, int]:
-    """``data`` un-gzipped if it starts with the gzip magic: (at most ``limit + 1`` bytes,
-    the full uncompressed size). Raises ``zlib.error`` on a corrupt stream."""
-    if not is_gzip(data):
-        return data[: limit + 1], len(data)
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    kept = inflater.decompress(data, limit + 1)
-    total = len(kept)
-    tail = inflater.unconsumed_tail
-    while tail:
-        chunk = inflater.decompress(tail, 1 << 20)
-        total += len(chunk)
-        tail = inflater.unconsumed_tail
-    total += len(inflater.flush())
-    if not inflater.eof:
-        raise zlib.error("truncated gzip stream")
-    return kept, total
-
-
 def _origin(url: str) -> str:
     return "/".join(url.split("/", 3)[:3])
 
@@ -171,19 +158,40 @@ def _directory(url: str) -> str:
     return url[: url.rfind("/") + 1]
 
 
-def _check_urls(
-    report: FileReport, root: etree._Element, file_url: str | None, is_index: bool
-) -> None:
-    invalid, host, where = _Rule(report), _Rule(report), _Rule(report)
-    expected_origin: str | None = None
-    allowed = None
-    if file_url is not None:
-        allowed = _origin(file_url) + "/" if is_index else _directory(file_url)
-    tags = {_LOC} if is_index else {_LOC, _XHTML_LINK}
-    for element in root.iter(*tags):
-        parent = element.getparent()
-        if element.tag == _LOC and (parent is None or parent.tag not in (_URL, _SITEMAP)):
-            continue
+class _Checks:
+    """The rules an XSD does not say, applied to one batch of entries after another, with the
+    state they need across batches (the first URL's origin, the News article count)."""
+
+    def __init__(self, report: FileReport, file_url: str | None, is_index: bool) -> None:
+        self.report = report
+        self.is_index = is_index
+        self.rules = {name: _Rule(report) for name in _RULES}
+        self.expected_origin: str | None = None
+        self.allowed: str | None = None
+        if file_url is not None:
+            self.allowed = _origin(file_url) + "/" if is_index else _directory(file_url)
+        self.news = 0
+
+    def batch(self, root: etree._Element, directory: Path | None) -> None:
+        self.urls(root)
+        self.lastmods(root)
+        if not self.is_index:
+            self.extensions(root)
+        elif directory is not None:
+            self.children(root, directory)
+
+    def urls(self, root: etree._Element) -> None:
+        tags = {_LOC} if self.is_index else {_LOC, _XHTML_LINK}
+        for element in root.iter(*tags):
+            parent = element.getparent()
+            if element.tag == _LOC and (parent is None or parent.tag not in (_URL, _SITEMAP)):
+                continue
+            if element.tag == _XHTML_LINK and element.get("href") is None:
+                continue  # the XSD reports it
+            self.url(element)
+
+    def url(self, element: etree._Element) -> None:
+        invalid, host, where = self.rules["URL"], self.rules["single-host"], self.rules["location"]
         text = element.get("href") if element.tag == _XHTML_LINK else element.text
         # xsd:anyURI collapses whitespace: a pretty-printed <loc> is valid
         raw = (text or "").strip(_XML_SPACE)
@@ -193,65 +201,205 @@ def _check_urls(
             url = normalize_url(raw)
         except SitemapError as err:
             invalid.add(f"line {line}: {what} {show_value(raw)}: {err.rule}")
-            continue
+            return
         if _SPACE.search(raw):
             invalid.add(
                 f"line {line}: {what} {show_value(raw)}: whitespace inside a URL must be "
                 f"percent-encoded (RFC 3986): write {show_value(url)}"
             )
         origin = _origin(url)
-        if expected_origin is None:
-            expected_origin = origin
-        elif origin != expected_origin and not is_index:
+        if self.expected_origin is None:
+            self.expected_origin = origin
+        elif origin != self.expected_origin and not self.is_index:
             host.add(
                 f"line {line}: {what} {raw} is on {origin}, but the file's first URL is on "
-                f"{expected_origin} (single-host rule)"
+                f"{self.expected_origin} (single-host rule)"
             )
-        if allowed is not None and not url.startswith(allowed):
-            rule = "same site" if is_index else "location rule"
-            where.add(f"line {line}: {what} {raw} is not under {allowed} ({rule})")
-    invalid.finish("URL")
-    host.finish("single-host")
-    where.finish("location")
+        if self.allowed is not None and not url.startswith(self.allowed):
+            rule = "same site" if self.is_index else "location rule"
+            where.add(f"line {line}: {what} {raw} is not under {self.allowed} ({rule})")
+
+    def lastmods(self, root: etree._Element) -> None:
+        rule = self.rules["lastmod"]
+        for element in root.iter(_LASTMOD):
+            try:
+                # xsd:date and xsd:dateTime collapse whitespace around the value
+                normalize_lastmod((element.text or "").strip(_XML_SPACE))
+            except SitemapError as err:
+                rule.add(f"line {element.sourceline}: lastmod {element.text!r}: {err.rule}")
+
+    def extensions(self, root: etree._Element) -> None:
+        """Rules of the extensions an XSD 1.0 does not express, and the per-URL limits
+        ``backfill`` applies too (``make_entry``, from ``protocol.limits``)."""
+        rule = self.rules["extension"]
+        for url in root.iterchildren(_URL):
+            _per_url_limits(url, rule)
+        for video in root.iter(_VIDEO):
+            if not any(child.tag in _VIDEO_LOCS for child in video):
+                rule.add(f"line {video.sourceline}: a video needs content_loc or player_loc")
+        for link in root.iter(_XHTML_LINK):
+            if link.get("hreflang") is None and link.get("media") is None:
+                rule.add(
+                    f"line {link.sourceline}: xhtml:link needs hreflang (a language alternate) "
+                    "or media (Google's separate-mobile-URL link)"
+                )
+        self.news += sum(1 for _ in root.iter(_NEWS))
+
+    def children(self, root: etree._Element, directory: Path) -> None:
+        rule = self.rules["missing-child"]
+        for element in root.iter(_LOC):
+            name = unquote(urlsplit((element.text or "").strip()).path.rsplit("/", 1)[-1])
+            if not name or not (directory / name).is_file():
+                rule.add(
+                    f"line {element.sourceline}: child sitemap {element.text} has no file "
+                    f"{name!r} in {directory}"
+                )
+
+    def finish(self) -> None:
+        if self.news > MAX_NEWS_URLS_PER_FILE:
+            self.rules["extension"].add(
+                f"{self.news} news:news elements is over Google's limit of "
+                f"{MAX_NEWS_URLS_PER_FILE} per News sitemap"
+            )
+        for name, rule in self.rules.items():
+            rule.finish(name)
 
 
-def _check_lastmods(report: FileReport, root: etree._Element) -> None:
-    rule = _Rule(report)
-    for element in root.iter(_LASTMOD):
-        try:
-            # xsd:date and xsd:dateTime collapse whitespace around the value
-            normalize_lastmod((element.text or "").strip(_XML_SPACE))
-        except SitemapError as err:
-            rule.add(f"line {element.sourceline}: lastmod {element.text!r}: {err.rule}")
-    rule.finish("lastmod")
+#: The rules of :class:`_Checks`, each capped on its own.
+_RULES: Final = ("XSD", "URL", "single-host", "location", "lastmod", "extension", "missing-child")
 
 
-def _check_extensions(report: FileReport, root: etree._Element) -> None:
-    """Rules of the video and news extensions an XSD 1.0 sequence does not express: a video
-    needs ``content_loc`` or ``player_loc``; a file of News articles holds at most 1,000."""
-    rule = _Rule(report)
-    for video in root.iter(_VIDEO):
-        if not any(child.tag in _VIDEO_LOCS for child in video):
-            rule.add(f"line {video.sourceline}: a video needs content_loc or player_loc")
-    news = sum(1 for _ in root.iter(_NEWS))
-    if news > MAX_NEWS_URLS_PER_FILE:
+def _per_url_limits(url: etree._Element, rule: _Rule) -> None:
+    images = sum(1 for _ in url.iterchildren(_IMAGE))
+    if images > MAX_IMAGES_PER_URL:
         rule.add(
-            f"{news} news:news elements is over Google's limit of {MAX_NEWS_URLS_PER_FILE} "
-            "per News sitemap"
+            f"line {url.sourceline}: {images} images is over the limit of "
+            f"{MAX_IMAGES_PER_URL} images per URL"
         )
-    rule.finish("extension")
+    videos = sum(1 for _ in url.iterchildren(_VIDEO))
+    if videos > MAX_VIDEOS_PER_URL:
+        rule.add(
+            f"line {url.sourceline}: {videos} videos is over the limit of "
+            f"{MAX_VIDEOS_PER_URL} videos per URL"
+        )
 
 
-def _check_children(report: FileReport, root: etree._Element, directory: Path) -> None:
-    rule = _Rule(report)
-    for element in root.iter(_LOC):
-        name = unquote(urlsplit((element.text or "").strip()).path.rsplit("/", 1)[-1])
-        if not name or not (directory / name).is_file():
-            rule.add(
-                f"line {element.sourceline}: child sitemap {element.text} has no file "
-                f"{name!r} in {directory}"
+class _Document:
+    """One document read as a stream: its entries are validated in batches of
+    :data:`BATCH_ENTRIES`, each moved under a copy of the root, and then freed."""
+
+    def __init__(self, report: FileReport, file_url: str | None, directory: Path | None):
+        self.report = report
+        self.file_url = file_url
+        self.directory = directory
+        self.root: etree._Element | None = None
+        self.schema: etree.XMLSchema | None = None
+        self.checks: _Checks | None = None
+        self.pending = 0
+
+    def open(self, root: etree._Element, probe: RootProbe) -> bool:
+        """Take the root; ``False`` when the document is refused."""
+        refusal = probe.refusal(set(_ROOTS))
+        if refusal is not None:
+            self.report.problems.append(f"line {refusal[0]}: {refusal[1]}")
+            return False
+        note = probe.namespace_note()
+        if note is not None:
+            self.report.problems.append(f"line {root.sourceline}: {note}")
+            return False
+        self.root = root
+        self.report.kind = local_name(root.tag)[1]
+        self.schema = _ROOTS[self.report.kind]()
+        self.checks = _Checks(self.report, self.file_url, self.report.kind == "sitemapindex")
+        return True
+
+    def entry(self, element: etree._Element) -> None:
+        self.report.url_count += element.tag in (_URL, _SITEMAP)
+        self.pending += 1
+        if self.pending >= BATCH_ENTRIES:
+            self.flush()
+
+    def flush(self, *, last: bool = False) -> None:
+        root, schema, checks = self.root, self.schema, self.checks
+        if root is None or schema is None or checks is None:
+            return
+        if not self.pending and not (last and self.report.url_count == 0):
+            return
+        batch = etree.Element(root.tag, attrib=dict(root.attrib), nsmap=root.nsmap)
+        batch.extend(list(root))
+        self.pending = 0
+        if not schema.validate(batch):
+            for error in cast(Iterable[Any], schema.error_log):
+                checks.rules["XSD"].add(f"line {error.line}: {error.message} (XSD)")
+        checks.batch(batch, self.directory)
+
+    def close(self) -> None:
+        self.flush(last=True)
+        if self.checks is not None:
+            self.checks.finish()
+        if self.report.url_count > MAX_URLS:
+            self.report.problems.append(
+                f"{self.report.url_count} entries is over the limit of {MAX_URLS}"
             )
-    rule.finish("missing-child")
+
+
+_ROOTS: Final = {"urlset": urlset_schema, "sitemapindex": index_schema}
+#: Entries validated at a time (memory holds one batch, not the document).
+BATCH_ENTRIES: Final = 1000
+
+
+def validate_stream(
+    stream: SourceStream,
+    *,
+    source: str,
+    file_url: str | None = None,
+    directory: Path | None = None,
+) -> FileReport:
+    """Validate one file read as a stream (already inflated by ``open_source``), in bounded
+    memory: the bytes are capped at the protocol's limit, the entries checked in batches."""
+    report = FileReport(source=source, gzipped=stream.gzipped)
+    if not stream.peek(4096).removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"<"):
+        report.problems.append(
+            "not XML: plain text (validate checks XML sitemaps; backfill reads a text sitemap)"
+        )
+        return report
+    probe = RootProbe(stream)
+    document = _Document(report, file_url, directory)
+    try:
+        for event, element in etree.iterparse(probe, events=("start", "end"), **XML_OPTIONS):
+            if document.root is None:
+                if not document.open(element, probe):
+                    break
+            elif event == "end" and element.getparent() is document.root:
+                document.entry(element)
+        else:
+            document.close()
+    except etree.XMLSyntaxError as err:
+        refusal = probe.refusal(set(_ROOTS))
+        if refusal is not None and document.root is None:
+            report.problems.append(f"line {refusal[0]}: {refusal[1]}")
+        else:
+            report.problems.append(f"not well-formed XML: {err}")
+    except TooLargeError as err:
+        report.problems.append(str(err))
+    except SourceError as err:
+        report.problems.append(str(err).removeprefix(f"{source}: "))
+    report.uncompressed_bytes = probe.size
+    if file_url is None and report.ok:
+        report.notes.append("location rule skipped: the file's URL is unknown (use --base-url)")
+    return report
+
+
+def validate_location(
+    location: str, *, file_url: str | None = None, directory: Path | None = None
+) -> FileReport:
+    """Open a file or URL (``open_source``: gzip by its magic bytes, http(s) only, redirects
+    on the URL's own origin) and validate it as a stream."""
+    try:
+        with open_source(location) as stream:
+            return validate_stream(stream, source=location, file_url=file_url, directory=directory)
+    except SourceError as err:
+        return FileReport(source=location, problems=[str(err).removeprefix(f"{location}: ")])
 
 
 def validate_document(
@@ -263,48 +411,11 @@ def validate_document(
 ) -> FileReport:
     """Validate one file's bytes (gzip or plain). ``file_url`` is where it is (or will be)
     published; ``directory`` is the local directory that must hold an index's children."""
-    report = FileReport(source=source, gzipped=is_gzip(data))
-    try:
-        xml, size = decompress(data)
-    except zlib.error as err:
-        report.problems.append(f"not a readable gzip file: {err}")
-        return report
-    report.uncompressed_bytes = size
-    if size > MAX_BYTES:
-        report.problems.append(
-            f"uncompressed size {size} bytes is over the limit of {MAX_BYTES} bytes"
-        )
-        return report
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    try:
-        root = etree.fromstring(xml, parser)
-    except etree.XMLSyntaxError as err:
-        report.problems.append(f"not well-formed XML: {err}")
-        return report
-    if root.tag == _URLSET:
-        report.kind, schema, child = "urlset", urlset_schema(), _URL
-    elif root.tag == _INDEX:
-        report.kind, schema, child = "sitemapindex", index_schema(), _SITEMAP
-    else:
-        report.problems.append(f"root element {root.tag} is neither urlset nor sitemapindex")
-        return report
-    report.url_count = sum(1 for _ in root.iterchildren(child))
-    if not schema.validate(root):
-        xsd = _Rule(report)
-        for error in cast(Iterable[Any], schema.error_log):
-            xsd.add(f"line {error.line}: {error.message} (XSD)")
-        xsd.finish("XSD")
-    if report.url_count > MAX_URLS:
-        report.problems.append(f"{report.url_count} entries is over the limit of {MAX_URLS}")
-    is_index = report.kind == "sitemapindex"
-    _check_urls(report, root, file_url, is_index)
-    _check_lastmods(report, root)
-    if not is_index:
-        _check_extensions(report, root)
-    if file_url is None:
-        report.notes.append("location rule skipped: the file's URL is unknown (use --base-url)")
-    if is_index and directory is not None:
-        _check_children(report, root, directory)
+    with tempfile.NamedTemporaryFile(suffix=".xml") as held:
+        held.write(data)
+        held.flush()
+        report = validate_location(held.name, file_url=file_url, directory=directory)
+    report.source = source
     return report
 
 
@@ -328,39 +439,14 @@ def validate_path(path: Path, *, base_url: str | None = None) -> list[FileReport
         files = [path]
     else:
         return [FileReport(source=str(path), problems=["no such file or directory"])]
-    reports = []
-    for file in files:
-        try:
-            data = file.read_bytes()
-        except OSError as err:
-            reports.append(FileReport(source=str(file), problems=[f"cannot read: {err}"]))
-            continue
-        reports.append(
-            validate_document(
-                data,
-                source=str(file),
-                file_url=_file_url(file, base_url),
-                directory=file.parent,
-            )
-        )
-    return reports
-
-
-def fetch(url: str, *, timeout: float = 30.0) -> bytes:
-    """The body at ``url`` (at most one byte over the size limit)."""
-    if not url.lower().startswith(("http://", "https://")):
-        raise ValueError(f"{url!r} is not an http(s) URL")
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        body: bytes = response.read(MAX_BYTES + 1)
-    return body
+    return [
+        validate_location(str(file), file_url=_file_url(file, base_url), directory=file.parent)
+        for file in files
+    ]
 
 
 def validate_url(url: str) -> FileReport:
-    try:
-        data = fetch(url)
-    except (OSError, ValueError) as err:
-        return FileReport(source=url, problems=[f"cannot fetch: {err}"])
-    return validate_document(data, source=url, file_url=url)
+    return validate_location(url, file_url=url)
 
 
 def validate_target(target: str, *, base_url: str | None = None) -> list[FileReport]:
