@@ -299,7 +299,7 @@ class _Document:
 
     def open(self, root: etree._Element, probe: RootProbe) -> bool:
         """Take the root; ``False`` when the document is refused."""
-        refusal = probe.refusal(set(_ROOTS))
+        refusal = probe.refusal(_ROOTS)
         if refusal is not None:
             self.report.problems.append(f"line {refusal[0]}: {refusal[1]}")
             return False
@@ -317,16 +317,21 @@ class _Document:
         self.report.url_count += element.tag in (_URL, _SITEMAP)
         self.pending += 1
         if self.pending >= BATCH_ENTRIES:
-            self.flush()
+            self.flush(upto=element)
 
-    def flush(self, *, last: bool = False) -> None:
+    def flush(self, *, upto: etree._Element | None = None, last: bool = False) -> None:
+        """Validate the finished entries, up to ``upto`` (the parser may have started the
+        elements after it already), or all of them at the end of the document."""
         root, schema, checks = self.root, self.schema, self.checks
         if root is None or schema is None or checks is None:
             return
         if not self.pending and not (last and self.report.url_count == 0):
             return
         batch = etree.Element(root.tag, attrib=dict(root.attrib), nsmap=root.nsmap)
-        batch.extend(list(root))
+        for child in list(root):
+            batch.append(child)
+            if child is upto:
+                break
         self.pending = 0
         if not schema.validate(batch):
             for error in cast(Iterable[Any], schema.error_log):
@@ -375,7 +380,7 @@ def validate_stream(
         else:
             document.close()
     except etree.XMLSyntaxError as err:
-        refusal = probe.refusal(set(_ROOTS))
+        refusal = probe.refusal(_ROOTS)
         if refusal is not None and document.root is None:
             report.problems.append(f"line {refusal[0]}: {refusal[1]}")
         else:

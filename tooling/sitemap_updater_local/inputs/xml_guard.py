@@ -11,6 +11,7 @@ the root's start tag is read, or, when the prolog itself is broken, from its byt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import IO, Any, Final, cast
 
 from lxml import etree
@@ -109,7 +110,7 @@ class RootProbe:
             self._parser = None
             break
 
-    def refusal(self, roots: frozenset[str] | set[str] | dict[str, str]) -> tuple[int, str] | None:
+    def refusal(self, roots: Mapping[str, object]) -> tuple[int, str] | None:
         """(line, reason) when the document must not be read further: a DOCTYPE, a feed, a
         root that is not one of ``roots``; ``None`` when it may be read (a root in another
         namespace is read: :meth:`namespace_note` says so)."""
