@@ -335,7 +335,9 @@ class _Document:
         self.pending = 0
         if not schema.validate(batch):
             for error in cast(Iterable[Any], schema.error_log):
-                checks.rules["XSD"].add(f"line {error.line}: {error.message} (XSD)")
+                checks.rules["XSD"].add(
+                    f"line {error.line}: {' '.join(error.message.split())} (XSD)"
+                )
         checks.batch(batch, self.directory)
 
     def close(self) -> None:

@@ -1,0 +1,216 @@
+"""Every fixture of ../shared/corpus/peers through ``backfill`` and ``validate``: no traceback,
+no hang, one clear line for what cannot be read, and the URLs of well-formed files."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater_local.commands.backfill import Backfill
+from sitemap_updater_local.commands.validate import validate_path
+from sitemap_updater_local.inputs.opening import SourcePolicy
+from sitemap_updater_local.inputs.records import Note, Problem, SourceError
+from sitemap_updater_local.inputs.sources import iter_source_items
+
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "peers"
+FILES = sorted(p for p in CORPUS.glob("*/*") if p.is_file()) if CORPUS.is_dir() else []
+pytestmark = pytest.mark.skipif(not FILES, reason="../shared/corpus/peers is not here")
+
+
+def backfill(path: Path) -> tuple[list[str], list[str], str | None]:
+    """(event URLs, problem and note lines, the source error) of one file."""
+    urls: list[str] = []
+    lines: list[str] = []
+    run = Backfill(lambda url, line: urls.append(url), on_problem=lambda p: lines.append(str(p)))
+    try:
+        run.run(iter_source_items(str(path), SourcePolicy()))
+    except SourceError as exc:
+        return urls, lines, str(exc)
+    return urls, lines, None
+
+
+def _text(path: Path) -> str:
+    data = path.read_bytes()
+    return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
+
+
+def expected_locs(path: Path) -> set[str]:
+    """The ``<loc>`` of each ``<url>`` of a urlset, read with a regular expression (not the
+    reader under test), normalized as the protocol does."""
+    found = re.findall(r"<url>\s*<loc>\s*([^<\s]+)\s*</loc>", _text(path))
+    return {normalize_url(loc.replace("&amp;", "&")) for loc in found}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_fixture_is_read_or_refused_in_lines_naming_it(path: Path) -> None:
+    urls, lines, error = backfill(path)
+    for line in lines + ([error] if error else []):
+        assert "Traceback" not in line and "\n" not in line
+        assert line.startswith(str(path.parent)), line  # names the file (or a child of it)
+    reports = validate_path(path)
+    for report in reports:
+        assert report.lines() and all("\n" not in line for line in report.lines())
+    assert len(lines) < 200  # a bomb of text is one line, not one per line of text
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["usp-huge-1000", "adv-regular", "adv-zipped", "cc-xml-charref", "derived-mobile-alternate",
+     "usp-hreflang", "gosp-loc-2048", "usp-utf8-bom"],
+)  # fmt: skip
+def test_well_formed_urlsets_give_their_urls(case: str) -> None:
+    [path] = (CORPUS / case).iterdir()
+    urls, lines, error = backfill(path)
+    assert error is None and not [line for line in lines if ": note: " not in line], lines
+    assert set(urls) == expected_locs(path) and len(urls) == len(expected_locs(path))
+
+
+def test_the_1000_url_fixture_with_mobile_links_gives_1000_upserts() -> None:
+    urls, lines, _ = backfill(CORPUS / "usp-huge-1000" / "sitemap.xml.gz")
+    assert len(urls) == 1000
+    assert any("xhtml:link media dropped from 1000 entries" in line for line in lines)
+
+
+def test_an_index_gives_the_urls_of_its_children() -> None:
+    index = CORPUS / "gosp-index-tree" / "sitemapindex-1.xml"
+    children = [p for p in index.parent.iterdir() if p != index]
+    urls, lines, error = backfill(index)
+    assert error is None and lines == []
+    assert sorted(urls) == sorted(u for c in children for u in expected_locs(c))
+
+
+def test_a_text_sitemap_gives_its_urls_and_names_a_line_that_is_no_url() -> None:
+    path = CORPUS / "usp-plain-text" / "sitemap_1.txt"
+    urls, lines, _ = backfill(path)
+    wanted = {line.strip() for line in _text(path).splitlines() if "://" in line}
+    assert set(urls) == wanted
+    assert lines == [f"{path}:6: {lines[0].split(': ', 1)[1]}"] and "is not a URL" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        ("gosp-corrupted-gz", "not a readable gzip file"),
+        ("scrapy-truncated-gzip", "not a readable gzip file"),
+        ("gosp-empty", "empty file"),
+        ("gosp-empty-gz", "empty after gunzip"),
+        ("scrapy-gzip-bomb", "not a sitemap (XML or text), CSV or JSONL file"),
+        ("adv-robots-txt", "not a sitemap (XML or text), CSV or JSONL file"),
+    ],
+)
+def test_what_cannot_be_read_is_one_line(case: str, reason: str) -> None:
+    [path] = (CORPUS / case).iterdir()
+    urls, lines, error = backfill(path)
+    assert urls == [] and lines == [] and error is not None
+    assert error.startswith(str(path)) and reason in error
+
+
+@pytest.mark.parametrize("case", ["scrapy-xxe", "cc-xxe-local-file", "usp-billion-laughs"])
+def test_a_doctype_is_refused_by_both_commands(case: str) -> None:
+    path = next(p for p in (CORPUS / case).iterdir() if p.suffix == ".xml")
+    urls, lines, error = backfill(path)
+    assert urls == [] and error is None
+    assert [line for line in lines if "DOCTYPE" in line] == lines and len(lines) == 1
+    [report] = validate_path(path)
+    assert len(report.problems) == 1 and "DOCTYPE: a sitemap must not declare" in report.problems[0]
+
+
+def test_an_entity_never_cuts_a_url_silently(tmp_path: Path) -> None:
+    path = tmp_path / "entity.xml"
+    path.write_text(
+        '<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY p "page">]>'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://www.example.com/&p;-1</loc></url></urlset>"
+    )
+    urls, lines, _ = backfill(path)
+    assert urls == [] and len(lines) == 1 and "DOCTYPE" in lines[0]
+    [report] = validate_path(path)
+    assert "DOCTYPE" in report.problems[0]
+
+
+@pytest.mark.parametrize(
+    ("case", "scheme"), [("smjs-index-protocols", "javascript"), ("smjs-index-protocols", "ftp")]
+)
+def test_index_children_on_other_schemes_are_refused_naming_the_scheme(
+    case: str, scheme: str
+) -> None:
+    _, lines, _ = backfill(CORPUS / case / "sitemap-index.xml")
+    assert any(f"scheme {scheme!r} is not allowed" in line for line in lines), lines
+
+
+def test_validate_and_backfill_agree_on_1100_images() -> None:
+    path = CORPUS / "smjs-1100-images" / "sitemap.xml"
+    urls, lines, _ = backfill(path)
+    [report] = validate_path(path)
+    assert urls == [] and any("at most 1000 images per URL" in line for line in lines)
+    assert any("1100 images is over the limit of 1000" in p for p in report.problems)
+
+
+def test_google_video_example_passes_validate_with_rating_and_view_count(tmp_path: Path) -> None:
+    path = tmp_path / "video.xml"
+    path.write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"><url>'
+        "<loc>https://www.example.com/videos/a.html</loc><video:video>"
+        "<video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"
+        "<video:title>Grilling</video:title><video:description>Steaks</video:description>"
+        "<video:content_loc>https://cdn.example.com/v.mp4</video:content_loc>"
+        "<video:duration>600</video:duration>"
+        "<video:rating>4.2</video:rating><video:view_count>12345</video:view_count>"
+        "<video:publication_date>2007-11-05T19:20:30+08:00</video:publication_date>"
+        "</video:video></url></urlset>"
+    )
+    [report] = validate_path(path)
+    assert report.problems == []
+    urls, lines, _ = backfill(path)
+    assert urls == ["https://www.example.com/videos/a.html"]
+    assert any("video:rating dropped" in line for line in lines)
+
+
+@pytest.mark.parametrize("case", ["usp-no-namespace", "cc-bad-namespace"])
+def test_a_missing_or_wrong_namespace_is_named(case: str) -> None:
+    path = next(p for p in (CORPUS / case).iterdir() if "index" not in p.name)
+    [report] = validate_path(path)
+    assert (
+        "namespace" in report.problems[0]
+        and "sitemaps.org/schemas/sitemap/0.9" in report.problems[0]
+    )
+    _, lines, _ = backfill(path)
+    assert any("namespace" in line and "read anyway" in line for line in lines)
+
+
+def test_a_gzip_bomb_stops_at_the_cap_in_both_commands(tmp_path: Path) -> None:
+    # 64 MiB of XML text (over the protocol's 50 MiB) from a small gzip file, written by streaming
+    path = tmp_path / "bomb.xml.gz"
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')
+        block = b"<url><loc>https://www.example.com/a</loc></url>" * 20_000
+        for _ in range(64 * 2**20 // len(block)):
+            out.write(block)
+    assert path.stat().st_size < 2**20
+    [report] = validate_path(path)
+    assert any("over the limit of 52,428,800 bytes" in p for p in report.problems)
+    urls, lines, _ = backfill(path)
+    assert any("over the limit of 52,428,800 bytes" in line for line in lines)
+
+
+def test_a_source_cap_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "big.txt"
+    path.write_text("".join(f"https://www.example.com/{i}\n" for i in range(1000)))
+    policy = SourcePolicy(max_records=10)
+    run = Backfill(lambda u, l: None, policy=policy)
+    with pytest.raises(SourceError, match="more than 10 records .* --max-records"):
+        run.run(iter_source_items(str(path), policy))
+    policy = SourcePolicy(max_bytes=100)
+    with pytest.raises(SourceError, match="more than 100 bytes .* --max-bytes"):
+        Backfill(lambda u, l: None, policy=policy).run(iter_source_items(str(path), policy))
+
+
+def test_notes_and_problems_are_kept_apart() -> None:
+    assert str(Note("f", "x")) == "f: note: x" and str(Problem("f:1", "y")) == "f:1: y"
+    assert io  # noqa: B018
