@@ -327,7 +327,9 @@ class _Document:
             return
         if not self.pending and not (last and self.report.url_count == 0):
             return
-        batch = etree.Element(root.tag, attrib=dict(root.attrib), nsmap=root.nsmap)
+        nsmap = cast(Any, root.nsmap)  # a default namespace has the key None
+        attrib: dict[str, str] = {str(k): str(v) for k, v in root.attrib.items()}
+        batch = etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
         for child in list(root):
             batch.append(child)
             if child is upto:

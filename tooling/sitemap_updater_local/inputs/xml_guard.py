@@ -106,7 +106,8 @@ class RootProbe:
             element = cast(etree._Element, event)
             ns, name = local_name(element.tag)
             self.root = ns, name, cast(int, element.sourceline)
-            self.doctype = bool(element.getroottree().docinfo.doctype)
+            info: Any = element.getroottree().docinfo  # lxml's stubs lack ``doctype``
+            self.doctype = bool(info.doctype)
             self._parser = None
             break
 
