@@ -36,6 +36,12 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater_local.inputs.news_articles import (
+    MAX_HELD_ARTICLES,
+    is_article,
+    is_news_file,
+    with_article,
+)
 from sitemap_updater_local.inputs.opening import (
     MAX_SOURCE_BYTES,
     MAX_SOURCE_RECORDS,
@@ -109,10 +115,17 @@ class ChildResult:
     events: int = 0
     problems: list[Problem | Note] = field(default_factory=list)
     bytes_read: int = 0
+    #: the locs of the held News articles merged into their pages
+    merged: list[str] = field(default_factory=list)
 
 
 def read_child(
-    site: Site, now: datetime, location: str, depth: int, policy: SourcePolicy
+    site: Site,
+    now: datetime,
+    location: str,
+    depth: int,
+    policy: SourcePolicy,
+    articles: dict[str, RawEntry],
 ) -> ChildResult:
     """The events of one child sitemap (run on a worker process, with a copy of the policy
     holding what is left of the source's budgets)."""
@@ -125,13 +138,14 @@ def read_child(
         now=now,
         policy=policy,
     )
+    backfill.articles = articles
     try:
         stats = backfill.run(read_sitemap_rows(location, depth=depth, policy=policy))
     except SourceError as exc:
         problems.append(Problem(location, str(exc)))
         stats = backfill.stats
     text = "\n".join(lines) + "\n" if lines else ""
-    return ChildResult(text, stats.read, stats.events, problems, policy.bytes_read)
+    return ChildResult(text, stats.read, stats.events, problems, policy.bytes_read, backfill.merged)
 
 
 def _child_policy(policy: SourcePolicy) -> SourcePolicy:
@@ -178,6 +192,10 @@ class Backfill:
         self._lines: UpsertLines | None = None
         self._reader: ChangeReader | None = None
         self._spool: ChangeSpool | None = None
+        self._children: list[ChildSitemap] = []
+        #: News articles held for their pages (``news_articles``), by loc
+        self.articles: dict[str, RawEntry] = {}
+        self.merged: list[str] = []
         self.stats = BackfillStats()
 
     def _problem(self, problem: Problem | Note) -> None:
@@ -216,6 +234,8 @@ class Backfill:
 
     def _rich(self, raw: RawEntry) -> None:
         """An entry with videos or news: always the careful path."""
+        if self.articles and raw.loc in self.articles and not is_article(raw):
+            raw = with_article(raw, self._article(raw.loc))
         lines = self._lines
         if lines is None:
             site = self._site_for(raw)
@@ -229,7 +249,16 @@ class Backfill:
             self.stats.events += 1
             self._emit(*result)
 
+    def _article(self, loc: str) -> dict[str, Any]:
+        news = self.articles.pop(loc).news
+        assert news is not None
+        self.merged.append(loc)
+        return news
+
     def _entry(self, row: Row) -> None:
+        if self.articles and row[2] in self.articles:
+            self._rich(with_article(row, self._article(row[2])))
+            return
         lines = self._lines or self._lines_for(row)
         if lines is None:
             return
@@ -272,11 +301,26 @@ class Backfill:
                 self.stats.events += 1
                 self._emit(str(event["url"]), event_line(event))
 
-    def _child(self, child: ChildSitemap) -> None:
-        if self._pool is not None and self._lines is not None:
+    def _read_children(self) -> None:
+        """The children of an index: its News files first (their articles held), then the
+        others, each page given its held article; then the articles no page met."""
+        children, self._children = self._children, []
+        news = [c for c in children if is_news_file(c.location, self._policy)]
+        for child in news:
+            self._child(child, hold=True)
+        for child in children:
+            if child not in news:
+                self._child(child)
+        self._drain()
+        held, self.articles = self.articles, {}
+        for article in held.values():
+            self._rich(article)
+
+    def _child(self, child: ChildSitemap, *, hold: bool = False) -> None:
+        if self._pool is not None and self._lines is not None and not hold:
             policy = _child_policy(self._policy)
             args = (self._lines.site, self._now, child.location, child.depth, policy)
-            for result in self._pool.submit(read_child, *args):
+            for result in self._pool.submit(read_child, *args, self.articles):
                 self._apply(result)
             return
         records = read_sitemap_rows(child.location, depth=child.depth, policy=self._policy)
@@ -288,7 +332,10 @@ class Backfill:
             if isinstance(record, Problem):
                 self._problem(record)
             elif isinstance(record, RawEntry):
-                self._rich(record)
+                if hold and is_article(record) and len(self.articles) < MAX_HELD_ARTICLES:
+                    self.articles[record.loc] = record
+                else:
+                    self._rich(record)
             else:
                 self._entry(record)
             if not self.stats.read % PROGRESS_EVERY:
@@ -303,6 +350,8 @@ class Backfill:
         self._policy.count_bytes("the children of the index", result.bytes_read)
         self._count("the children of the index", result.read)
         self.stats.events += result.events
+        for loc in result.merged:
+            self.articles.pop(loc, None)
         for problem in result.problems:
             self._problem(problem)
         if result.text and self._write is not None:
@@ -331,7 +380,7 @@ class Backfill:
                     self._count(record[0])
                     self._entry(record)
                 elif isinstance(record, ChildSitemap):
-                    self._child(record)
+                    self._children.append(record)
                 elif isinstance(record, Note):
                     self._source_problem(record)
                 elif isinstance(record, Problem):
@@ -344,10 +393,10 @@ class Backfill:
                     self._count(record.where)
                     self._body(record)
         except SourceError:
-            # the children read so far are written first, as when read one after the other
-            self._drain()
+            # the children listed before the cut are read first, as when read one by one
+            self._read_children()
             raise
-        self._drain()
+        self._read_children()
         self._tick()
 
     def run(self, records: Iterator[Item]) -> BackfillStats:

@@ -4,7 +4,9 @@ Field names are the tag names (docs/producers.md); ``yes``/``no`` become boolean
 ``duration`` of digits a number. A value that cannot be converted is passed on as its text, so
 that ``make_entry`` rejects it with its own rule. Tags the contract does not carry (Google's
 ``rating`` and ``view_count``, and the tags Google deprecated) are returned by name, for the
-reader to report as dropped.
+reader to report as dropped. Free text (titles, descriptions, tags, names) is kept as written,
+as the contract keeps it, so that a published file reads back to the values it was written
+from; URLs, dates and flags are trimmed of surrounding whitespace.
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from sitemap_updater_local.inputs.xml_guard import local_name
 _VIDEO_TEXT: Final = frozenset(
     {
         "thumbnail_loc",
-        "title",
-        "description",
         "content_loc",
         "player_loc",
         "expiration_date",
@@ -30,11 +30,15 @@ _VIDEO_TEXT: Final = frozenset(
 )
 _VIDEO_FLAGS: Final = frozenset({"family_friendly", "requires_subscription", "live"})
 _RELATIONSHIPS: Final = {"restriction": "countries", "platform": "platforms"}
-_NEWS_TEXT: Final = frozenset({"publication_date", "title"})
+_VIDEO_FREE_TEXT: Final = frozenset({"title", "description"})
 
 
 def _text(element: etree._Element) -> str:
     return (element.text or "").strip()
+
+
+def _free_text(element: etree._Element) -> str:
+    return element.text or ""
 
 
 def _flag(text: str) -> object:
@@ -50,17 +54,19 @@ def video_fields(video: etree._Element, dropped: list[str]) -> dict[str, Any]:
         text = _text(part)
         if name in _VIDEO_TEXT:
             fields[name] = text
+        elif name in _VIDEO_FREE_TEXT:
+            fields[name] = _free_text(part)
         elif name in _VIDEO_FLAGS:
             fields[name] = _flag(text)
         elif name == "duration":
             fields[name] = int(text) if text.isdigit() else text
         elif name == "tag":
-            fields.setdefault("tag", []).append(text)
+            fields.setdefault("tag", []).append(_free_text(part))
         elif name in _RELATIONSHIPS:
             values = text.split()
             fields[name] = {"relationship": part.get("relationship"), _RELATIONSHIPS[name]: values}
         elif name == "uploader":
-            uploader: dict[str, Any] = {"name": text}
+            uploader: dict[str, Any] = {"name": _free_text(part)}
             if part.get("info") is not None:
                 uploader["info"] = part.get("info")
             fields[name] = uploader
@@ -80,10 +86,16 @@ def news_fields(news: etree._Element, dropped: list[str]) -> dict[str, Any]:
     for part in news:
         name = local_name(part.tag)[1]
         if name == "publication":
-            publication = {local_name(p.tag)[1]: _text(p) for p in part}
-            fields[name] = {k: v for k, v in publication.items() if k in {"name", "language"}}
-        elif name in _NEWS_TEXT:
+            publication = {local_name(p.tag)[1]: p for p in part}
+            fields[name] = {
+                key: _free_text(publication[key]) if key == "name" else _text(publication[key])
+                for key in ("name", "language")
+                if key in publication
+            }
+        elif name == "publication_date":
             fields[name] = _text(part)
+        elif name == "title":
+            fields[name] = _free_text(part)
         elif name in DEPRECATED_NEWS_FIELDS or name:
             dropped.append(f"news:{name}")
     return fields
