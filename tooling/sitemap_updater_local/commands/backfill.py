@@ -45,6 +45,7 @@ from sitemap_updater_local.inputs.news_articles import (
 from sitemap_updater_local.inputs.opening import (
     MAX_SOURCE_BYTES,
     MAX_SOURCE_RECORDS,
+    BudgetError,
     SourcePolicy,
     origin_of,
 )
@@ -128,7 +129,7 @@ def read_child(
     articles: dict[str, RawEntry],
 ) -> ChildResult:
     """The events of one child sitemap (run on a worker process, with a copy of the policy
-    holding what is left of the source's budgets)."""
+    holding what the source read so far)."""
     lines: list[str] = []
     problems: list[Problem | Note] = []
     backfill = Backfill(
@@ -139,21 +140,27 @@ def read_child(
         policy=policy,
     )
     backfill.articles = articles
+    read_before = policy.bytes_read
     try:
         stats = backfill.run(read_sitemap_rows(location, depth=depth, policy=policy))
+    except BudgetError:
+        raise
     except SourceError as exc:
         problems.append(Problem(location, str(exc)))
         stats = backfill.stats
     text = "\n".join(lines) + "\n" if lines else ""
-    return ChildResult(text, stats.read, stats.events, problems, policy.bytes_read, backfill.merged)
+    read = policy.bytes_read - read_before
+    return ChildResult(text, stats.read, stats.events, problems, read, backfill.merged)
 
 
 def _child_policy(policy: SourcePolicy) -> SourcePolicy:
-    """A copy of ``policy`` for one child: its origins, and what is left of its budgets."""
+    """A copy of ``policy`` for one child: its origins, its caps and what was read so far."""
     return SourcePolicy(
         origins=policy.origins,
-        max_bytes=policy.max_bytes - policy.bytes_read,
-        max_records=policy.max_records - policy.records_read,
+        max_bytes=policy.max_bytes,
+        max_records=policy.max_records,
+        bytes_read=policy.bytes_read,
+        records_read=policy.records_read,
         home=policy.home,
     )
 
@@ -208,7 +215,7 @@ class Backfill:
         policy = self._policy
         policy.records_read += records
         if policy.records_read > policy.max_records:
-            raise SourceError(
+            raise BudgetError(
                 f"{where}: more than {policy.max_records:,} records read from one source: "
                 "stopped (raise the cap with --max-records)"
             )

@@ -38,6 +38,10 @@ MAX_SOURCE_RECORDS: Final = 50_000_000
 _CHUNK: Final = 1 << 16
 
 
+class BudgetError(SourceError):
+    """A source gave more than its caps allow: the whole run stops."""
+
+
 @dataclass(slots=True)
 class SourcePolicy:
     """What one source may read: extra origins, and the remaining byte and record budgets."""
@@ -54,7 +58,7 @@ class SourcePolicy:
     def count_bytes(self, location: str, size: int) -> None:
         self.bytes_read += size
         if self.bytes_read > self.max_bytes:
-            raise SourceError(
+            raise BudgetError(
                 f"{location}: more than {self.max_bytes:,} bytes (uncompressed) read from one "
                 "source: stopped (raise the cap with --max-bytes)"
             )
@@ -62,7 +66,7 @@ class SourcePolicy:
     def count_record(self, location: str) -> None:
         self.records_read += 1
         if self.records_read > self.max_records:
-            raise SourceError(
+            raise BudgetError(
                 f"{location}: more than {self.max_records:,} records read from one source: "
                 "stopped (raise the cap with --max-records)"
             )
@@ -151,6 +155,11 @@ def open_source(location: str, policy: SourcePolicy | None = None) -> Iterator[S
     """The decompressed bytes of a file or URL, gzip detected by its magic bytes; an empty
     source is refused."""
     policy = policy or SourcePolicy()
+    scheme = urlsplit(location).scheme.lower()
+    if "://" in location and scheme not in SCHEMES:
+        raise SourceError(
+            f"{location}: refused: scheme {scheme!r} is not allowed (only http and https)"
+        )
     try:
         raw = _fetch(location, policy) if is_url(location) else open(location, "rb")  # noqa: SIM115
     except OSError as exc:  # urllib's URLError and HTTPError are OSErrors

@@ -25,6 +25,7 @@ from lxml import etree
 from sitemap_updater.protocol.limits import IMAGE_NS, MAX_URLS, NEWS_NS, VIDEO_NS, XHTML_NS
 from sitemap_updater_local.inputs.opening import (
     SCHEMES,
+    BudgetError,
     SourcePolicy,
     child_location,
     open_source,
@@ -371,6 +372,8 @@ def read_sitemap_rows(
     try:
         with open_source(location, policy) as stream:
             yield from iter_sitemap_rows(stream, location, depth=depth, policy=policy)
+    except BudgetError:
+        raise
     except (SourceError, OSError, EOFError) as exc:
         if depth == 0:
             raise SourceError(str(exc)) from exc
