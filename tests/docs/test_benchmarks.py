@@ -66,6 +66,14 @@ def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_size
         assert re.search(rf"peak RSS {command} +2,000 vs 200 entries: [-+][\d.]+ MiB", out)
 
 
+def test_hostile_xml_benchmark_reports_time_memory_and_the_floor_ratio() -> None:
+    out = run("bench_hostile_xml.py", "--bomb-gib", "1", "--plain-mib", "60")
+    for name in ("validate", "backfill"):
+        assert re.search(rf"{name} small.xml: peak [\d.]+ MiB \(floor\)", out), out
+        for case in ("bomb", "plain"):
+            assert re.search(rf"{name} {case}: [\d.]+ s, peak [\d.]+ MiB \([\d.]+x", out), out
+
+
 def test_judge_benchmark_reports_both_paths_and_their_ratio() -> None:
     out = run("bench_judge.py", "--events", "300", "--repeat", "1")
     for path in ("fast", "careful"):

@@ -3,8 +3,10 @@
 Checks, each reported as one ``SOURCE: problem`` line:
 
 * well-formed XML and validity against the official XSDs (with the image, xhtml, video and news
-  extension schemas bundled in ``schemas/``), plus the two extension rules an XSD does not say:
-  a video has ``content_loc`` or ``player_loc``, and a file holds at most 1,000 news articles;
+  extension schemas bundled in ``schemas/``), plus the extension rules an XSD does not say: a
+  video has ``content_loc`` or ``player_loc``, an ``xhtml:link`` has ``hreflang`` or ``media``, a
+  file holds at most 1,000 news articles, and a URL at most 1,000 images and 100 videos (the
+  limits ``backfill`` applies, from ``protocol.limits``);
 * the protocol limits: at most 50,000 URLs (or child sitemaps) and 52,428,800 uncompressed bytes;
 * every ``loc`` and alternate ``href`` follows the URL rules the writers apply: an absolute
   http(s) URL of 12 to 2,048 characters once normalized and XML-escaped, without control
@@ -18,6 +20,11 @@ Checks, each reported as one ``SOURCE: problem`` line:
 * ``lastmod`` forms: a date, or a datetime with a time zone, not more than a day ahead;
 * for a local index, that every child it lists exists in the index's directory (matched by the
   last path segment of the child's URL).
+
+A file is read as a stream, never whole: a DOCTYPE refuses it unread, a root that is not a
+sitemap (a feed, another namespace) is named in one line, the inflated bytes stop at the
+protocol's limit, and the entries are checked against the XSDs and the rules above in batches of
+:data:`BATCH_ENTRIES` (``inputs/xml_guard.py`` holds what ``backfill``'s reader shares).
 """
 
 from __future__ import annotations
