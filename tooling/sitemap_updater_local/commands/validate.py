@@ -322,6 +322,13 @@ class _Document:
 
     def entry(self, element: etree._Element) -> None:
         self.report.url_count += element.tag in (_URL, _SITEMAP)
+        if self.report.url_count > MAX_URLS and self.root is not None:
+            # the file is over the limit already: the rest is counted, not checked
+            self.flush(upto=element)
+            while element.getprevious() is not None:
+                del self.root[0]
+            self.root.remove(element)
+            return
         self.pending += 1
         if self.pending >= BATCH_ENTRIES:
             self.flush(upto=element)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import IO, Final, cast
 from urllib.parse import urlsplit
@@ -270,16 +270,26 @@ class _Reader:
         if note is not None:
             yield Note(self.location, note + "; read anyway")
 
+    def begin(self) -> Generator[Problem | Note, None, bool]:
+        """:meth:`start`; ``True`` when the document ends there."""
+        for item in self.start():
+            yield item
+            if isinstance(item, Problem):
+                return True
+        return False
+
     def element(self, element: etree._Element) -> Iterator[Item]:
+        """The record of an element (lxml reports ``<url>`` and ``<sitemap>`` of any parent)."""
+        tag = element.tag
+        if tag != self.record and not tag.endswith("}" + self.record):
+            return
         self.count += 1
         if self.count > MAX_URLS:
-            if self.count == MAX_URLS + 1:
-                yield Problem(
-                    f"{self.location}:{element.sourceline}",
-                    f"over the limit of {MAX_URLS:,} entries per file (sitemaps.org): "
-                    "this entry and the rest of the file are skipped",
-                )
-            release(element)
+            yield Problem(
+                f"{self.location}:{element.sourceline}",
+                f"over the limit of {MAX_URLS:,} entries per file (sitemaps.org): "
+                "this entry and the rest of the file are skipped",
+            )
             return
         if self.record == "url":
             yield url_row(element, self.location, self.dropped)
@@ -302,13 +312,11 @@ def iter_sitemap_items(
         for _, element in parser:
             if not started:
                 started = True
-                for item in reader.start():
-                    yield item
-                    if isinstance(item, Problem):
-                        return
-            tag = element.tag
-            if tag == reader.record or tag.endswith("}" + reader.record):
-                yield from reader.element(element)
+                if (yield from reader.begin()):
+                    return
+            yield from reader.element(element)
+            if reader.count > MAX_URLS:
+                break
     except etree.XMLSyntaxError as exc:
         if not started and reader.probe.refusal(ROOTS) is not None:
             yield from reader.start()
