@@ -188,7 +188,8 @@ def test_a_gzip_bomb_stops_at_the_cap_in_both_commands(tmp_path: Path) -> None:
     path = tmp_path / "bomb.xml.gz"
     with gzip.open(path, "wb", compresslevel=9) as out:
         out.write(b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')
-        block = b"<url><loc>https://www.example.com/a</loc></url>" * 20_000
+        # entries of 2 KB: the byte limit comes before the 50,000-entry limit
+        block = (b"<url><loc>https://www.example.com/a</loc></url>" + b" " * 2000) * 500
         for _ in range(64 * 2**20 // len(block)):
             out.write(block)
     assert path.stat().st_size < 2**20
@@ -208,3 +209,13 @@ def test_a_source_cap_is_one_line(tmp_path: Path) -> None:
     policy = SourcePolicy(max_bytes=100)
     with pytest.raises(SourceError, match=r"more than 100 bytes .* --max-bytes"):
         Backfill(lambda url, line: None, policy=policy).run(iter_source_items(str(path), policy))
+
+
+def test_validate_and_backfill_agree_on_50000_entries() -> None:
+    path = CORPUS / "smjs-50010-urls" / "sitemap.xml.gz"
+    urls, lines, _ = backfill(path)
+    [report] = validate_path(path)
+    assert len(urls) == 50_000
+    assert [line for line in lines if "over the limit of 50,000 entries" in line] == lines
+    assert len(lines) == 1
+    assert report.problems == ["50010 entries is over the limit of 50000"]
