@@ -10,7 +10,9 @@ It writes, streaming, three inputs into a temporary directory:
   of a few tens of MB (one 64 MiB gzip member repeated: gzip readers join members);
 - ``plain.xml``: a plain urlset of ``--plain-mib`` MiB, over the protocol's 52,428,800 bytes.
 
-Each command runs as a child process (the installed console script), one at a time; for each it
+The inputs are written by a child process of their own, so that this process stays small: a
+child started with ``vfork`` reports the peak of its parent's memory until it ``exec``s. Each
+command runs as a child process (the installed console script), one at a time; for each it
 prints the wall time and the child's peak RSS (``os.wait4``), and the ratio of that peak to the
 floor's peak for the same command. Both readers stop at the protocol's byte limit, so neither the
 time nor the memory depends on the size the bomb claims.
@@ -32,7 +34,7 @@ OPEN = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
 UNIT = b"<url><loc>https://www.example.com/a</loc></url>\n"
 
 
-def write_inputs(folder: Path, bomb_gib: int, plain_mib: int) -> dict[str, Path]:
+def write_inputs(folder: Path, bomb_gib: int, plain_mib: int) -> None:
     small = folder / "small.xml"
     small.write_bytes(
         OPEN
@@ -52,7 +54,6 @@ def write_inputs(folder: Path, bomb_gib: int, plain_mib: int) -> dict[str, Path]
         for _ in range(plain_mib):
             out.write(block)
         out.write(b"</urlset>\n")
-    return {"small": small, "bomb": bomb, "plain": plain}
 
 
 def run(args: list[str]) -> tuple[float, float, int]:
@@ -73,11 +74,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bomb-gib", type=int, default=10)
     parser.add_argument("--plain-mib", type=int, default=200)
+    parser.add_argument("--write", metavar="DIR", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.write:
+        write_inputs(Path(options.write), options.bomb_gib, options.plain_mib)
+        return
     command = str(BIN / "sitemap-updater")
     with tempfile.TemporaryDirectory() as held:
         folder = Path(held)
-        inputs = write_inputs(folder, options.bomb_gib, options.plain_mib)
+        sizes = ["--bomb-gib", str(options.bomb_gib), "--plain-mib", str(options.plain_mib)]
+        subprocess.run([sys.executable, __file__, "--write", held, *sizes], check=True)
+        inputs = {name: folder / f"{name}.xml" for name in ("small", "plain")}
+        inputs["bomb"] = folder / "bomb.xml.gz"
         print(
             f"bomb: {inputs['bomb'].stat().st_size / 2**20:.1f} MiB of gzip, "
             f"{options.bomb_gib} GiB inflated; plain: {options.plain_mib} MiB"
