@@ -23,14 +23,13 @@ from sitemap_updater_local.inputs.csv_rows import BLOCK, Columns, careful_rows, 
 from sitemap_updater_local.inputs.opening import child_location
 from sitemap_updater_local.inputs.records import Note, Problem, Row, SourceError
 from sitemap_updater_local.inputs.sitemap_rows import (
-    OPTIONS,
     ROOTS,
     ChildSitemap,
     iter_sitemap_items,
-    local_name,
     release,
     url_row,
 )
+from sitemap_updater_local.inputs.xml_guard import XML_OPTIONS, local_name
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines
 from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
 
@@ -156,7 +155,7 @@ def test_a_line_over_the_field_limit_is_csvs_error() -> None:
 def reference_items(stream: IO[bytes], location: str) -> Iterator[Row | Problem | ChildSitemap]:
     """Every start and end event of the document, read as the reader did before it asked
     lxml for the ends of ``<url>`` and ``<sitemap>`` alone (children are not followed)."""
-    parser = etree.iterparse(stream, events=("start", "end"), **OPTIONS)
+    parser = etree.iterparse(stream, events=("start", "end"), **XML_OPTIONS)
     root_kind = ""
     seen = {location}
     try:

@@ -402,7 +402,8 @@ def validate_stream(
         if refusal is not None and document.root is None:
             report.problems.append(f"line {refusal[0]}: {refusal[1]}")
         else:
-            report.problems.append(f"not well-formed XML: {err}")
+            where = f"line {err.lineno}: " if err.lineno else ""
+            report.problems.append(f"{where}not well-formed XML: {err.msg}")
     except TooLargeError as err:
         report.problems.append(str(err))
     except SourceError as err:
@@ -419,7 +420,7 @@ def validate_location(
     """Open a file or URL (``open_source``: gzip by its magic bytes, http(s) only, redirects
     on the URL's own origin) and validate it as a stream."""
     try:
-        with open_source(location) as stream:
+        with open_source(location, refuse_empty=True) as stream:
             return validate_stream(stream, source=location, file_url=file_url, directory=directory)
     except SourceError as err:
         return FileReport(source=location, problems=[str(err).removeprefix(f"{location}: ")])

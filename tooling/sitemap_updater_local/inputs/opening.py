@@ -151,9 +151,12 @@ class SourceStream(io.BufferedReader):
 
 
 @contextmanager
-def open_source(location: str, policy: SourcePolicy | None = None) -> Iterator[SourceStream]:
-    """The decompressed bytes of a file or URL, gzip detected by its magic bytes; an empty
-    source is refused."""
+def open_source(
+    location: str, policy: SourcePolicy | None = None, *, refuse_empty: bool = False
+) -> Iterator[SourceStream]:
+    """The decompressed bytes of a file or URL, gzip detected by its magic bytes; with
+    ``refuse_empty``, an empty source is refused (``backfill`` and ``validate``; what an empty
+    export means to ``build`` is for ``build`` to say)."""
     policy = policy or SourcePolicy()
     scheme = urlsplit(location).scheme.lower()
     if "://" in location and scheme not in SCHEMES:
@@ -172,7 +175,7 @@ def open_source(location: str, policy: SourcePolicy | None = None) -> Iterator[S
         )
         stream = SourceStream(_Counted(inner, location, policy), _CHUNK)
         stream.gzipped = gzipped
-        if not stream.peek(1):
+        if refuse_empty and not stream.peek(1):
             raise SourceError(
                 f"{location}: empty {'after gunzip' if gzipped else 'file'}: nothing to read"
             )

@@ -43,7 +43,6 @@ from sitemap_updater_local.inputs.xml_guard import (
 MAX_INDEX_DEPTH: Final = 1
 #: The root elements read, each with the element that holds one record.
 ROOTS: Final = {"urlset": "url", "sitemapindex": "sitemap"}
-OPTIONS: Final = XML_OPTIONS
 #: Short names of the extension namespaces, for notes.
 _PREFIXES: Final = {IMAGE_NS: "image", XHTML_NS: "xhtml", VIDEO_NS: "video", NEWS_NS: "news"}
 #: Why a dropped tag is dropped, by its name in a note.
@@ -378,7 +377,7 @@ def read_sitemap_rows(
 ) -> Iterator[Row | RawEntry | Problem | Note]:
     """:func:`iter_sitemap_rows` on a location; a child that cannot be opened is one problem."""
     try:
-        with open_source(location, policy) as stream:
+        with open_source(location, policy, refuse_empty=True) as stream:
             yield from iter_sitemap_rows(stream, location, depth=depth, policy=policy)
     except BudgetError:
         raise

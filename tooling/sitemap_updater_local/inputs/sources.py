@@ -176,7 +176,7 @@ def iter_source_items(
     policy = policy or SourcePolicy()
     policy.seen.add(location)
     try:
-        with open_source(location, policy) as stream:
+        with open_source(location, policy, refuse_empty=True) as stream:
             yield from _stream_items(stream, location, policy)
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
