@@ -219,3 +219,12 @@ def test_validate_and_backfill_agree_on_50000_entries() -> None:
     assert [line for line in lines if "over the limit of 50,000 entries" in line] == lines
     assert len(lines) == 1
     assert report.problems == ["50010 entries is over the limit of 50000"]
+
+
+def test_the_peer_copy_of_googles_video_example_passes_validate_and_keeps_its_videos() -> None:
+    path = CORPUS / "gosp-video" / "sitemap-video-01.xml"
+    [report] = validate_path(path)
+    assert report.problems == []
+    urls, lines, _ = backfill(path)
+    assert set(urls) == expected_locs(path)
+    assert all(": note: " in line for line in lines)

@@ -60,3 +60,22 @@ def test_a_bad_news_language_and_more_than_1000_articles_are_reported() -> None:
     many = doc(*(url(n, NEWS.format(lang="en")) for n in range(1_001)))
     report = validate_document(many, source="x")
     assert any("over Google's limit of 1000" in p for p in report.problems), report.lines()
+
+
+def test_optional_video_tags_in_either_order_pass_and_each_counts_once() -> None:
+    locs = "<video:content_loc>https://c.example.net/v.mp4</video:content_loc>"
+    # Google's current example puts platform before requires_subscription and tag last
+    current = (
+        "<video:rating>4.2</video:rating><video:view_count>12345</video:view_count>"
+        '<video:platform relationship="allow">web tv</video:platform>'
+        "<video:requires_subscription>yes</video:requires_subscription><video:live>no</video:live>"
+        "<video:tag>steak</video:tag>"
+    )
+    report = validate_document(doc(url(1, VIDEO.format(locs=locs, extra=current))), source="x")
+    assert report.problems == []
+    twice = "<video:duration>60</video:duration><video:duration>61</video:duration>"
+    report = validate_document(doc(url(1, VIDEO.format(locs=locs, extra=twice))), source="x")
+    assert any("video:duration appears 2 times: at most 1" in p for p in report.problems)
+    tags = "<video:tag>t</video:tag>" * 33
+    report = validate_document(doc(url(1, VIDEO.format(locs=locs, extra=tags))), source="x")
+    assert any("video:tag appears 33 times: at most 32" in p for p in report.problems)

@@ -33,6 +33,7 @@ import argparse
 import functools
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ from sitemap_updater.protocol.limits import (
     MAX_IMAGES_PER_URL,
     MAX_NEWS_URLS_PER_FILE,
     MAX_URLS,
+    MAX_VIDEO_TAGS,
     MAX_VIDEOS_PER_URL,
     NEWS_NS,
     SITEMAP_NS,
@@ -244,6 +246,7 @@ class _Checks:
         for video in root.iter(_VIDEO):
             if not any(child.tag in _VIDEO_LOCS for child in video):
                 rule.add(f"line {video.sourceline}: a video needs content_loc or player_loc")
+            _video_counts(video, rule)
         for link in root.iter(_XHTML_LINK):
             if link.get("hreflang") is None and link.get("media") is None:
                 rule.add(
@@ -274,6 +277,16 @@ class _Checks:
 
 #: The rules of :class:`_Checks`, each capped on its own.
 _RULES: Final = ("XSD", "URL", "single-host", "location", "lastmod", "extension", "missing-child")
+
+
+def _video_counts(video: etree._Element, rule: _Rule) -> None:
+    """What the video schema's free order cannot say: each tag at most once, ``tag`` at most
+    :data:`MAX_VIDEO_TAGS` times."""
+    counts = Counter(local_name(child.tag)[1] for child in video if child.tag is not etree.Comment)
+    for name, count in sorted(counts.items()):
+        most = MAX_VIDEO_TAGS if name == "tag" else 1
+        if count > most:
+            rule.add(f"line {video.sourceline}: video:{name} appears {count} times: at most {most}")
 
 
 def _per_url_limits(url: etree._Element, rule: _Rule) -> None:
