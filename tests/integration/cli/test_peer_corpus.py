@@ -228,3 +228,17 @@ def test_the_peer_copy_of_googles_video_example_passes_validate_and_keeps_its_vi
     urls, lines, _ = backfill(path)
     assert set(urls) == expected_locs(path)
     assert all(": note: " in line for line in lines)
+
+
+def test_a_huge_loc_is_refused_before_it_is_normalized(tmp_path: Path) -> None:
+    path = tmp_path / "huge.xml"
+    path.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>'
+        + "https://www.example.com/"
+        + "a" * 100_000
+        + "</loc></url><url><loc>https://www.example.com/ok</loc></url></urlset>"
+    )
+    urls, lines, _ = backfill(path)
+    assert urls == ["https://www.example.com/ok"]
+    assert lines == [f"{path}:1: loc: 100,024 characters is invalid: must be at most 2,048 "
+                     "characters once normalized"]  # fmt: skip

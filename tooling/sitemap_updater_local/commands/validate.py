@@ -282,7 +282,7 @@ _RULES: Final = ("XSD", "URL", "single-host", "location", "lastmod", "extension"
 def _video_counts(video: etree._Element, rule: _Rule) -> None:
     """What the video schema's free order cannot say: each tag at most once, ``tag`` at most
     :data:`MAX_VIDEO_TAGS` times."""
-    counts = Counter(local_name(child.tag)[1] for child in video if child.tag is not etree.Comment)
+    counts = Counter(local_name(child.tag)[1] for child in video if isinstance(child.tag, str))
     for name, count in sorted(counts.items()):
         most = MAX_VIDEO_TAGS if name == "tag" else 1
         if count > most:

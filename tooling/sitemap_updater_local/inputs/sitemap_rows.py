@@ -22,7 +22,16 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from sitemap_updater.protocol.limits import IMAGE_NS, MAX_URLS, NEWS_NS, VIDEO_NS, XHTML_NS
+from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
+from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
+from sitemap_updater.protocol.limits import (
+    IMAGE_NS,
+    MAX_LOC_LENGTH,
+    MAX_URLS,
+    NEWS_NS,
+    VIDEO_NS,
+    XHTML_NS,
+)
 from sitemap_updater_local.inputs.opening import (
     SCHEMES,
     BudgetError,
@@ -54,7 +63,8 @@ _WHY: Final = {
 }
 _DEPRECATED: Final = "Google deprecated it in 2022"
 _UNKNOWN: Final = "not read: not part of the sitemap protocol or the producer contract"
-#: Characters of a ``<loc>`` read (the longest valid URL is 2,048; more is kept to be refused).
+#: Characters of a ``<loc>`` past which it is refused before it is normalized (the longest
+#: valid URL has 2,048 once normalized; normalizing a huge text would cost time and memory).
 _MAX_LOC_CHARS: Final = 1 << 16
 
 # What a child of <url> is, by its tag (see _kind).
@@ -172,7 +182,13 @@ def url_row(
         return Problem(where, "loc: missing: every <url> needs a <loc>")
     if parts.locs > 1:
         return Problem(where, f"loc: {parts.locs} <loc> elements in one <url>: it must hold one")
-    loc = parts.loc[:_MAX_LOC_CHARS]
+    loc = parts.loc
+    if len(loc) > _MAX_LOC_CHARS:
+        return Problem(
+            where,
+            f"loc: {len(loc):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
+            "characters once normalized",
+        )
     alternates = () if parts.alternates is None else tuple(parts.alternates)
     images = () if parts.images is None else tuple(parts.images)
     if parts.videos is None and parts.news is None:
@@ -202,14 +218,8 @@ def drop_notes(location: str, dropped: Counter[str]) -> Iterator[Note]:
         )
 
 
-def _deprecated_names() -> frozenset[str]:
-    from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
-    from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
-
-    return frozenset(DEPRECATED_NEWS_FIELDS) | frozenset(DEPRECATED_VIDEO_FIELDS) | {"mobile"}
-
-
-_DEPRECATED_NAMES: Final = _deprecated_names()
+#: Tags Google deprecated: its News and video tags of 2022, and its old mobile sitemap tag.
+_DEPRECATED_NAMES: Final = frozenset((*DEPRECATED_NEWS_FIELDS, *DEPRECATED_VIDEO_FIELDS, "mobile"))
 
 
 def release(element: etree._Element) -> None:
