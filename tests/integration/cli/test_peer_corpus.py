@@ -4,6 +4,7 @@ no hang, one clear line for what cannot be read, and the URLs of well-formed fil
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from pathlib import Path
 
@@ -242,3 +243,36 @@ def test_a_huge_loc_is_refused_before_it_is_normalized(tmp_path: Path) -> None:
     assert urls == ["https://www.example.com/ok"]
     assert lines == [f"{path}:1: loc: 100,024 characters is invalid: must be at most 2,048 "
                      "characters once normalized"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "name", "backfill_says", "validate_says"),
+    [
+        ("cc-rss2", "feed.rss", "is an RSS feed, not a sitemap", "is an RSS feed, not a sitemap"),
+        ("usp-atom10", "sitemap_atom_1_0.xml", "is an Atom feed", "is an Atom feed"),
+        ("usp-plain-text", "sitemap_1.txt", "is not a URL", "not XML: plain text"),
+        ("usp-cyclic", "sitemap_1.xml", "a sitemap index must not list another index", None),
+        ("cc-index-unclosed", "sitemapindex.xml", "3 <loc> elements in one <sitemap>", None),
+        ("smjs-news-access-invalid", "sitemap.xml", "news:access dropped from 1 entry", "access"),
+    ],
+)
+def test_each_policy_is_one_line_in_each_command(
+    case: str, name: str, backfill_says: str, validate_says: str | None
+) -> None:
+    path = CORPUS / case / name
+    _, lines, error = backfill(path)
+    assert [line for line in [*lines, error or ""] if backfill_says in line], (lines, error)
+    if validate_says is not None:
+        [report] = validate_path(path)
+        assert any(validate_says in p for p in report.problems), report.problems
+
+
+def test_an_empty_lastmod_is_no_lastmod_and_the_page_is_kept() -> None:
+    path = CORPUS / "usp-news-index-tree" / "sitemap_news_1.xml"
+    events: list[dict[str, object]] = []
+    run = Backfill(lambda url, line: events.append(json.loads(line)))
+    run.run(iter_source_items(str(path), SourcePolicy()))
+    assert {str(e["url"]) for e in events} == expected_locs(path)
+    assert all("lastmod" not in e for e in events)
+    [report] = validate_path(path)
+    assert any("lastmod" in p and "(XSD)" in p for p in report.problems)
