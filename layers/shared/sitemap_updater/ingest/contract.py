@@ -249,7 +249,8 @@ class ChangeObject(BaseModel):
     occurred_at: str | None = Field(
         default=None,
         description="When the change happened at the source (ISO 8601 with a time zone, from "
-        "1970 to at most one day ahead). Orders the events of one URL. Default: the SQS "
+        "1970 to at most 5 minutes ahead of the time ingest receives it). Orders the events of "
+        "one URL. Default: the SQS "
         "SentTimestamp, or the EventBridge time.",
         json_schema_extra={"format": "date-time"},
     )
@@ -258,7 +259,7 @@ class ChangeObject(BaseModel):
 class ChangeEventBridge(EventBridgeModel):
     """An EventBridge event (for example routed to the queue by a rule) carrying a change.
 
-    Its ``time`` (with a time zone, from 1970 to at most one day ahead) is the change's
+    Its ``time`` (with a time zone, from 1970 to at most 5 minutes ahead) is the change's
     ``occurred_at`` unless the detail has one. An object with ``action`` or ``url`` at its top
     level is read as a change object, never as an EventBridge event.
     """
