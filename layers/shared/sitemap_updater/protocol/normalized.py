@@ -24,7 +24,7 @@ from typing import Any, Final, NamedTuple
 
 from sitemap_updater.protocol.entry import HREFLANG, tenth
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
-from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from sitemap_updater.protocol.urls import (
     NORMALIZED_PATH,
     Site,
@@ -62,7 +62,9 @@ def _on_origin(origin: str) -> Callable[[str], bool]:
     matches = re.compile(re.escape(root) + NORMALIZED_PATH).fullmatch
 
     def on_site(url: str) -> bool:
-        return matches(url) is not None and escapes_and_length_ok(url)
+        return (
+            len(url) <= MAX_LOC_LENGTH and matches(url) is not None and escapes_and_length_ok(url)
+        )
 
     return on_site
 

@@ -35,7 +35,7 @@ from sitemap_updater.protocol.errors import (
     UrlLengthError,
 )
 from sitemap_updater.protocol.escape import escape, needs_escape
-from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
+from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MAX_URL_TEXT_LENGTH, MIN_LOC_LENGTH
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
@@ -151,16 +151,22 @@ def already_normalized(url: str) -> bool:
     costs one regular expression instead of the full parse. ``False`` only means "not sure":
     the full normalizer then decides, and names the rule a bad value breaks.
     """
-    return _NORMALIZED_NO_PORT.fullmatch(url) is not None and escapes_and_length_ok(url)
+    return (
+        len(url) <= MAX_LOC_LENGTH
+        and _NORMALIZED_NO_PORT.fullmatch(url) is not None
+        and escapes_and_length_ok(url)
+    )
 
 
 def escapes_and_length_ok(url: str) -> bool:
     """The rest of :func:`already_normalized` once ``url`` has the normalized shape (scheme,
     plain host, the characters of :data:`NORMALIZED_PATH`): ``%`` only in ``%XX``, and the
     length rule."""
+    length = len(url)
+    if length > MAX_LOC_LENGTH:
+        return False
     if "%" in url and url.count("%") != len(_PERCENT_OK.findall(url)):
         return False
-    length = len(url)
     if MIN_LOC_LENGTH <= length <= _NEVER_TOO_LONG:
         return True
     return MIN_LOC_LENGTH <= xml_length(url) <= MAX_LOC_LENGTH
@@ -172,6 +178,13 @@ def _check_text(raw: object, field: str) -> str:
         raise _reject(raw, "must be a string", field)
     if not raw:
         raise _reject(raw, "must not be empty", field)
+    if len(raw) > MAX_URL_TEXT_LENGTH:  # before any parse, whose cost grows with the text
+        raise UrlLengthError(
+            field,
+            raw,
+            f"must be at most {MAX_URL_TEXT_LENGTH} characters as given, and {MAX_LOC_LENGTH} "
+            f"once normalized and XML-escaped (it has {len(raw)})",
+        )
     bad = _BAD_CHAR.search(raw)
     if bad is not None:
         raise _reject(
@@ -252,20 +265,20 @@ def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
         raise ForeignHostError(
             field, url, f"must be on {origin} (same scheme, host and port as the site)"
         )
-    if NORMALIZED_TAIL.fullmatch(url, len(origin)) is None:
-        raise InvalidUrlError(
-            field,
-            url,
-            "must be normalized: only RFC 3986 path and query characters, % only in %XX, "
-            "no fragment (see normalize_url)",
-        )
-    length = xml_length(url)
+    length = xml_length(url)  # first: the pattern below costs more the longer the text
     if not MIN_LOC_LENGTH <= length <= MAX_LOC_LENGTH:
         raise UrlLengthError(
             field,
             url,
             f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once XML-escaped "
             f"(it has {length})",
+        )
+    if NORMALIZED_TAIL.fullmatch(url, len(origin)) is None:
+        raise InvalidUrlError(
+            field,
+            url,
+            "must be normalized: only RFC 3986 path and query characters, % only in %XX, "
+            "no fragment (see normalize_url)",
         )
 
 
