@@ -36,6 +36,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater_local.inputs.csv_columns import CsvFormat, add_csv_arguments
 from sitemap_updater_local.inputs.records import (
     BodyLine,
     Problem,
@@ -133,8 +134,10 @@ class Backfill:
         pool: OrderedPool[ChildResult] | None = None,
         write: Callable[[str], None] | None = None,
         progress: Callable[[int], object] | None = None,
+        csv_format: CsvFormat | None = None,
     ) -> None:
         self._emit = emit
+        self._csv_format = csv_format
         self._progress = progress
         self._shown = 0
         self._pool = pool if write is not None else None
@@ -179,7 +182,7 @@ class Backfill:
             self.stats.events += 1
             self._emit(row[2], text)
             return
-        result = lines.careful(row)
+        result = lines.careful(row, self._csv_format.names if self._csv_format else ())
         if isinstance(result, Problem):
             self._problem(result)
         else:
@@ -295,8 +298,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="source",
         required=True,
         metavar="SOURCE",
-        help="sitemap or sitemap index (URL or file, plain or .gz), CSV url,lastmod, "
-        "or JSONL events",
+        help="sitemap or sitemap index (URL or file, plain or .gz), CSV with a header naming "
+        "url and lastmod columns, or JSONL events",
     )
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--queue-url", metavar="URL", help="send the events to this SQS queue")
@@ -307,6 +310,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--region", metavar="R", help="AWS region of the queue")
     parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_csv_arguments(parser)
 
 
 class _LineWriter:
@@ -382,10 +386,17 @@ def run(args: argparse.Namespace) -> int:
         cores = usable_cores()
         pool = stack.enter_context(OrderedPool[ChildResult](cores)) if cores > 1 else None
         progress = _progress(args, stack)
+        csv_format = CsvFormat.from_args(args)
         backfill = Backfill(
-            emit, site=site, on_problem=print_problem, pool=pool, write=write, progress=progress
+            emit,
+            site=site,
+            on_problem=print_problem,
+            pool=pool,
+            write=write,
+            progress=progress,
+            csv_format=csv_format,
         )
-        records = iter_source_items(args.source)
+        records = iter_source_items(args.source, csv_format)
         stack.callback(records.close)
         try:
             stats = backfill.run(records)

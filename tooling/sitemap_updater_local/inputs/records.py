@@ -45,6 +45,15 @@ class RawEntry:
     priority: str | None = None
     alternates: tuple[tuple[str, str], ...] = ()
     images: tuple[str, ...] = ()
+    #: ``(field, name)`` of each field the source calls by a name of its own (a CSV header)
+    names: tuple[tuple[str, str], ...] = ()
+
+    def name_of(self, field: str) -> str:
+        """What the source calls ``field`` (``loc``, ``lastmod``, ...)."""
+        for known, name in self.names:
+            if known == field:
+                return name
+        return field
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +72,10 @@ Row = tuple[
 ]
 
 
-def raw_entry(row: Row) -> RawEntry:
-    """The :class:`RawEntry` of a row."""
+def raw_entry(row: Row, names: tuple[tuple[str, str], ...] = ()) -> RawEntry:
+    """The :class:`RawEntry` of a row; ``names``: the source's own names of its fields."""
     name, line, loc, lastmod, changefreq, priority, alternates, images = row
-    return RawEntry(f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images)
+    return RawEntry(f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images, names)
 
 
 def quote(value: object) -> str:

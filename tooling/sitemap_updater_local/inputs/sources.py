@@ -3,7 +3,7 @@
 A source is a local path or an http(s) URL, plain or gzip (detected by the magic bytes, not by
 the name). Its kind is detected from its first meaningful byte: ``<`` is sitemap XML (a urlset
 or a sitemap index), ``{`` or ``[`` is JSONL (one message body per line), anything else is a
-CSV of ``url,lastmod``.
+CSV whose header names its url and lastmod columns (``csv_columns``).
 
 Every reader yields records one at a time and keeps nothing behind it, so memory stays flat
 whatever the size of the source. A record that cannot be read becomes a :class:`Problem`
@@ -16,7 +16,9 @@ import re
 from collections.abc import Generator, Iterable, Iterator
 from typing import IO, Final, Literal
 
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.csv_rows import iter_csv_rows
+from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import open_source
 from sitemap_updater_local.inputs.records import (
     BodyLine,
@@ -33,6 +35,8 @@ from sitemap_updater_local.inputs.sitemap_rows import (
 )
 
 SourceKind = Literal["sitemap", "jsonl", "csv"]
+#: Bytes of a JSONL source read at a time (then cut after the block's last line break).
+JSONL_BLOCK: Final = 1 << 20
 
 
 def sniff_kind(stream: IO[bytes]) -> SourceKind:
@@ -51,9 +55,16 @@ def sniff_kind(stream: IO[bytes]) -> SourceKind:
 
 
 def iter_jsonl(stream: IO[bytes], name: str) -> Iterator[BodyLine | Problem]:
-    """Each non-blank line as text; a line that is not UTF-8 is a problem."""
-    for number, raw in enumerate(stream, start=1):
-        yield from body_lines(raw, name, number)
+    """Each non-blank line as text; a line that is not UTF-8, or too long to read, is a
+    problem."""
+    line = 1
+    for block in LineBlocks(stream, JSONL_BLOCK):
+        if isinstance(block, Overlong):
+            yield Problem(f"{name}:{line}", block.reason)
+            line += 1
+            continue
+        yield from body_lines(block, name, line)
+        line += block.count(b"\n")
 
 
 def body_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine | Problem]:
@@ -137,14 +148,16 @@ def _careful_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine
 Record = RawEntry | BodyLine | Problem
 
 
-def iter_source_rows(location: str) -> Generator[Row | BodyLine | Problem]:
+def iter_source_rows(
+    location: str, csv_format: CsvFormat | None = None
+) -> Generator[Row | BodyLine | Problem]:
     """Every record of a source of any kind, opened once and streamed, entries as rows.
 
     Sitemaps and CSV files give :data:`Row` records, JSONL files :class:`BodyLine` records;
     both may give :class:`Problem` records. Raises :class:`SourceError` when the source as a
-    whole cannot be read.
+    whole cannot be read. ``csv_format``: how to read a CSV source (default: from its header).
     """
-    return _with_children(iter_source_items(location))
+    return _with_children(iter_source_items(location, csv_format))
 
 
 def _with_children(
@@ -158,41 +171,47 @@ def _with_children(
             yield item
 
 
-def iter_source_items(location: str) -> Generator[Row | BodyLine | Problem | ChildSitemap]:
+def iter_source_items(
+    location: str, csv_format: CsvFormat | None = None
+) -> Generator[Row | BodyLine | Problem | ChildSitemap]:
     """:func:`iter_source_rows`, but each child of a sitemap index is a :class:`ChildSitemap`
     for the caller to read (``read_sitemap_rows``) before it asks for the next item."""
     try:
         with open_source(location) as stream:
-            yield from _stream_items(stream, location)
+            yield from _stream_items(stream, location, csv_format)
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
 
 
 def _stream_items(
-    stream: IO[bytes], location: str
+    stream: IO[bytes], location: str, csv_format: CsvFormat | None
 ) -> Iterator[Row | BodyLine | Problem | ChildSitemap]:
     kind = sniff_kind(stream)
     if kind == "jsonl":
         yield from iter_jsonl(stream, location)
     elif kind == "csv":
-        yield from iter_csv_rows(stream, location)
+        yield from iter_csv_rows(stream, location, csv_format)
     else:
         yield from iter_sitemap_items(stream, location)
 
 
-def iter_source(location: str) -> Iterator[Record]:
+def iter_source(location: str, csv_format: CsvFormat | None = None) -> Iterator[Record]:
     """Every record of a source of any kind, opened once and streamed.
 
     Sitemaps and CSV files give :class:`RawEntry` records, JSONL files :class:`BodyLine`
     records; both may give :class:`Problem` records. Raises :class:`SourceError` when the
     source as a whole cannot be read.
     """
-    for record in iter_source_rows(location):
-        yield raw_entry(record) if isinstance(record, tuple) else record
+    csv_format = csv_format if csv_format is not None else CsvFormat()
+    for record in iter_source_rows(location, csv_format):
+        yield raw_entry(record, csv_format.names) if isinstance(record, tuple) else record
 
 
-def iter_records(stream: IO[bytes], location: str) -> Iterator[Record]:
+def iter_records(
+    stream: IO[bytes], location: str, csv_format: CsvFormat | None = None
+) -> Iterator[Record]:
     """Every record of an open source, of the kind its first bytes tell (the children of a
     sitemap index are read in turn)."""
-    for item in _with_children(_stream_items(stream, location)):
-        yield raw_entry(item) if isinstance(item, tuple) else item
+    csv_format = csv_format if csv_format is not None else CsvFormat()
+    for item in _with_children(_stream_items(stream, location, csv_format)):
+        yield raw_entry(item, csv_format.names) if isinstance(item, tuple) else item

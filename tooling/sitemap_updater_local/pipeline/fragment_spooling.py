@@ -45,7 +45,8 @@ from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.render.element import plain_fragment
 from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, too_large
 from sitemap_updater.store.keys import url_hash
-from sitemap_updater_local.inputs.line_blocks import LineBlocks
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
+from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import is_url, open_source
 from sitemap_updater_local.inputs.records import BodyLine, Problem, RawEntry, SourceError
 from sitemap_updater_local.inputs.sources import (
@@ -178,7 +179,8 @@ def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetim
     try:
         entry = entry_from_raw(collect.site, raw, now)
     except SitemapError as exc:
-        collect.out.problems.append(Problem(raw.where, describe(exc.field, exc.value, exc.rule)))
+        field = raw.name_of(exc.field)
+        collect.out.problems.append(Problem(raw.where, describe(field, exc.value, exc.rule)))
         return
     collect.upsert(entry.loc, event_key(stamp, "upsert", content_digest(entry)), entry)
 
@@ -247,11 +249,17 @@ def judge_block(
 Work = Block | list[RawEntry | BodyLine] | Problem
 
 
-def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterator[Block]:
+def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterator[Block | Problem]:
     """The stream cut into blocks of whole lines, each knowing its first line and the records
-    before it; ``local``: the stream is the file ``name`` itself, so blocks carry offsets."""
+    before it, and a problem in place of each line too long to read; ``local``: the stream is
+    the file ``name`` itself, so blocks carry offsets."""
     line, seq, offset = 1, 0, 0
     for block in LineBlocks(stream, BLOCK_BYTES):
+        if isinstance(block, Overlong):
+            yield Problem(f"{name}:{line}", block.reason)
+            line += 1
+            offset += block.length
+            continue
         yield _block(name, line, seq, block, offset if local else None)
         seq += count_bodies(block, name, line)
         line += block.count(b"\n")
@@ -279,16 +287,17 @@ def _chunks(records: Iterable[Record]) -> Iterator[list[RawEntry | BodyLine] | P
         yield chunk
 
 
-def source_work(location: str) -> Iterator[Work]:
+def source_work(location: str, csv_format: CsvFormat | None = None) -> Iterator[Work]:
     """The work of a source, in order: JSONL in blocks of lines, other kinds in chunks of
-    records. Raises ``SourceError`` when the source as a whole cannot be read."""
+    records (``csv_format``: how to read a CSV source). Raises ``SourceError`` when the source
+    as a whole cannot be read."""
     try:
         with open_source(location) as stream:
             if sniff_kind(stream) == "jsonl":
                 local = not is_url(location) and not isinstance(stream, gzip.GzipFile)
                 yield from jsonl_blocks(stream, location, local=local)
             else:
-                yield from _chunks(iter_records(stream, location))
+                yield from _chunks(iter_records(stream, location, csv_format))
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
 
