@@ -51,7 +51,10 @@ class AlternateModel(BaseModel):
 
     model_config = _STRICT
 
-    hreflang: str = Field(description="Language (and optional region) code, or x-default.")
+    hreflang: str = Field(
+        description="A BCP 47 language tag whose language is registered (ISO 639), such as de, "
+        "en-GB or zh-Hant, or x-default."
+    )
     href: str = Field(description="Absolute URL of the alternate page, on the same site.")
 
 

@@ -22,7 +22,8 @@ from datetime import datetime
 from functools import cache
 from typing import Any, Final, NamedTuple
 
-from sitemap_updater.protocol.entry import HREFLANG, tenth
+from sitemap_updater.protocol.entry import tenth
+from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from sitemap_updater.protocol.urls import (
@@ -36,7 +37,6 @@ from sitemap_updater.protocol.urls import (
 #: dates of a site's pages repeat, most of all in the sitemaps a backfill reads.
 DATE_CACHE: Final = 4096
 DATE_LENGTH: Final = len("YYYY-MM-DD")
-_HREFLANG: Final = HREFLANG.fullmatch
 
 
 class Recognized(NamedTuple):
@@ -95,13 +95,14 @@ class NormalForm:
         return known
 
     def alternates(self, pairs: Sequence[Sequence[Any]]) -> bool:
-        """Whether every ``(hreflang, href)`` is a language code and a URL on the site."""
+        """Whether every ``(hreflang, href)`` is a language tag (``languages.tags``) and a URL on
+        the site."""
         on_site = self.on_site
         for hreflang, href in pairs:
             if (
                 type(hreflang) is not str
                 or type(href) is not str
-                or _HREFLANG(hreflang) is None
+                or not is_hreflang(hreflang)
                 or not on_site(href)
             ):
                 return False
