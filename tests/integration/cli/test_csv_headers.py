@@ -108,7 +108,7 @@ def test_a_lastmod_column_named_but_missing_is_refused(
 ) -> None:
     source = _csv(tmp_path, f"url,changed\n{SITE}/a,2026-11-01\n")
 
-    code, events, err = _backfill(capsys, source, "--lastmod-column", "updated")
+    code, _, err = _backfill(capsys, source, "--lastmod-column", "updated")
 
     assert code == 2
     assert "the header has no column 'updated' (--lastmod-column)" in err

@@ -15,14 +15,21 @@ of a private-use part alone (``x-whatever``) are refused: Google's hreflang take
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Final
 
 from sitemap_updater.protocol.languages.registry import THREE_LETTER, TWO_LETTER
 
-#: Every registered language subtag, lowercase.
-LANGUAGES: Final = frozenset(TWO_LETTER[i : i + 2] for i in range(0, len(TWO_LETTER), 2)) | {
-    THREE_LETTER[i : i + 3] for i in range(0, len(THREE_LETTER), 3)
-}
+
+@cache
+def languages() -> frozenset[str]:
+    """Every registered language subtag, lowercase (made on first use: a function that never
+    sees an alternate never pays for it at its start)."""
+    return frozenset(TWO_LETTER[i : i + 2] for i in range(0, len(TWO_LETTER), 2)) | {
+        THREE_LETTER[i : i + 3] for i in range(0, len(THREE_LETTER), 3)
+    }
+
+
 #: A well-formed BCP 47 language tag (RFC 5646 ``langtag``), its language subtag as a group.
 _LANGTAG: Final = re.compile(
     r"(?P<language>[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{5,8})"
@@ -47,7 +54,7 @@ def _judge(value: str) -> bool:
     if value == DEFAULT:
         return True
     match = _LANGTAG.fullmatch(value)
-    return match is not None and match["language"].split("-", 1)[0].lower() in LANGUAGES
+    return match is not None and match["language"].split("-", 1)[0].lower() in languages()
 
 
 def is_hreflang(value: str) -> bool:
