@@ -145,7 +145,7 @@ class IngestService:
         config: IngestConfig,
         clock: Callable[[], datetime] = _now,
     ) -> None:
-        self._site = Site.parse(config.site_url)
+        self._site = Site.parse(config.site_url, config.media_hosts)
         self._writer = UrlWriter(dynamodb, config.table_name, config.tombstone_ttl_days)
         self._dlq = DeadLetterQueue(sqs, config.dlq_url)
         self._clock = clock

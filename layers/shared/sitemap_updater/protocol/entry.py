@@ -165,7 +165,7 @@ def make_entry(
     """
     normalized = normalize_url(loc, field="loc")
     site.check(normalized, field="loc", value=loc)
-    return Entry(
+    entry = Entry(
         loc=normalized,
         lastmod=None if lastmod is None else normalize_lastmod(lastmod, now=now),
         changefreq=None if changefreq is None else normalize_changefreq(changefreq),
@@ -175,3 +175,18 @@ def make_entry(
         videos=() if videos is None else normalize_videos(videos, normalized, now=now),
         news=None if news is None else normalize_news(news, now=now),
     )
+    if site.media_hosts is not None:
+        check_media(site, entry)
+    return entry
+
+
+def check_media(site: Site, entry: Entry) -> None:
+    """Raise :class:`ForeignHostError` for the first image or video URL of ``entry`` that is on
+    none of the hosts ``site`` lets media live on."""
+    for i, image in enumerate(entry.images):
+        site.check_media(image.loc, field=f"images[{i}].loc")
+    for i, video in enumerate(entry.videos):
+        for name in ("thumbnail_loc", "content_loc", "player_loc"):
+            url = getattr(video, name)
+            if url is not None:
+                site.check_media(url, field=f"videos[{i}].{name}")

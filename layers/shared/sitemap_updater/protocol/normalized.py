@@ -72,9 +72,10 @@ def _on_origin(origin: str) -> Callable[[str], bool]:
 class NormalForm:
     """The checks of normalized form for one site at one clock (``now``, aware)."""
 
-    __slots__ = ("_dates", "now", "on_site")
+    __slots__ = ("_dates", "now", "on_site", "site")
 
     def __init__(self, site: Site, now: datetime) -> None:
+        self.site = site
         #: whether a URL (a string) is on the site and in normalized form
         self.on_site = _on_origin(site.origin)
         self.now = now
@@ -109,25 +110,26 @@ class NormalForm:
         return True
 
 
-def images_normalized(locs: Sequence[Any]) -> bool:
-    """Whether there are at most 1,000 image URLs, each a string in normalized form."""
+def images_normalized(locs: Sequence[Any], site: Site) -> bool:
+    """Whether there are at most 1,000 image URLs, each a string in normalized form on a host
+    images of ``site`` may live on."""
     if len(locs) > MAX_IMAGES_PER_URL:
         return False
-    for loc in locs:  # noqa: SIM110 (a loop: all() over a generator costs more, once an image)
+    for loc in locs:
         if type(loc) is not str or not already_normalized(loc):
             return False
-    return True
+    return site.media_hosts is None or all(map(site.media_ok, locs))
 
 
 #: The forms of the latest few (origin, clock) pairs (see :func:`normal_form`).
-_FORMS: Final[dict[tuple[str, datetime], NormalForm]] = {}
+_FORMS: Final[dict[tuple[Site, datetime], NormalForm]] = {}
 _MOST_FORMS: Final = 8
 
 
 def normal_form(site: Site, now: datetime) -> NormalForm:
     """The :class:`NormalForm` of ``site`` at ``now``, shared by the calls of one clock (a dict
     lookup: the judge asks for it once an event)."""
-    key = (site.origin, now)
+    key = (site, now)
     form = _FORMS.get(key)
     if form is None:
         if len(_FORMS) >= _MOST_FORMS:
@@ -159,7 +161,7 @@ def recognize(
             return None
     if alternates and not form.alternates(alternates):
         return None
-    if images and not images_normalized(images):
+    if images and not images_normalized(images, form.site):
         return None
     # tuple.__new__ straight: the named tuple's own __new__ is Python code, and this runs once
     # an entry on every fast path (benchmarks/bench_judge.py)

@@ -282,14 +282,40 @@ def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
         )
 
 
+def host_of(url: str) -> str:
+    """The host of a normalized URL (``scheme://host[:port]/...``), without its port."""
+    authority = url.split("/", 3)[2]
+    colon = authority.rfind(":")
+    return authority[:colon] if colon > authority.rfind("]") else authority
+
+
+def media_hosts_of(text: str) -> frozenset[str] | None:
+    """The media hosts a setting names: ``*`` for any host (``None``), else the hosts of a
+    comma-separated list, normalized as a URL's host is (empty: none but the site's own)."""
+    if text.strip() == "*":
+        return None
+    hosts = set()
+    for raw in filter(None, (part.strip() for part in text.split(","))):
+        if any(char in raw for char in "/?#@:[]"):
+            raise InvalidUrlError("media host", raw, "must be a host name alone")
+        try:
+            hosts.add(host_of(_normalize(f"https://{raw}/", "media host")))
+        except InvalidUrlError as exc:
+            raise InvalidUrlError("media host", raw, f"must be a host name: {exc.rule}") from None
+    return frozenset(hosts)
+
+
 @dataclass(frozen=True, slots=True)
 class Site:
-    """The one scheme, host and port that every ``loc`` of the site must have."""
+    """The one scheme, host and port that every ``loc`` of the site must have, and the hosts
+    its images and videos may live on (``media_hosts``: besides the site's own host; ``None``:
+    any host)."""
 
     origin: str
+    media_hosts: frozenset[str] | None = None
 
     @classmethod
-    def parse(cls, raw: str) -> Site:
+    def parse(cls, raw: str, media_hosts: frozenset[str] | None = None) -> Site:
         """``Site.parse("https://www.example.com")``; a path other than ``/``, a query or a
         fragment is an error (the site is an origin)."""
         if not isinstance(raw, str):
@@ -300,7 +326,26 @@ class Site:
         origin = url[:-1]
         if origin.count("/") != 2:
             raise InvalidUrlError("site", raw, "must be scheme://host[:port], without a path")
-        return cls(origin=origin)
+        return cls(origin, media_hosts)
+
+    def media_ok(self, url: str) -> bool:
+        """Whether an image or video may live at the normalized ``url``: any host when no media
+        hosts are set, else the site's own host or one of them."""
+        hosts = self.media_hosts
+        if hosts is None:
+            return True
+        host = host_of(url)
+        return host in hosts or host == host_of(self.root_url)
+
+    def check_media(self, url: str, *, field: str, value: object = None) -> None:
+        """Raise :class:`ForeignHostError` unless an image or video may live at ``url``."""
+        if not self.media_ok(url):
+            allowed = ", ".join(sorted({host_of(self.root_url), *(self.media_hosts or ())}))
+            raise ForeignHostError(
+                field,
+                url if value is None else value,
+                f"must be on the site's host or a media host (MEDIA_HOSTS): {allowed}",
+            )
 
     @property
     def root_url(self) -> str:
