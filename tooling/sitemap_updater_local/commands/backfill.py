@@ -30,13 +30,13 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
-from sitemap_updater_local.inputs.csv_columns import CsvFormat, add_csv_arguments
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.records import (
     BodyLine,
     Problem,
@@ -48,6 +48,11 @@ from sitemap_updater_local.inputs.records import (
 )
 from sitemap_updater_local.inputs.sitemap_rows import ChildSitemap, read_sitemap_rows
 from sitemap_updater_local.inputs.sources import iter_source_items
+from sitemap_updater_local.options import (
+    add_csv_arguments,
+    add_media_hosts_argument,
+    csv_format_of,
+)
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
 
@@ -135,9 +140,11 @@ class Backfill:
         write: Callable[[str], None] | None = None,
         progress: Callable[[int], object] | None = None,
         csv_format: CsvFormat | None = None,
+        media_hosts: frozenset[str] | None = None,
     ) -> None:
         self._emit = emit
         self._csv_format = csv_format
+        self._media_hosts = media_hosts
         self._progress = progress
         self._shown = 0
         self._pool = pool if write is not None else None
@@ -157,7 +164,7 @@ class Backfill:
     def _site_for(self, record: RawEntry | BodyLine) -> Site | None:
         if self._site is None:
             try:
-                self._site = guess_site(record)
+                self._site = replace(guess_site(record), media_hosts=self._media_hosts)
             except (SitemapError, ValueError) as exc:
                 self._problem(
                     Problem(
@@ -311,6 +318,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_csv_arguments(parser)
+    add_media_hosts_argument(parser)
 
 
 class _LineWriter:
@@ -350,7 +358,7 @@ def run(args: argparse.Namespace) -> int:
     site = None
     if args.site:
         try:
-            site = Site.parse(args.site)
+            site = Site.parse(args.site, args.media_hosts)
         except ValueError as exc:
             print(f"--site: {exc}", file=sys.stderr)
             return 2
@@ -386,7 +394,7 @@ def run(args: argparse.Namespace) -> int:
         cores = usable_cores()
         pool = stack.enter_context(OrderedPool[ChildResult](cores)) if cores > 1 else None
         progress = _progress(args, stack)
-        csv_format = CsvFormat.from_args(args)
+        csv_format = csv_format_of(args)
         backfill = Backfill(
             emit,
             site=site,
@@ -395,6 +403,7 @@ def run(args: argparse.Namespace) -> int:
             write=write,
             progress=progress,
             csv_format=csv_format,
+            media_hosts=args.media_hosts,
         )
         records = iter_source_items(args.source, csv_format)
         stack.callback(records.close)

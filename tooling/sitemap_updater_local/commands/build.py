@@ -32,8 +32,13 @@ from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.render import render_fragments, render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
-from sitemap_updater_local.inputs.csv_columns import CsvFormat, add_csv_arguments
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.records import Problem, SourceError, print_problem
+from sitemap_updater_local.options import (
+    add_csv_arguments,
+    add_media_hosts_argument,
+    csv_format_of,
+)
 from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
@@ -204,6 +209,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
     add_csv_arguments(parser)
+    add_media_hosts_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -220,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        site = Site.parse(args.site)
+        site = Site.parse(args.site, args.media_hosts)
     except ValueError as exc:
         print(f"--site: {exc}", file=sys.stderr)
         return 2
@@ -236,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
             public_base_url=args.public_base_url,
             on_problem=print_problem,
             jobs=args.jobs,
-            csv_format=CsvFormat.from_args(args),
+            csv_format=csv_format_of(args),
         )
     except SourceError as exc:
         print(exc, file=sys.stderr)

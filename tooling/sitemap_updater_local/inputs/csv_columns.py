@@ -13,7 +13,6 @@ per row (or, worse, publish the header as a URL).
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -45,37 +44,6 @@ class CsvFormat:
     delimiter: str | None = None
     #: ``(field, column name as the header writes it)`` for the entry's ``loc`` and ``lastmod``
     names: tuple[tuple[str, str], ...] = field(default=())
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> CsvFormat:
-        """The format the options of :func:`add_csv_arguments` give."""
-        return cls(args.url_column, args.lastmod_column, args.delimiter)
-
-
-def _delimiter(text: str) -> str:
-    named = {"tab": "\t", "\\t": "\t"}
-    value = named.get(text.lower(), text)
-    if len(value) != 1 or value in {'"', "\r", "\n"}:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} must be one character other than a quote or a line break (or 'tab')"
-        )
-    return value
-
-
-def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that say how to read a CSV source."""
-    group = parser.add_argument_group(
-        "CSV sources",
-        "by default the header names the columns: url or loc, and lastmod, "
-        "updated_at or modified; the delimiter is the first of , ; tab | that finds them",
-    )
-    group.add_argument("--url-column", metavar="NAME", help="the header's name of the url column")
-    group.add_argument(
-        "--lastmod-column", metavar="NAME", help="the header's name of the lastmod column"
-    )
-    group.add_argument(
-        "--delimiter", type=_delimiter, metavar="C", help="the delimiter: one character, or tab"
-    )
 
 
 @dataclass(frozen=True, slots=True)

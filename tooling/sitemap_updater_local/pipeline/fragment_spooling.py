@@ -25,7 +25,6 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
 from typing import IO, Final
 
 import orjson
@@ -98,11 +97,6 @@ class Block:
         with open(self.name, "rb") as fh:
             fh.seek(self.offset)
             return fh.read(self.length)
-
-
-@cache
-def _site(origin: str) -> Site:
-    return Site.parse(origin)
 
 
 class _Collector:
@@ -191,10 +185,10 @@ def _stamp(now: datetime, seq: int) -> datetime:
 
 
 def judge_chunk(
-    origin: str, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
+    site: Site, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
 ) -> Judged:
     """Judge ``records``, the first of which is preceded by ``seq`` others."""
-    collect = _Collector(_site(origin), max_bytes)
+    collect = _Collector(site, max_bytes)
     for record in records:
         seq += 1
         if isinstance(record, BodyLine):
@@ -212,14 +206,13 @@ def judge_chunk(
 
 
 def judge_block(
-    origin: str, now: datetime, block: Block, max_bytes: int, spool: str | None = None
+    site: Site, now: datetime, block: Block, max_bytes: int, spool: str | None = None
 ) -> Judged:
     """Judge the lines of one JSONL block; with ``spool`` (a spool's directory), append the
     changes to its files here instead of returning them."""
-    collect = _Collector(_site(origin), max_bytes)
+    collect = _Collector(site, max_bytes)
     seq = block.seq
     name = block.name
-    site = collect.site
     for line in body_texts(block.text(), name, block.first_line):
         if isinstance(line, Problem):
             collect.out.problems.append(line)
@@ -352,14 +345,14 @@ def judge(
             pending.append(Judged(problems=[item]))
         elif isinstance(item, Block):
             if pool is None:
-                pending.append(judge_block(site.origin, now, item, max_bytes))
+                pending.append(judge_block(site, now, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_block, site.origin, now, item, max_bytes, spool))
+                pending.append(pool.submit(judge_block, site, now, item, max_bytes, spool))
         else:
             if pool is None:
-                pending.append(judge_chunk(site.origin, now, seq, item, max_bytes))
+                pending.append(judge_chunk(site, now, seq, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_chunk, site.origin, now, seq, item, max_bytes))
+                pending.append(pool.submit(judge_chunk, site, now, seq, item, max_bytes))
             seq += len(item)
         while len(pending) > most:
             yield _result(pending.popleft())
