@@ -141,7 +141,9 @@ def change_objects(draw: st.DrawFn) -> dict[str, Any]:
         "changefreq": st.sampled_from(["daily", "weekly", "Daily"]) | json_values,
         "priority": st.floats() | st.integers(-1, 2) | st.sampled_from([0.8, 2**70]),
         "alternates": st.lists(
-            st.fixed_dictionaries({"hreflang": st.sampled_from(["de", "1"]), "href": urls}),
+            st.fixed_dictionaries(
+                {"hreflang": st.sampled_from(["de", "1", "english", "x-default"]), "href": urls}
+            ),
             max_size=2,
         )
         | json_values,
@@ -237,7 +239,10 @@ def normalized_objects(draw: st.DrawFn) -> dict[str, Any]:
         "priority": st.sampled_from([0.0, 0.5, 1.0, None, 0.25, 1, True, "0.5"]),
         "alternates": st.lists(
             st.fixed_dictionaries(
-                {"hreflang": st.sampled_from(["de", "en-GB", "1"]), "href": site_urls}
+                {
+                    "hreflang": st.sampled_from(["de", "en-GB", "1", "english", "jp", "zh-Hant"]),
+                    "href": site_urls,
+                }
             )
             | st.sampled_from(
                 [{"hreflang": "de"}, {"hreflang": "de", "href": SITE.root_url, "x": 1}, "de"]

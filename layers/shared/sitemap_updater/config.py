@@ -12,7 +12,9 @@ from sitemap_updater.indexnow import (
     check_endpoint,
     check_key,
 )
+from sitemap_updater.protocol.errors import InvalidUrlError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
+from sitemap_updater.protocol.urls import media_hosts_of
 
 #: The default shard cap and byte cap of a file: a margin under the protocol's 50,000 URLs and
 #: 50 MiB, so that a shard can grow between splits. template.yaml sets the same values (its
@@ -61,15 +63,23 @@ class IngestConfig:
     site_url: str
     dlq_url: str
     tombstone_ttl_days: int = 7
+    #: hosts images and videos may live on besides the site's own (``None``: any host)
+    media_hosts: frozenset[str] | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> IngestConfig:
         e = os.environ if env is None else env
+        raw_hosts = e.get("MEDIA_HOSTS", "*")  # empty is a value: the site's own host alone
+        try:
+            media_hosts = media_hosts_of(raw_hosts)
+        except InvalidUrlError as exc:
+            raise ConfigError(f"environment variable MEDIA_HOSTS={raw_hosts!r}: {exc}") from None
         return cls(
             table_name=_get(e, "TABLE_NAME"),
             site_url=_get(e, "SITE_URL"),
             dlq_url=_get(e, "DLQ_URL"),
             tombstone_ttl_days=_int(e, "TOMBSTONE_TTL_DAYS", 7, 1, 3650),
+            media_hosts=media_hosts,
         )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -33,6 +34,8 @@ class Bad:
 
 
 LONG_URL = SITE + "/" + "a" * (2049 - len(SITE) - 1)
+#: An hour ahead of the handler's clock: a sender could pin the URL for that hour.
+AN_HOUR_AHEAD = (datetime.now(UTC) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def cases() -> list[Bad]:
@@ -156,6 +159,20 @@ def cases() -> list[Bad]:
             "occurred_at",
             '"2999-01-01T00:00:00Z"',
             "future",
+        ),
+        Bad(
+            "occurred-at-an-hour-ahead",
+            body(upsert("/oh", occurred_at=AN_HOUR_AHEAD)),
+            "occurred_at",
+            f'"{AN_HOUR_AHEAD}"',
+            "must not be more than 5 minutes in the future",
+        ),
+        Bad(
+            "integer-of-5000-digits",
+            '{"action":"upsert","url":"' + SITE + '/n","mine":' + "7" * 5000 + "}",
+            "body",
+            '"{',
+            "integers have at most",
         ),
         Bad(
             "url-with-user-info",
@@ -309,3 +326,22 @@ def test_lone_surrogate_is_rejected_and_the_reason_stays_sendable(stack: IngestS
     reason = message["MessageAttributes"]["reason"]["StringValue"]
     assert "field url value" in reason
     assert "\\ud800" in reason
+
+
+def test_a_body_the_judge_fails_on_goes_to_the_dlq_at_once_with_the_failure(
+    stack: IngestStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing_judge(body: str, **_: Any) -> Any:
+        raise ValueError("a failure nobody foresaw")
+
+    monkeypatch.setattr("sitemap_updater.ingest.service.decode_body", failing_judge)
+    raw = body(upsert("/f"))
+
+    response = stack.invoke(sqs_record(raw, message_id="msg-unforeseen"))
+
+    assert response == {"batchItemFailures": []}
+    (message,) = stack.dlq_messages()
+    assert message["Body"] == raw
+    reason = message["MessageAttributes"]["reason"]["StringValue"]
+    assert "could not be judged (ValueError: a failure nobody foresaw)" in reason
+    assert stack.url_items() == {}

@@ -95,7 +95,8 @@ def test_unknown_fields_are_ignored() -> None:
         ("2026-11-20", "time zone"),
         ("last tuesday", "ISO 8601"),
         ("1969-12-31T23:59:59Z", "1970"),
-        ("2026-11-22T12:00:01Z", "future"),
+        ("2026-11-21T12:05:01Z", "5 minutes in the future"),
+        ("2026-11-22T11:59:59Z", "5 minutes in the future"),
     ],
 )
 def test_bad_occurred_at(raw: str, rule: str) -> None:
@@ -104,7 +105,37 @@ def test_bad_occurred_at(raw: str, rule: str) -> None:
 
 
 def test_occurred_at_may_be_a_little_ahead_of_the_clock() -> None:
-    assert parse_occurred_at("2026-11-22T11:59:59Z", NOW) > NOW
+    assert parse_occurred_at("2026-11-21T12:05:00Z", NOW) > NOW
+
+
+@pytest.mark.parametrize("fraction", ["", ".000", ".000001"])
+def test_an_occurred_at_that_would_pin_a_url_is_rejected_on_both_paths(fraction: str) -> None:
+    # an hour ahead: every real change of the URL in that hour would come back stale
+    for action in ("upsert", "delete"):
+        (rejection,) = decode(
+            {
+                "action": action,
+                "url": "https://www.example.com/a",
+                "occurred_at": f"2026-11-21T13:00:00{fraction}Z",
+            }
+        )
+        assert isinstance(rejection, Rejection)
+        assert rejection.field == "occurred_at"
+        assert rejection.value == f"2026-11-21T13:00:00{fraction}Z"
+        assert "5 minutes in the future" in rejection.rule
+
+
+def test_a_body_with_an_integer_too_long_to_read_is_rejected_with_a_reason() -> None:
+    huge = "9" * 5000
+    for body in (
+        '{"action": "upsert", "url": "https://www.example.com/a", "priority": ' + huge + "}",
+        '{"action": "delete", "url": "https://www.example.com/a", "mine": [' + huge + "]}",
+        "[" + huge + "]",
+    ):
+        (rejection,) = decode(body)
+        assert isinstance(rejection, Rejection)
+        assert rejection.field == "body"
+        assert "digits" in rejection.rule
 
 
 def eventbridge(**overrides: object) -> dict[str, object]:

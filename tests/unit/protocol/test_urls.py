@@ -10,6 +10,7 @@ from sitemap_updater.protocol import (
     make_entry,
     normalize_url,
 )
+from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MAX_URL_TEXT_LENGTH
 
 SITE = Site.parse("https://www.example.com")
 
@@ -114,6 +115,30 @@ def test_length_counts_the_percent_encoded_form() -> None:
         normalize_url(head + "é" * ((2048 - len(head)) // 2))
     with pytest.raises(UrlLengthError):
         normalize_url("http://a.b/")
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["a" * (9 << 20), "%41" * (3 << 20), "a.b" * (3 << 20), "日" * (3 << 20)],
+    ids=["letters", "escapes", "dots", "non-ascii"],
+)
+def test_a_url_of_megabytes_is_refused_by_its_length_as_given(tail: str) -> None:
+    raw = "https://www.example.com/" + tail
+    with pytest.raises(UrlLengthError) as info:
+        normalize_url(raw)
+    assert info.value.value is raw
+    assert f"must be at most {MAX_URL_TEXT_LENGTH} characters as given" in info.value.rule
+    assert f"(it has {len(raw)})" in info.value.rule
+
+
+def test_the_as_given_bound_refuses_no_url_that_fits_once_normalized() -> None:
+    # a default port and a fragment are what normalization drops: a URL that fits once
+    # normalized and is longer as given needs a fragment of kilobytes
+    head = "HTTPS://WWW.EXAMPLE.COM:443/"
+    url = head + "a" * (MAX_LOC_LENGTH - len("https://www.example.com/")) + "#"
+    raw = url + "f" * (MAX_URL_TEXT_LENGTH - len(url))
+    assert len(raw) == MAX_URL_TEXT_LENGTH
+    assert len(normalize_url(raw)) == MAX_LOC_LENGTH
 
 
 def test_site_parse_and_owns() -> None:

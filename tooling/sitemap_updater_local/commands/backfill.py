@@ -30,12 +30,13 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.news_articles import (
     MAX_HELD_ARTICLES,
     is_article,
@@ -61,6 +62,11 @@ from sitemap_updater_local.inputs.records import (
 )
 from sitemap_updater_local.inputs.sitemap_rows import ChildSitemap, read_sitemap_rows
 from sitemap_updater_local.inputs.sources import iter_source_items
+from sitemap_updater_local.options import (
+    add_csv_arguments,
+    add_media_hosts_argument,
+    csv_format_of,
+)
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
 
@@ -186,8 +192,12 @@ class Backfill:
         pool: OrderedPool[ChildResult] | None = None,
         write: Callable[[str], None] | None = None,
         progress: Callable[[int], object] | None = None,
+        csv_format: CsvFormat | None = None,
+        media_hosts: frozenset[str] | None = None,
     ) -> None:
         self._emit = emit
+        self._csv_format = csv_format
+        self._media_hosts = media_hosts
         self._progress = progress
         self._shown = 0
         self._pool = pool if write is not None else None
@@ -223,7 +233,7 @@ class Backfill:
     def _site_for(self, record: RawEntry | BodyLine) -> Site | None:
         if self._site is None:
             try:
-                self._site = guess_site(record)
+                self._site = replace(guess_site(record), media_hosts=self._media_hosts)
             except (SitemapError, ValueError) as exc:
                 self._problem(
                     Problem(
@@ -274,7 +284,7 @@ class Backfill:
             self.stats.events += 1
             self._emit(row[2], text)
             return
-        result = lines.careful(row)
+        result = lines.careful(row, self._csv_format.names if self._csv_format else ())
         if isinstance(result, Problem):
             self._problem(result)
         else:
@@ -423,8 +433,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="source",
         required=True,
         metavar="SOURCE",
-        help="sitemap or sitemap index (URL or file, plain or .gz), CSV url,lastmod, "
-        "or JSONL events",
+        help="sitemap or sitemap index (URL or file, plain or .gz), CSV with a header naming "
+        "url and lastmod columns, or JSONL events",
     )
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--queue-url", metavar="URL", help="send the events to this SQS queue")
@@ -435,6 +445,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--region", metavar="R", help="AWS region of the queue")
     parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_csv_arguments(parser)
+    add_media_hosts_argument(parser)
     parser.add_argument(
         "--allow-origin",
         action="append",
@@ -507,7 +519,7 @@ def run(args: argparse.Namespace) -> int:
     site = None
     if args.site:
         try:
-            site = Site.parse(args.site)
+            site = Site.parse(args.site, args.media_hosts)
         except ValueError as exc:
             print(f"--site: {exc}", file=sys.stderr)
             return 2
@@ -548,6 +560,7 @@ def run(args: argparse.Namespace) -> int:
             max_bytes=args.max_bytes,
             max_records=args.max_records,
         )
+        csv_format = csv_format_of(args)
         backfill = Backfill(
             emit,
             site=site,
@@ -556,8 +569,10 @@ def run(args: argparse.Namespace) -> int:
             write=write,
             progress=progress,
             policy=policy,
+            csv_format=csv_format,
+            media_hosts=args.media_hosts,
         )
-        records = iter_source_items(args.source, policy)
+        records = iter_source_items(args.source, policy, csv_format)
         stack.callback(records.close)
         try:
             stats = backfill.run(records)

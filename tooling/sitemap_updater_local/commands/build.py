@@ -32,7 +32,13 @@ from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.render import render_fragments, render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.records import Problem, SourceError, print_problem
+from sitemap_updater_local.options import (
+    add_csv_arguments,
+    add_media_hosts_argument,
+    csv_format_of,
+)
 from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
@@ -101,12 +107,14 @@ def build_static(
     on_problem: Callable[[Problem], None] = lambda p: None,
     jobs: int = 1,
     now: datetime | None = None,
+    csv_format: CsvFormat | None = None,
 ) -> BuildResult:
     """Build the sitemap files of ``source`` into ``out_dir``; raises ``SourceError``.
 
     ``jobs`` processes judge the records, resolve the buckets and render the leaves (the
     output does not depend on it). ``now`` (default: the clock) is the judge's clock and the
-    time from which records without a time of their own are stamped.
+    time from which records without a time of their own are stamped. ``csv_format``: how to
+    read a CSV source (default: as its header tells).
     """
     base = (public_base_url or site.origin).rstrip("/")
     result = BuildResult()
@@ -118,7 +126,7 @@ def build_static(
     os.makedirs(out_dir, exist_ok=True)
     now = now or datetime.now(UTC)
     with worker_pool(jobs) as pool, ChangeSpool() as spool:
-        work = source_work(source)
+        work = source_work(source, csv_format)
         for judged in judge(work, site, now, max_bytes=max_bytes, pool=pool, spool=spool.directory):
             for p in judged.problems:
                 problem(p)
@@ -159,7 +167,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="source",
         required=True,
         metavar="FILE",
-        help="JSONL file of change events, or CSV of url,lastmod (plain or .gz)",
+        help="JSONL file of change events, or CSV with a header naming url and lastmod "
+        "columns (plain or .gz)",
     )
     parser.add_argument(
         "--site", required=True, metavar="URL", help="site origin, e.g. https://www.example.com"
@@ -199,6 +208,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="base URL the files are served from, for the index (default: the site)",
     )
 
+    add_csv_arguments(parser)
+    add_media_hosts_argument(parser)
+
 
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.max_urls_per_sitemap <= MAX_URLS:
@@ -214,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        site = Site.parse(args.site)
+        site = Site.parse(args.site, args.media_hosts)
     except ValueError as exc:
         print(f"--site: {exc}", file=sys.stderr)
         return 2
@@ -230,6 +242,7 @@ def run(args: argparse.Namespace) -> int:
             public_base_url=args.public_base_url,
             on_problem=print_problem,
             jobs=args.jobs,
+            csv_format=csv_format_of(args),
         )
     except SourceError as exc:
         print(exc, file=sys.stderr)

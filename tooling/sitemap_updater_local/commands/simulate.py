@@ -19,7 +19,7 @@ DynamoDB and S3 calls fail with throttling or 5xx errors.
 local recording endpoint on 127.0.0.1 (nothing is sent to the internet). ``--start ISO8601`` is the
 clock both functions see when the first wave starts (it runs on from there); before each later
 wave it moves on by ``--wave-gap`` seconds (300, one schedule tick, by default). Give the events an
-``occurred_at`` near that clock: one more than a day ahead of it is rejected.
+``occurred_at`` near that clock: one more than 5 minutes ahead of it is rejected.
 
 After the last wave, DIR holds the bucket's objects under their keys, and ``DIR/report.json``
 (UTF-8 JSON) holds one object per wave, in order::

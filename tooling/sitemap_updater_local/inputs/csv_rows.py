@@ -1,49 +1,27 @@
-"""Streaming reader of a CSV of ``url,lastmod`` (an optional header names the columns).
+"""Streaming reader of a CSV of urls and lastmods, its columns told by its header
+(``csv_columns``).
 
 Most exports hold no quote at all, so the file is read in blocks of whole lines: a block that
-is valid UTF-8 and holds no ``"``, no lone carriage return and no NUL is cut at commas, which
-is what the ``csv`` module makes of such lines. From the first block that holds anything else,
-the rest of the file goes through ``csv.reader`` (strict), line by line as before: the rows,
-their line numbers and the problems are the same either way.
+is valid UTF-8 and holds no ``"``, no lone carriage return and no NUL is cut at the delimiter,
+which is what the ``csv`` module makes of such lines. From the first block that holds anything
+else, the rest of the file goes through ``csv.reader`` (strict), line by line as before: the
+rows, their line numbers and the problems are the same either way. A line too long to read
+(``line_blocks``) is one problem, and the reading goes on after it.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import IO, Final
 
-from sitemap_updater_local.inputs.line_blocks import LineBlocks
-from sitemap_updater_local.inputs.records import Problem, Row, SourceError, quote
+from sitemap_updater_local.inputs.csv_columns import Columns, CsvFormat, read_columns
+from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong, split_lines
+from sitemap_updater_local.inputs.records import Problem, Row
 
-_URL_HEADERS: Final = frozenset({"url", "loc", "location"})
-_LASTMOD_HEADERS: Final = frozenset({"lastmod", "last_modified", "last-modified", "lastmodified"})
 #: Bytes read at a time on the fast path (then cut after the block's last line break).
 BLOCK: Final = 1 << 20
-
-
-class Columns:
-    """Which columns hold the url and the lastmod, set by an optional header row."""
-
-    def __init__(self) -> None:
-        self.url, self.lastmod = 0, 1
-        self.first = True
-
-    def is_header(self, row: list[str], where: str) -> bool:
-        """Whether the first row (BOM removed in place) is a header; reads it if so."""
-        self.first = False
-        if row:
-            row[0] = row[0].removeprefix("\ufeff")
-        names = [cell.strip().lower() for cell in row]
-        if not (names and names[0] in _URL_HEADERS | _LASTMOD_HEADERS):
-            return False
-        self.url = next((i for i, n in enumerate(names) if n in _URL_HEADERS), -1)
-        self.lastmod = next((i for i, n in enumerate(names) if n in _LASTMOD_HEADERS), -1)
-        if self.url < 0:
-            raise SourceError(f"{where}: the header names no url column: {quote(row)}")
-        return True
 
 
 def _row(row: list[str], name: str, line: int, columns: Columns) -> Row | Problem | None:
@@ -53,9 +31,15 @@ def _row(row: list[str], name: str, line: int, columns: Columns) -> Row | Proble
     if _has_bad_bytes(row):
         return Problem(f"{name}:{line}", "row is not valid UTF-8")
     if columns.url >= len(row):
-        return Problem(f"{name}:{line}", f"url: missing: the row has only {len(row)} column(s)")
+        return _missing_url(name, line, columns, len(row))
     lastmod = row[columns.lastmod].strip() if 0 <= columns.lastmod < len(row) else ""
     return (name, line, row[columns.url].strip(), lastmod or None, None, None, (), ())
+
+
+def _missing_url(name: str, line: int, columns: Columns, cells: int) -> Problem:
+    return Problem(
+        f"{name}:{line}", f"{columns.url_name}: missing: the row has only {cells} column(s)"
+    )
 
 
 def _has_bad_bytes(cells: list[str]) -> bool:
@@ -66,35 +50,62 @@ def _has_bad_bytes(cells: list[str]) -> bool:
     return False
 
 
-def _decoded(lines: Iterable[bytes]) -> Iterator[str]:
-    for raw in lines:
-        # surrogateescape keeps a bad byte visible as a lone surrogate, reported per row below.
-        yield raw.decode("utf-8", errors="surrogateescape")
+class _Lines:
+    """The lines handed to ``csv.reader``, decoded; a line too long to read becomes a blank
+    line there (a blank row, skipped) and a problem here, told before the next row."""
+
+    def __init__(self, lines: Iterable[bytes | Overlong], name: str, offset: int) -> None:
+        self._lines = lines
+        self._name = name
+        self._number = offset
+        self.problems: list[Problem] = []
+
+    def __iter__(self) -> Iterator[str]:
+        for raw in self._lines:  # one line each, as csv.reader counts them
+            self._number += 1
+            if isinstance(raw, Overlong):
+                self.problems.append(Problem(f"{self._name}:{self._number}", raw.reason))
+                yield "\n"
+                continue
+            # surrogateescape keeps a bad byte visible as a lone surrogate, reported per row
+            yield raw.decode("utf-8", errors="surrogateescape")
 
 
 def careful_rows(
-    lines: Iterable[bytes], name: str, columns: Columns, offset: int = 0
+    lines: Iterable[bytes | Overlong], name: str, columns: Columns, offset: int = 0
 ) -> Iterator[Row | Problem]:
     """Rows of ``lines`` through ``csv.reader``; ``offset`` lines came before them."""
-    reader = csv.reader(_decoded(lines), strict=True)
+    decoded = _Lines(lines, name, offset)
+    reader = csv.reader(decoded, delimiter=columns.delimiter, strict=True)
     while True:
         try:
             row = next(reader)
         except StopIteration:
-            return
+            break
         except csv.Error as exc:
+            yield from _told(decoded)
             yield Problem(f"{name}:{offset + reader.line_num}", f"malformed CSV: {exc}")
             continue
+        yield from _told(decoded)
         line = offset + reader.line_num
-        if columns.first and columns.is_header(row, f"{name}:{line}"):
+        if line == columns.header_line:
             continue
+        if line == 1 and row:
+            row[0] = row[0].removeprefix("\ufeff")
         result = _row(row, name, line, columns)
         if result is not None:
             yield result
+    yield from _told(decoded)
+
+
+def _told(lines: _Lines) -> list[Problem]:
+    told, lines.problems = lines.problems, []
+    return told
 
 
 def _plain_text(block: bytes) -> str | None:
-    """``block`` decoded, with CRLF line ends as LF, if the fast path may cut it at commas."""
+    """``block`` decoded, with CRLF line ends as LF, if the fast path may cut it at the
+    delimiter."""
     if b'"' in block or b"\x00" in block:
         return None
     try:
@@ -113,39 +124,69 @@ def _plain_rows(
 ) -> Iterator[Row | Problem]:
     """Rows of lines without quotes, each under csv's field limit; ``line`` lines came before
     them."""
+    delimiter, url_col, lastmod_col = columns.delimiter, columns.url, columns.lastmod
     for text in lines:
         line += 1
-        row = text.split(",")
-        if columns.first and columns.is_header(row, f"{name}:{line}"):
+        if line == columns.header_line:
             continue
-        url_col = columns.url
+        row = text.split(delimiter)
+        if line == 1:
+            row[0] = row[0].removeprefix("\ufeff")
         if url_col < len(row):
             url = row[url_col].strip()
             if not url and not "".join(row).strip():
                 continue
-            lastmod_col = columns.lastmod
             lastmod = row[lastmod_col].strip() if 0 <= lastmod_col < len(row) else ""
             yield (name, line, url, lastmod or None, None, None, (), ())
         elif "".join(row).strip():
-            yield Problem(f"{name}:{line}", f"url: missing: the row has only {len(row)} column(s)")
+            yield _missing_url(name, line, columns, len(row))
 
 
-def iter_csv_rows(stream: IO[bytes], name: str, *, block: int = BLOCK) -> Iterator[Row | Problem]:
-    """Rows of ``url,lastmod``; an optional header row may name the columns in any order.
-    ``block``: bytes read at a time on the fast path."""
-    columns = Columns()
+def _first_line(data: bytes, done: int) -> tuple[str, int] | None:
+    """The first line of ``data`` that is not blank, decoded, and its number; ``None``: all
+    are blank."""
+    for offset, raw in enumerate(data.split(b"\n")):
+        text = raw.decode("utf-8", errors="replace")
+        if text.removeprefix("\ufeff").strip():
+            return text, done + offset + 1
+    return None
+
+
+def iter_csv_rows(
+    stream: IO[bytes],
+    name: str,
+    fmt: CsvFormat | None = None,
+    *,
+    block: int = BLOCK,
+    careful: bool = False,
+) -> Iterator[Row | Problem]:
+    """Rows of a CSV source whose columns its header names (``csv_columns``); raises
+    ``SourceError`` for a header that names no url column. ``block``: bytes read at a time on
+    the fast path; ``careful``: every line through ``csv.reader`` (the reference)."""
+    fmt = fmt if fmt is not None else CsvFormat()
+    columns: Columns | None = None
     done = 0  # lines read so far
     limit = csv.field_size_limit()
-    blocks = LineBlocks(stream, block)
+    blocks = iter(LineBlocks(stream, block))
     for lines_read in blocks:
+        if isinstance(lines_read, Overlong):
+            done += 1
+            yield Problem(f"{name}:{done}", lines_read.reason)
+            continue
+        if columns is None:
+            first = _first_line(lines_read, done)
+            if first is None:
+                done += lines_read.count(b"\n")
+                continue
+            columns = read_columns(first[0], f"{name}:{first[1]}", first[1], fmt)
         text = _plain_text(lines_read)
         lines = None if text is None else text.split("\n")
         if lines is not None and lines[-1] == "":
             lines.pop()  # the block ends with a line break
         # a line over csv's field limit may hold a field over it: csv's error to report
-        if lines is None or max(map(len, lines), default=0) > limit:
-            rest = lines_read + blocks.pending + stream.readline()
-            yield from careful_rows(chain(io.BytesIO(rest), stream), name, columns, done)
+        if careful or lines is None or max(map(len, lines), default=0) > limit:
+            rest = chain(split_lines([lines_read]), split_lines(blocks))
+            yield from careful_rows(rest, name, columns, done)
             return
         yield from _plain_rows(lines, name, done, columns)
         done += len(lines)

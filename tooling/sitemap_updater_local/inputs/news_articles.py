@@ -12,6 +12,7 @@ page it never meets becomes an upsert of its own.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final
 
 from lxml import etree
@@ -60,17 +61,7 @@ def is_news_file(location: str, policy: SourcePolicy) -> bool:
 def with_article(row: Row | RawEntry, news: dict[str, Any]) -> RawEntry:
     """The entry of a page with its held article."""
     if isinstance(row, RawEntry):
-        return RawEntry(
-            row.where,
-            row.loc,
-            row.lastmod,
-            row.changefreq,
-            row.priority,
-            row.alternates,
-            row.images,
-            row.videos,
-            news,
-        )
+        return replace(row, news=news)
     name, line, loc, lastmod, changefreq, priority, alternates, images = row
     return RawEntry(
         f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images, (), news

@@ -59,6 +59,15 @@ class RawEntry:
     #: the videos and the news object of a sitemap ``<url>``, in the producer contract's form
     videos: tuple[dict[str, Any], ...] = ()
     news: dict[str, Any] | None = None
+    #: ``(field, name)`` of each field the source calls by a name of its own (a CSV header)
+    names: tuple[tuple[str, str], ...] = ()
+
+    def name_of(self, field: str) -> str:
+        """What the source calls ``field`` (``loc``, ``lastmod``, ...)."""
+        for known, name in self.names:
+            if known == field:
+                return name
+        return field
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +86,12 @@ Row = tuple[
 ]
 
 
-def raw_entry(row: Row) -> RawEntry:
-    """The :class:`RawEntry` of a row."""
+def raw_entry(row: Row, names: tuple[tuple[str, str], ...] = ()) -> RawEntry:
+    """The :class:`RawEntry` of a row; ``names``: the source's own names of its fields."""
     name, line, loc, lastmod, changefreq, priority, alternates, images = row
-    return RawEntry(f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images)
+    return RawEntry(
+        f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images, names=names
+    )
 
 
 def quote(value: object) -> str:

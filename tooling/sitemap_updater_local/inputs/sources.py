@@ -4,7 +4,8 @@ A source is a local path or an http(s) URL, plain or gzip (detected by the magic
 the name). Its kind is detected from its first meaningful byte: ``<`` is sitemap XML (a urlset
 or a sitemap index), ``{`` or ``[`` is JSONL (one message body per line); otherwise a first line
 holding a URL and no column delimiter is a text sitemap, a line with a delimiter (or a bare
-``url`` header) a CSV of ``url,lastmod``, and anything else is refused in one line.
+``url`` header) a CSV whose header names its url and lastmod columns (``csv_columns``), and
+anything else is refused in one line.
 
 Every reader yields records one at a time and keeps nothing behind it, so memory stays flat
 whatever the size of the source. A record that cannot be read becomes a :class:`Problem`
@@ -17,7 +18,9 @@ import re
 from collections.abc import Generator, Iterable, Iterator
 from typing import IO, Final, Literal
 
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.csv_rows import iter_csv_rows
+from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
 from sitemap_updater_local.inputs.records import (
     BodyLine,
@@ -40,10 +43,13 @@ from sitemap_updater_local.inputs.text_sitemap import (
 )
 
 SourceKind = Literal["sitemap", "jsonl", "csv", "text", "plain"]
+#: Bytes of a JSONL source read at a time (then cut after the block's last line break).
+JSONL_BLOCK: Final = 1 << 20
 
 
-def sniff_kind(stream: IO[bytes]) -> SourceKind:
-    """The kind of a source from its first byte that is not whitespace or a BOM."""
+def sniff_kind(stream: IO[bytes], csv_format: CsvFormat | None = None) -> SourceKind:
+    """The kind of a source from its first byte that is not whitespace or a BOM; a source
+    that is neither XML nor JSON is CSV when options name its columns or delimiter."""
     peek = getattr(stream, "peek", None)
     head = peek(4096) if peek is not None else b""
     head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
@@ -51,6 +57,8 @@ def sniff_kind(stream: IO[bytes]) -> SourceKind:
         return "sitemap"
     if head[:1] in {b"{", b"["}:
         return "jsonl"
+    if csv_format is not None and (csv_format.delimiter or csv_format.url_column):
+        return "csv"
     kind = first_line_kind(head)
     return "text" if kind == "text" else "csv" if kind == "csv" else "plain"
 
@@ -59,9 +67,16 @@ def sniff_kind(stream: IO[bytes]) -> SourceKind:
 
 
 def iter_jsonl(stream: IO[bytes], name: str) -> Iterator[BodyLine | Problem]:
-    """Each non-blank line as text; a line that is not UTF-8 is a problem."""
-    for number, raw in enumerate(stream, start=1):
-        yield from body_lines(raw, name, number)
+    """Each non-blank line as text; a line that is not UTF-8, or too long to read, is a
+    problem."""
+    line = 1
+    for block in LineBlocks(stream, JSONL_BLOCK):
+        if isinstance(block, Overlong):
+            yield Problem(f"{name}:{line}", block.reason)
+            line += 1
+            continue
+        yield from body_lines(block, name, line)
+        line += block.count(b"\n")
 
 
 def body_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine | Problem]:
@@ -146,15 +161,17 @@ Record = RawEntry | BodyLine | Problem
 Item = Row | RawEntry | BodyLine | Problem | Note
 
 
-def iter_source_rows(location: str, policy: SourcePolicy | None = None) -> Generator[Item]:
+def iter_source_rows(
+    location: str, policy: SourcePolicy | None = None, csv_format: CsvFormat | None = None
+) -> Generator[Item]:
     """Every record of a source of any kind, opened once and streamed, entries as rows.
 
     Sitemaps and CSV files give :data:`Row` records, JSONL files :class:`BodyLine` records;
     both may give :class:`Problem` records. Raises :class:`SourceError` when the source as a
-    whole cannot be read.
+    whole cannot be read. ``csv_format``: how to read a CSV source (default: from its header).
     """
     policy = policy or SourcePolicy()
-    return _with_children(iter_source_items(location, policy), policy)
+    return _with_children(iter_source_items(location, policy, csv_format), policy)
 
 
 def _with_children(
@@ -169,7 +186,7 @@ def _with_children(
 
 
 def iter_source_items(
-    location: str, policy: SourcePolicy | None = None
+    location: str, policy: SourcePolicy | None = None, csv_format: CsvFormat | None = None
 ) -> Generator[Item | ChildSitemap]:
     """:func:`iter_source_rows`, but each child of a sitemap index is a :class:`ChildSitemap`
     for the caller to read (``read_sitemap_rows``) before it asks for the next item."""
@@ -177,19 +194,22 @@ def iter_source_items(
     policy.seen.add(location)
     try:
         with open_source(location, policy, refuse_empty=True) as stream:
-            yield from _stream_items(stream, location, policy)
+            yield from _stream_items(stream, location, policy, csv_format)
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
 
 
 def _stream_items(
-    stream: IO[bytes], location: str, policy: SourcePolicy | None = None
+    stream: IO[bytes],
+    location: str,
+    policy: SourcePolicy | None = None,
+    csv_format: CsvFormat | None = None,
 ) -> Iterator[Item | ChildSitemap]:
-    kind = sniff_kind(stream)
+    kind = sniff_kind(stream, csv_format)
     if kind == "jsonl":
         yield from iter_jsonl(stream, location)
     elif kind == "csv":
-        yield from iter_csv_rows(stream, location)
+        yield from iter_csv_rows(stream, location, csv_format)
     elif kind == "text":
         yield from iter_text_rows(stream, location)
     elif kind == "plain":
@@ -198,21 +218,25 @@ def _stream_items(
         yield from iter_sitemap_items(stream, location, policy=policy)
 
 
-def iter_source(location: str) -> Iterator[Record]:
+def iter_source(location: str, csv_format: CsvFormat | None = None) -> Iterator[Record]:
     """Every record of a source of any kind, opened once and streamed.
 
     Sitemaps and CSV files give :class:`RawEntry` records, JSONL files :class:`BodyLine`
     records; both may give :class:`Problem` records. Raises :class:`SourceError` when the
     source as a whole cannot be read.
     """
-    for record in iter_source_rows(location):
+    csv_format = csv_format if csv_format is not None else CsvFormat()
+    for record in iter_source_rows(location, csv_format=csv_format):
         if not isinstance(record, Note):
-            yield raw_entry(record) if isinstance(record, tuple) else record
+            yield raw_entry(record, csv_format.names) if isinstance(record, tuple) else record
 
 
-def iter_records(stream: IO[bytes], location: str) -> Iterator[Record]:
+def iter_records(
+    stream: IO[bytes], location: str, csv_format: CsvFormat | None = None
+) -> Iterator[Record]:
     """Every record of an open source, of the kind its first bytes tell (the children of a
     sitemap index are read in turn)."""
-    for item in _with_children(_stream_items(stream, location)):
+    csv_format = csv_format if csv_format is not None else CsvFormat()
+    for item in _with_children(_stream_items(stream, location, csv_format=csv_format)):
         if not isinstance(item, Note):
-            yield raw_entry(item) if isinstance(item, tuple) else item
+            yield raw_entry(item, csv_format.names) if isinstance(item, tuple) else item

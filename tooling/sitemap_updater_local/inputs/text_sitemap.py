@@ -8,16 +8,11 @@ on after its line break, so memory stays flat whatever the file holds.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO, Final
+from typing import IO
 
+from sitemap_updater_local.inputs.csv_columns import DELIMITERS, URL_NAMES
+from sitemap_updater_local.inputs.line_blocks import MAX_LINE_BYTES
 from sitemap_updater_local.inputs.records import Problem, Row, SourceError, quote
-
-#: Bytes of one line read; a longer line is refused (the longest valid URL is 2,048 bytes).
-MAX_LINE_BYTES: Final = 1 << 16
-#: Characters that separate CSV columns.
-_DELIMITERS: Final = (",", ";", "\t", "|")
-#: First lines that are a CSV header of a single column.
-_HEADERS: Final = frozenset({"url", "loc", "location"})
 
 
 def first_line_kind(head: bytes) -> str:
@@ -25,11 +20,11 @@ def first_line_kind(head: bytes) -> str:
     is not XML or JSON."""
     first = head.removeprefix(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0]
     line = first.decode("utf-8", "replace").strip()
-    if any(d in line for d in _DELIMITERS):
+    if any(d in line for d in DELIMITERS):
         return "csv"
     if "://" in line:
         return "text"
-    return "csv" if line.lower() in _HEADERS else "plain"
+    return "csv" if line.lower() in URL_NAMES else "plain"
 
 
 def plain_text_error(location: str, head: bytes) -> SourceError:

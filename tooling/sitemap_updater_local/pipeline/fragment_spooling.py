@@ -24,7 +24,6 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
 from typing import IO, Final
 
 import orjson
@@ -44,7 +43,8 @@ from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.render.element import plain_fragment
 from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, too_large
 from sitemap_updater.store.keys import url_hash
-from sitemap_updater_local.inputs.line_blocks import LineBlocks
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
+from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import is_url, open_source
 from sitemap_updater_local.inputs.records import BodyLine, Problem, RawEntry, SourceError
 from sitemap_updater_local.inputs.sources import (
@@ -96,11 +96,6 @@ class Block:
         with open(self.name, "rb") as fh:
             fh.seek(self.offset)
             return fh.read(self.length)
-
-
-@cache
-def _site(origin: str) -> Site:
-    return Site.parse(origin)
 
 
 class _Collector:
@@ -177,7 +172,8 @@ def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetim
     try:
         entry = entry_from_raw(collect.site, raw, now)
     except SitemapError as exc:
-        collect.out.problems.append(Problem(raw.where, describe(exc.field, exc.value, exc.rule)))
+        field = raw.name_of(exc.field)
+        collect.out.problems.append(Problem(raw.where, describe(field, exc.value, exc.rule)))
         return
     collect.upsert(entry.loc, event_key(stamp, "upsert", content_digest(entry)), entry)
 
@@ -188,10 +184,10 @@ def _stamp(now: datetime, seq: int) -> datetime:
 
 
 def judge_chunk(
-    origin: str, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
+    site: Site, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
 ) -> Judged:
     """Judge ``records``, the first of which is preceded by ``seq`` others."""
-    collect = _Collector(_site(origin), max_bytes)
+    collect = _Collector(site, max_bytes)
     for record in records:
         seq += 1
         if isinstance(record, BodyLine):
@@ -209,14 +205,13 @@ def judge_chunk(
 
 
 def judge_block(
-    origin: str, now: datetime, block: Block, max_bytes: int, spool: str | None = None
+    site: Site, now: datetime, block: Block, max_bytes: int, spool: str | None = None
 ) -> Judged:
     """Judge the lines of one JSONL block; with ``spool`` (a spool's directory), append the
     changes to its files here instead of returning them."""
-    collect = _Collector(_site(origin), max_bytes)
+    collect = _Collector(site, max_bytes)
     seq = block.seq
     name = block.name
-    site = collect.site
     for line in body_texts(block.text(), name, block.first_line):
         if isinstance(line, Problem):
             collect.out.problems.append(line)
@@ -246,11 +241,17 @@ def judge_block(
 Work = Block | list[RawEntry | BodyLine] | Problem
 
 
-def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterator[Block]:
+def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterator[Block | Problem]:
     """The stream cut into blocks of whole lines, each knowing its first line and the records
-    before it; ``local``: the stream is the file ``name`` itself, so blocks carry offsets."""
+    before it, and a problem in place of each line too long to read; ``local``: the stream is
+    the file ``name`` itself, so blocks carry offsets."""
     line, seq, offset = 1, 0, 0
     for block in LineBlocks(stream, BLOCK_BYTES):
+        if isinstance(block, Overlong):
+            yield Problem(f"{name}:{line}", block.reason)
+            line += 1
+            offset += block.length
+            continue
         yield _block(name, line, seq, block, offset if local else None)
         seq += count_bodies(block, name, line)
         line += block.count(b"\n")
@@ -278,16 +279,17 @@ def _chunks(records: Iterable[Record]) -> Iterator[list[RawEntry | BodyLine] | P
         yield chunk
 
 
-def source_work(location: str) -> Iterator[Work]:
+def source_work(location: str, csv_format: CsvFormat | None = None) -> Iterator[Work]:
     """The work of a source, in order: JSONL in blocks of lines, other kinds in chunks of
-    records. Raises ``SourceError`` when the source as a whole cannot be read."""
+    records (``csv_format``: how to read a CSV source). Raises ``SourceError`` when the source
+    as a whole cannot be read."""
     try:
         with open_source(location) as stream:
             if sniff_kind(stream) == "jsonl":
                 local = not is_url(location) and not stream.gzipped
                 yield from jsonl_blocks(stream, location, local=local)
             else:
-                yield from _chunks(iter_records(stream, location))
+                yield from _chunks(iter_records(stream, location, csv_format))
     except (OSError, EOFError) as exc:
         raise SourceError(f"{location}: cannot read: {exc}") from exc
 
@@ -342,14 +344,14 @@ def judge(
             pending.append(Judged(problems=[item]))
         elif isinstance(item, Block):
             if pool is None:
-                pending.append(judge_block(site.origin, now, item, max_bytes))
+                pending.append(judge_block(site, now, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_block, site.origin, now, item, max_bytes, spool))
+                pending.append(pool.submit(judge_block, site, now, item, max_bytes, spool))
         else:
             if pool is None:
-                pending.append(judge_chunk(site.origin, now, seq, item, max_bytes))
+                pending.append(judge_chunk(site, now, seq, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_chunk, site.origin, now, seq, item, max_bytes))
+                pending.append(pool.submit(judge_chunk, site, now, seq, item, max_bytes))
             seq += len(item)
         while len(pending) > most:
             yield _result(pending.popleft())

@@ -137,13 +137,16 @@ class UpsertLines:
         values = recognize(self._form, loc, lastmod, changefreq, number, alternates, images)
         return None if values is None else plain_line(values)
 
-    def careful(self, row: Row | RawEntry) -> tuple[str, str] | Problem:
-        """(url, line) of an entry checked by ``make_entry``, or the rule it breaks."""
-        raw = row if isinstance(row, RawEntry) else raw_entry(row)
+    def careful(
+        self, row: Row | RawEntry, names: tuple[tuple[str, str], ...] = ()
+    ) -> tuple[str, str] | Problem:
+        """(url, line) of an entry checked by ``make_entry``, or the rule it breaks (naming the
+        field as the source does: ``names``, see :class:`RawEntry`)."""
+        raw = row if isinstance(row, RawEntry) else raw_entry(row, names)
         try:
             entry = entry_from_raw(self.site, raw, self.now)
         except SitemapError as exc:
-            return Problem(raw.where, invalid(exc.field, exc.value, exc.rule))
+            return Problem(raw.where, invalid(raw.name_of(exc.field), exc.value, exc.rule))
         return entry.loc, event_line(upsert_event(entry))
 
     def line(self, row: Row) -> tuple[str, str] | Problem:

@@ -51,7 +51,10 @@ class AlternateModel(BaseModel):
 
     model_config = _STRICT
 
-    hreflang: str = Field(description="Language (and optional region) code, or x-default.")
+    hreflang: str = Field(
+        description="A BCP 47 language tag whose language is registered (ISO 639), such as de, "
+        "en-GB or zh-Hant, or x-default."
+    )
     href: str = Field(description="Absolute URL of the alternate page, on the same site.")
 
 
@@ -249,7 +252,8 @@ class ChangeObject(BaseModel):
     occurred_at: str | None = Field(
         default=None,
         description="When the change happened at the source (ISO 8601 with a time zone, from "
-        "1970 to at most one day ahead). Orders the events of one URL. Default: the SQS "
+        "1970 to at most 5 minutes ahead of the time ingest receives it). Orders the events of "
+        "one URL. Default: the SQS "
         "SentTimestamp, or the EventBridge time.",
         json_schema_extra={"format": "date-time"},
     )
@@ -258,7 +262,7 @@ class ChangeObject(BaseModel):
 class ChangeEventBridge(EventBridgeModel):
     """An EventBridge event (for example routed to the queue by a rule) carrying a change.
 
-    Its ``time`` (with a time zone, from 1970 to at most one day ahead) is the change's
+    Its ``time`` (with a time zone, from 1970 to at most 5 minutes ahead) is the change's
     ``occurred_at`` unless the detail has one. An object with ``action`` or ``url`` at its top
     level is read as a change object, never as an EventBridge event.
     """

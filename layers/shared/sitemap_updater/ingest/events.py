@@ -19,6 +19,7 @@ careful path accepts as they are (a property test compares the two on arbitrary 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import starmap
@@ -273,7 +274,16 @@ def careful_decode_body(body: str, *, sent_at: datetime, site: Site, now: dateti
         )
     except RecursionError:
         return _invalid("body", body, "must be JSON nested less deeply than the decoder allows")
+    except ValueError:  # an integer of more digits than Python converts to an int
+        most = sys.get_int_max_str_digits()
+        return _invalid("body", body, f"must be JSON whose integers have at most {most} digits")
     return _judge_decoded(decoded, body, sent_at=sent_at, site=site, now=now)
+
+
+def undecodable(body: str, exc: Exception) -> DecodedBody:
+    """The judgement of a body the judge failed on with ``exc``: one rejection of the body that
+    names the failure (a retry would fail the same way)."""
+    return _invalid("body", body, f"could not be judged ({type(exc).__name__}: {exc})")
 
 
 def _judge_decoded(

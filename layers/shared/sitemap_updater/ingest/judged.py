@@ -13,9 +13,13 @@ from typing import Final, Literal
 
 from sitemap_updater.protocol.entry import Entry
 
-#: How far in the future an ``occurred_at`` may lie (producer clock skew). A later one would
-#: block every real change of that URL until then, so it is rejected.
-MAX_FUTURE_SKEW: Final = timedelta(days=1)
+#: How far ahead of the judge's clock (the time ingest receives the message) an ``occurred_at``
+#: may lie: room for a producer's clock skew, no more. A later one would order after every real
+#: change of that URL until then (a sender could pin the URL), so it is rejected, not clamped
+#: (docs/producers.md says why).
+MAX_FUTURE_SKEW: Final = timedelta(minutes=5)
+#: :data:`MAX_FUTURE_SKEW` in words, for the rule a rejection names.
+_SKEW_TEXT: Final = f"{MAX_FUTURE_SKEW.seconds // 60} minutes"
 #: Earliest accepted ``occurred_at``.
 EARLIEST: Final = datetime(1970, 1, 1, tzinfo=UTC)
 #: Bytes kept free in a URL item for what the writer adds to it (its write time, ``wt``).
@@ -68,7 +72,7 @@ Judged = ChangeEvent | Rejection
 
 
 def check_instant(moment: datetime, now: datetime) -> datetime:
-    """``moment`` in UTC if it has a zone and lies within [1970, now + 1 day].
+    """``moment`` in UTC if it has a zone and lies within [1970, now + MAX_FUTURE_SKEW].
 
     Raises ``ValueError`` with the rule otherwise. An event time far in the future would
     make its URL ignore every real change until then, so it is refused.
@@ -79,12 +83,13 @@ def check_instant(moment: datetime, now: datetime) -> datetime:
     if moment < EARLIEST:
         raise ValueError("must not be before 1970-01-01T00:00:00Z")
     if moment > now + MAX_FUTURE_SKEW:
-        raise ValueError("must not be more than 1 day in the future")
+        raise ValueError(f"must not be more than {_SKEW_TEXT} in the future")
     return moment
 
 
 def parse_occurred_at(raw: str, now: datetime) -> datetime:
-    """An ISO 8601 instant with a zone, within [1970, now + 1 day]; ``ValueError`` otherwise."""
+    """An ISO 8601 instant with a zone, within [1970, now + MAX_FUTURE_SKEW]; ``ValueError``
+    otherwise."""
     try:
         moment = datetime.fromisoformat(raw)
     except ValueError:

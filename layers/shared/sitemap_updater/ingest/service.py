@@ -4,7 +4,9 @@ Per record (the record handler given to Powertools' ``BatchProcessor``):
 
 * valid changes are written with a conditional ``PutItem`` each (``apply.UrlWriter``);
 * rejected changes (a bad body, or the bad entries of an array) go to the DLQ in one message;
-  the record then counts as processed, it is never retried;
+  the record then counts as processed, it is never retried; so does a body the judge fails on
+  for any reason (the judge is pure, so a retry would fail the same way), with the failure as
+  its reason;
 * any exception (throttling, a timeout, DynamoDB or SQS unavailable, or anything unexpected)
   propagates, so Powertools reports the record as a batch item failure and SQS retries it.
 
@@ -28,7 +30,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
 from sitemap_updater.ingest.dlq import DeadLetterQueue, describe, sendable
-from sitemap_updater.ingest.events import decode_body
+from sitemap_updater.ingest.events import decode_body, undecodable
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
 from sitemap_updater.observability import logger, metrics, tracer
 from sitemap_updater.protocol import Site
@@ -143,7 +145,7 @@ class IngestService:
         config: IngestConfig,
         clock: Callable[[], datetime] = _now,
     ) -> None:
-        self._site = Site.parse(config.site_url)
+        self._site = Site.parse(config.site_url, config.media_hosts)
         self._writer = UrlWriter(dynamodb, config.table_name, config.tombstone_ttl_days)
         self._dlq = DeadLetterQueue(sqs, config.dlq_url)
         self._clock = clock
@@ -182,7 +184,11 @@ class IngestService:
     def _handle(self, record: SQSRecord) -> RecordResult:
         now = self._clock()
         body: str = record.body or ""
-        decoded = decode_body(body, sent_at=sent_at_of(record) or now, site=self._site, now=now)
+        try:
+            decoded = decode_body(body, sent_at=sent_at_of(record) or now, site=self._site, now=now)
+        except Exception as exc:  # the judge touches no AWS: a retry would fail the same way
+            logger.exception("body could not be judged, sent to the dead-letter queue")
+            decoded = undecodable(body, exc)
         outcomes = tuple(self._apply(event, record.message_id) for event in decoded.events)
         reason = None
         rejections = decoded.rejections

@@ -7,7 +7,6 @@ validated. Every untrusted value goes through :func:`make_entry`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -24,13 +23,11 @@ from sitemap_updater.protocol.errors import (
 )
 from sitemap_updater.protocol.extensions.news import News, normalize_news
 from sitemap_updater.protocol.extensions.video import Video, normalize_videos
+from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
 from sitemap_updater.protocol.urls import Site, normalize_url
 
-#: A language tag as Google's hreflang accepts it (ISO 639 language, optional script/region,
-#: BCP 47 subtags of letters and digits), or ``x-default``.
-HREFLANG: Final = re.compile(r"x-default|[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*")
 _TENTH: Final = Decimal("0.1")
 #: Priorities already at one decimal (the common case), each its own normalized value.
 _TENTHS: Final = {k / 10: k / 10 for k in range(11)}
@@ -123,12 +120,8 @@ def normalize_alternates(site: Site, value: object) -> tuple[Alternate, ...]:
     for i, item in enumerate(_items("alternates", value, InvalidAlternateError)):
         field = f"alternates[{i}]"
         hreflang = _member(field, item, "hreflang", InvalidAlternateError)
-        if not isinstance(hreflang, str) or not HREFLANG.fullmatch(hreflang):
-            raise InvalidHreflangError(
-                field + ".hreflang",
-                hreflang,
-                "must be a language code such as 'de' or 'en-GB', or 'x-default'",
-            )
+        if not isinstance(hreflang, str) or not is_hreflang(hreflang):
+            raise InvalidHreflangError(field + ".hreflang", hreflang, hreflang_rule(hreflang))
         raw_href = _member(field, item, "href", InvalidAlternateError)
         href = normalize_url(raw_href, field=field + ".href")
         site.check(href, field=field + ".href", value=raw_href)
@@ -172,7 +165,7 @@ def make_entry(
     """
     normalized = normalize_url(loc, field="loc")
     site.check(normalized, field="loc", value=loc)
-    return Entry(
+    entry = Entry(
         loc=normalized,
         lastmod=None if lastmod is None else normalize_lastmod(lastmod, now=now),
         changefreq=None if changefreq is None else normalize_changefreq(changefreq),
@@ -182,3 +175,18 @@ def make_entry(
         videos=() if videos is None else normalize_videos(videos, normalized, now=now),
         news=None if news is None else normalize_news(news, now=now),
     )
+    if site.media_hosts is not None:
+        check_media(site, entry)
+    return entry
+
+
+def check_media(site: Site, entry: Entry) -> None:
+    """Raise :class:`ForeignHostError` for the first image or video URL of ``entry`` that is on
+    none of the hosts ``site`` lets media live on."""
+    for i, image in enumerate(entry.images):
+        site.check_media(image.loc, field=f"images[{i}].loc")
+    for i, video in enumerate(entry.videos):
+        for name in ("thumbnail_loc", "content_loc", "player_loc"):
+            url = getattr(video, name)
+            if url is not None:
+                site.check_media(url, field=f"videos[{i}].{name}")

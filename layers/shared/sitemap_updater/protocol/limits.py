@@ -11,6 +11,10 @@ MAX_BYTES: Final = 52_428_800
 #: Characters of a `loc`, after normalization and escaping (sitemap.xsd: tLoc).
 MIN_LOC_LENGTH: Final = 12
 MAX_LOC_LENGTH: Final = 2048
+#: Characters of a URL as given, checked before anything else reads it (this project's bound):
+#: normalization only lengthens a URL but for the fragment it drops, so no URL a producer means
+#: is refused by it, and a URL of megabytes never reaches the parser, whose cost grows with it.
+MAX_URL_TEXT_LENGTH: Final = 4 * MAX_LOC_LENGTH
 #: Images per URL (Google image sitemap extension).
 MAX_IMAGES_PER_URL: Final = 1000
 #: Valid changefreq values.

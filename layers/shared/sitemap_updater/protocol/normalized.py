@@ -22,9 +22,10 @@ from datetime import datetime
 from functools import cache
 from typing import Any, Final, NamedTuple
 
-from sitemap_updater.protocol.entry import HREFLANG, tenth
+from sitemap_updater.protocol.entry import tenth
+from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
-from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from sitemap_updater.protocol.urls import (
     NORMALIZED_PATH,
     Site,
@@ -36,7 +37,6 @@ from sitemap_updater.protocol.urls import (
 #: dates of a site's pages repeat, most of all in the sitemaps a backfill reads.
 DATE_CACHE: Final = 4096
 DATE_LENGTH: Final = len("YYYY-MM-DD")
-_HREFLANG: Final = HREFLANG.fullmatch
 
 
 class Recognized(NamedTuple):
@@ -62,7 +62,9 @@ def _on_origin(origin: str) -> Callable[[str], bool]:
     matches = re.compile(re.escape(root) + NORMALIZED_PATH).fullmatch
 
     def on_site(url: str) -> bool:
-        return matches(url) is not None and escapes_and_length_ok(url)
+        return (
+            len(url) <= MAX_LOC_LENGTH and matches(url) is not None and escapes_and_length_ok(url)
+        )
 
     return on_site
 
@@ -70,9 +72,10 @@ def _on_origin(origin: str) -> Callable[[str], bool]:
 class NormalForm:
     """The checks of normalized form for one site at one clock (``now``, aware)."""
 
-    __slots__ = ("_dates", "now", "on_site")
+    __slots__ = ("_dates", "now", "on_site", "site")
 
     def __init__(self, site: Site, now: datetime) -> None:
+        self.site = site
         #: whether a URL (a string) is on the site and in normalized form
         self.on_site = _on_origin(site.origin)
         self.now = now
@@ -93,38 +96,40 @@ class NormalForm:
         return known
 
     def alternates(self, pairs: Sequence[Sequence[Any]]) -> bool:
-        """Whether every ``(hreflang, href)`` is a language code and a URL on the site."""
+        """Whether every ``(hreflang, href)`` is a language tag (``languages.tags``) and a URL on
+        the site."""
         on_site = self.on_site
         for hreflang, href in pairs:
             if (
                 type(hreflang) is not str
                 or type(href) is not str
-                or _HREFLANG(hreflang) is None
+                or not is_hreflang(hreflang)
                 or not on_site(href)
             ):
                 return False
         return True
 
 
-def images_normalized(locs: Sequence[Any]) -> bool:
-    """Whether there are at most 1,000 image URLs, each a string in normalized form."""
+def images_normalized(locs: Sequence[Any], site: Site) -> bool:
+    """Whether there are at most 1,000 image URLs, each a string in normalized form on a host
+    images of ``site`` may live on."""
     if len(locs) > MAX_IMAGES_PER_URL:
         return False
-    for loc in locs:  # noqa: SIM110 (a loop: all() over a generator costs more, once an image)
+    for loc in locs:
         if type(loc) is not str or not already_normalized(loc):
             return False
-    return True
+    return site.media_hosts is None or all(map(site.media_ok, locs))
 
 
 #: The forms of the latest few (origin, clock) pairs (see :func:`normal_form`).
-_FORMS: Final[dict[tuple[str, datetime], NormalForm]] = {}
+_FORMS: Final[dict[tuple[Site, datetime], NormalForm]] = {}
 _MOST_FORMS: Final = 8
 
 
 def normal_form(site: Site, now: datetime) -> NormalForm:
     """The :class:`NormalForm` of ``site`` at ``now``, shared by the calls of one clock (a dict
     lookup: the judge asks for it once an event)."""
-    key = (site.origin, now)
+    key = (site, now)
     form = _FORMS.get(key)
     if form is None:
         if len(_FORMS) >= _MOST_FORMS:
@@ -156,7 +161,7 @@ def recognize(
             return None
     if alternates and not form.alternates(alternates):
         return None
-    if images and not images_normalized(images):
+    if images and not images_normalized(images, form.site):
         return None
     # tuple.__new__ straight: the named tuple's own __new__ is Python code, and this runs once
     # an entry on every fast path (benchmarks/bench_judge.py)

@@ -35,7 +35,7 @@ from sitemap_updater.protocol.errors import (
     UrlLengthError,
 )
 from sitemap_updater.protocol.escape import escape, needs_escape
-from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
+from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MAX_URL_TEXT_LENGTH, MIN_LOC_LENGTH
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
@@ -151,16 +151,22 @@ def already_normalized(url: str) -> bool:
     costs one regular expression instead of the full parse. ``False`` only means "not sure":
     the full normalizer then decides, and names the rule a bad value breaks.
     """
-    return _NORMALIZED_NO_PORT.fullmatch(url) is not None and escapes_and_length_ok(url)
+    return (
+        len(url) <= MAX_LOC_LENGTH
+        and _NORMALIZED_NO_PORT.fullmatch(url) is not None
+        and escapes_and_length_ok(url)
+    )
 
 
 def escapes_and_length_ok(url: str) -> bool:
     """The rest of :func:`already_normalized` once ``url`` has the normalized shape (scheme,
     plain host, the characters of :data:`NORMALIZED_PATH`): ``%`` only in ``%XX``, and the
     length rule."""
+    length = len(url)
+    if length > MAX_LOC_LENGTH:
+        return False
     if "%" in url and url.count("%") != len(_PERCENT_OK.findall(url)):
         return False
-    length = len(url)
     if MIN_LOC_LENGTH <= length <= _NEVER_TOO_LONG:
         return True
     return MIN_LOC_LENGTH <= xml_length(url) <= MAX_LOC_LENGTH
@@ -172,6 +178,13 @@ def _check_text(raw: object, field: str) -> str:
         raise _reject(raw, "must be a string", field)
     if not raw:
         raise _reject(raw, "must not be empty", field)
+    if len(raw) > MAX_URL_TEXT_LENGTH:  # before any parse, whose cost grows with the text
+        raise UrlLengthError(
+            field,
+            raw,
+            f"must be at most {MAX_URL_TEXT_LENGTH} characters as given, and {MAX_LOC_LENGTH} "
+            f"once normalized and XML-escaped (it has {len(raw)})",
+        )
     bad = _BAD_CHAR.search(raw)
     if bad is not None:
         raise _reject(
@@ -252,14 +265,7 @@ def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
         raise ForeignHostError(
             field, url, f"must be on {origin} (same scheme, host and port as the site)"
         )
-    if NORMALIZED_TAIL.fullmatch(url, len(origin)) is None:
-        raise InvalidUrlError(
-            field,
-            url,
-            "must be normalized: only RFC 3986 path and query characters, % only in %XX, "
-            "no fragment (see normalize_url)",
-        )
-    length = xml_length(url)
+    length = xml_length(url)  # first: the pattern below costs more the longer the text
     if not MIN_LOC_LENGTH <= length <= MAX_LOC_LENGTH:
         raise UrlLengthError(
             field,
@@ -267,16 +273,49 @@ def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
             f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once XML-escaped "
             f"(it has {length})",
         )
+    if NORMALIZED_TAIL.fullmatch(url, len(origin)) is None:
+        raise InvalidUrlError(
+            field,
+            url,
+            "must be normalized: only RFC 3986 path and query characters, % only in %XX, "
+            "no fragment (see normalize_url)",
+        )
+
+
+def host_of(url: str) -> str:
+    """The host of a normalized URL (``scheme://host[:port]/...``), without its port."""
+    authority = url.split("/", 3)[2]
+    colon = authority.rfind(":")
+    return authority[:colon] if colon > authority.rfind("]") else authority
+
+
+def media_hosts_of(text: str) -> frozenset[str] | None:
+    """The media hosts a setting names: ``*`` for any host (``None``), else the hosts of a
+    comma-separated list, normalized as a URL's host is (empty: none but the site's own)."""
+    if text.strip() == "*":
+        return None
+    hosts = set()
+    for raw in filter(None, (part.strip() for part in text.split(","))):
+        if any(char in raw for char in "/?#@:[]"):
+            raise InvalidUrlError("media host", raw, "must be a host name alone")
+        try:
+            hosts.add(host_of(_normalize(f"https://{raw}/", "media host")))
+        except InvalidUrlError as exc:
+            raise InvalidUrlError("media host", raw, f"must be a host name: {exc.rule}") from None
+    return frozenset(hosts)
 
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """The one scheme, host and port that every ``loc`` of the site must have."""
+    """The one scheme, host and port that every ``loc`` of the site must have, and the hosts
+    its images and videos may live on (``media_hosts``: besides the site's own host; ``None``:
+    any host)."""
 
     origin: str
+    media_hosts: frozenset[str] | None = None
 
     @classmethod
-    def parse(cls, raw: str) -> Site:
+    def parse(cls, raw: str, media_hosts: frozenset[str] | None = None) -> Site:
         """``Site.parse("https://www.example.com")``; a path other than ``/``, a query or a
         fragment is an error (the site is an origin)."""
         if not isinstance(raw, str):
@@ -287,7 +326,26 @@ class Site:
         origin = url[:-1]
         if origin.count("/") != 2:
             raise InvalidUrlError("site", raw, "must be scheme://host[:port], without a path")
-        return cls(origin=origin)
+        return cls(origin, media_hosts)
+
+    def media_ok(self, url: str) -> bool:
+        """Whether an image or video may live at the normalized ``url``: any host when no media
+        hosts are set, else the site's own host or one of them."""
+        hosts = self.media_hosts
+        if hosts is None:
+            return True
+        host = host_of(url)
+        return host in hosts or host == host_of(self.root_url)
+
+    def check_media(self, url: str, *, field: str, value: object = None) -> None:
+        """Raise :class:`ForeignHostError` unless an image or video may live at ``url``."""
+        if not self.media_ok(url):
+            allowed = ", ".join(sorted({host_of(self.root_url), *(self.media_hosts or ())}))
+            raise ForeignHostError(
+                field,
+                url if value is None else value,
+                f"must be on the site's host or a media host (MEDIA_HOSTS): {allowed}",
+            )
 
     @property
     def root_url(self) -> str:

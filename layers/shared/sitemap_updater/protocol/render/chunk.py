@@ -17,8 +17,8 @@ with C-level operations over the joined values:
 - alternates and images (on few entries) are rendered unescaped, and their text is checked as a
   whole: ASCII, no character XML 1.0 forbids, and exactly as many ``"``, ``<`` and ``>`` as their
   tags hold, so none in a value, which also makes every ``" href="`` a tag's: each must be
-  followed by the site's origin and be in normalized form, and each hreflang a language code
-  (see :meth:`_Extensions.are_plain`);
+  followed by the site's origin and be in normalized form, and each hreflang a language tag
+  with a registered language (see :meth:`_Extensions.are_plain`);
 - entries with videos or a news object are left to the per-entry path (the render of an
   extension sees them and gives up on the block), which checks and escapes each of their values;
 - ``&`` and ``'``, the two special characters a value may still hold, appear in no tag, so the
@@ -37,7 +37,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from sitemap_updater.protocol.entry import HREFLANG, Entry
+from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
 from sitemap_updater.protocol.render.element import (
     ALTERNATE_CLOSE,
@@ -59,8 +60,6 @@ _URL_CHARS: Final = (
 )
 #: At most how many times longer XML escaping makes a URL (``'`` becomes ``&apos;``).
 _MOST_ESCAPED_GROWTH: Final = 6
-#: One or more hreflang values (:data:`HREFLANG`) joined with ``\\n``.
-_HREFLANGS: Final = re.compile(f"(?:{HREFLANG.pattern})(?:\n(?:{HREFLANG.pattern}))*")
 #: A ``%`` that does not start a ``%XX`` escape.
 _LONE_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
 #: Maps each ASCII digit to ``0``, keeps ``-:TZ`` and ``\\n``, and every other byte to ``?``:
@@ -214,10 +213,8 @@ def _normalized(urls: list[str], joined: str, prefix: str) -> bool:
 
 
 def _language_codes(hreflangs: list[str]) -> bool:
-    """Whether every hreflang is a language code or ``x-default`` (one match over all of them;
-    the line breaks must be the separators only)."""
-    joined = "\n".join(hreflangs)
-    return joined.count("\n") == len(hreflangs) - 1 and _HREFLANGS.fullmatch(joined) is not None
+    """Whether every hreflang is a language tag or ``x-default`` (``languages.tags``)."""
+    return all(map(is_hreflang, hreflangs))
 
 
 def _newest_lastmod(lastmods: list[str]) -> str | None:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from sitemap_updater.protocol.entry import HREFLANG, Alternate, Entry
+from sitemap_updater.protocol.entry import Alternate, Entry
 from sitemap_updater.protocol.errors import (
     InvalidChangefreqError,
     InvalidHreflangError,
@@ -30,6 +30,7 @@ from sitemap_updater.protocol.errors import (
 from sitemap_updater.protocol.escape import check_chars, escape, needs_escape
 from sitemap_updater.protocol.extensions.news import news_xml
 from sitemap_updater.protocol.extensions.video import videos_xml
+from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import NORMALIZED_FORM
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH
 from sitemap_updater.protocol.urls import Site, check_normalized
@@ -179,12 +180,8 @@ class EntryRenderer:
         check_normalized(href, self._site.origin, field=field + ".href")
         hreflang = alternate.hreflang
         check_chars(field + ".hreflang", hreflang)
-        if HREFLANG.fullmatch(hreflang) is None:
-            raise InvalidHreflangError(
-                field + ".hreflang",
-                hreflang,
-                "must be a language code such as 'de' or 'en-GB', or 'x-default'",
-            )
+        if not is_hreflang(hreflang):
+            raise InvalidHreflangError(field + ".hreflang", hreflang, hreflang_rule(hreflang))
         return (
             f"{ALTERNATE_OPEN}{hreflang}{ALTERNATE_HREF}{_text(field + '.href', href)}"
             f"{ALTERNATE_CLOSE}"

@@ -1,0 +1,2 @@
+"""Language tags: the hreflang rule (``tags``) and the registry's language subtags it checks
+against (``registry``, generated)."""

@@ -1,0 +1,61 @@
+"""Command-line options that several commands share: how to read a CSV source, and the hosts
+media may live on (``build`` and ``backfill`` judge entries as the deployed ingest does)."""
+
+from __future__ import annotations
+
+import argparse
+
+from sitemap_updater.protocol.errors import InvalidUrlError
+from sitemap_updater.protocol.urls import media_hosts_of
+from sitemap_updater_local.inputs.csv_columns import CsvFormat
+
+
+def _delimiter(text: str) -> str:
+    named = {"tab": "\t", "\\t": "\t"}
+    value = named.get(text.lower(), text)
+    if len(value) != 1 or value in {'"', "\r", "\n"}:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be one character other than a quote or a line break (or 'tab')"
+        )
+    return value
+
+
+def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say how to read a CSV source."""
+    group = parser.add_argument_group(
+        "CSV sources",
+        "by default the header names the columns: url or loc, and lastmod, "
+        "updated_at or modified; the delimiter is the first of , ; tab | that finds them",
+    )
+    group.add_argument("--url-column", metavar="NAME", help="the header's name of the url column")
+    group.add_argument(
+        "--lastmod-column", metavar="NAME", help="the header's name of the lastmod column"
+    )
+    group.add_argument(
+        "--delimiter", type=_delimiter, metavar="C", help="the delimiter: one character, or tab"
+    )
+
+
+def csv_format_of(args: argparse.Namespace) -> CsvFormat:
+    """The CSV format the options of :func:`add_csv_arguments` give."""
+    return CsvFormat(args.url_column, args.lastmod_column, args.delimiter)
+
+
+def _media_hosts(text: str) -> frozenset[str] | None:
+    try:
+        return media_hosts_of(text)
+    except InvalidUrlError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_media_hosts_argument(parser: argparse.ArgumentParser) -> None:
+    """``--media-hosts``: the deployment's ``MediaHosts``, so that the entries judged here are
+    the ones its ingest accepts."""
+    parser.add_argument(
+        "--media-hosts",
+        type=_media_hosts,
+        default=None,
+        metavar="HOSTS",
+        help="hosts images and videos may live on besides the site's own, comma-separated, as "
+        "the stack's MediaHosts ('' for the site's host alone; default '*': any host)",
+    )
