@@ -1,7 +1,9 @@
 """The ``sitemap-updater`` command.
 
 Each subcommand lives in its own module, named after it in ``commands/``, which defines
-``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is imported.
+``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is imported. Every
+command ends the same way (``errors``): a known error is one line on stderr and its exit
+status, Ctrl-C is one line and 130; only a bug shows a traceback.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+
+from sitemap_updater_local.errors import EXIT_INTERRUPTED, known_error
 
 #: Each command's module is ``sitemap_updater_local.commands.<command>``.
 COMMANDS: dict[str, str] = {
@@ -42,7 +46,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"sitemap_updater_local.commands.{args[0]}")
     parser = argparse.ArgumentParser(prog=f"sitemap-updater {args[0]}", description=help_text)
     module.add_arguments(parser)
-    return int(module.run(parser.parse_args(args[1:])))
+    try:
+        return int(module.run(parser.parse_args(args[1:])))
+    except KeyboardInterrupt:
+        print(f"sitemap-updater {args[0]}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        ending = known_error(exc)
+        if ending is None:
+            raise
+        print(f"sitemap-updater {args[0]}: {ending[0]}", file=sys.stderr)
+        return ending[1]
 
 
 if __name__ == "__main__":
