@@ -267,6 +267,8 @@ class _Progress:
     def __init__(self) -> None:
         from tqdm import tqdm  # imported here: only a progress line needs it
 
+        # no monitor thread: the workers are forked from a process that runs no other thread
+        tqdm.monitor_interval = 0
         self._bar = tqdm(
             desc="build", unit=" records", file=sys.stderr, disable=None, mininterval=1.0
         )

@@ -36,9 +36,10 @@ def ignore_interrupts() -> None:
 def stop_workers(executor: ProcessPoolExecutor) -> None:
     """Cancel what has not started and end the workers now, waiting until they are gone (so
     that no worker still writes to files the caller is about to remove)."""
-    executor.shutdown(wait=False, cancel_futures=True)
-    # ProcessPoolExecutor has no public way to end its workers before Python 3.14
+    # ProcessPoolExecutor has no public way to end its workers before Python 3.14; shutdown
+    # forgets them, so they are taken first
     processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()
     for process in processes:
