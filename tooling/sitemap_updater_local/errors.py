@@ -2,9 +2,10 @@
 
 A command returns its exit code, or raises an error the entry point knows
 (:func:`known_error`): :class:`CommandError`, a source that cannot be read, an operating-system
-error (a path that cannot be used, a full disk) or, once botocore is loaded, an AWS error. The
-entry point prints such an error as one line on stderr and exits with its code; any other
-exception is a bug and keeps its traceback. The codes are listed in ``docs/cli.md``.
+error (a path that cannot be used, a full disk), a worker process that died or, once botocore is
+loaded, an AWS error. The entry point prints such an error as one line on stderr and exits with
+its code; any other exception is a bug and keeps its traceback. The codes are listed in
+``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -52,8 +53,11 @@ def known_error(exc: Exception) -> tuple[str, int] | None:
         return str(exc), EXIT_UNUSABLE
     if isinstance(exc, OSError):
         return describe_os_error(exc), EXIT_UNUSABLE
-    # botocore is looked up, not imported: commands that never load it need not pay for it
+    # looked up, not imported: a command that never loads them need not pay for them
     aws = sys.modules.get("botocore.exceptions")
     if aws is not None and isinstance(exc, aws.BotoCoreError | aws.ClientError):
         return " ".join(str(exc).split()), EXIT_UNUSABLE
+    pool = sys.modules.get("concurrent.futures.process")
+    if pool is not None and isinstance(exc, pool.BrokenProcessPool):
+        return "a worker process died (out of memory? try fewer --jobs)", EXIT_UNUSABLE
     return None
