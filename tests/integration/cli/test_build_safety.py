@@ -323,3 +323,20 @@ def test_ctrl_c_stops_the_build_and_its_workers_leaving_the_output_as_it_was(
     assert _group_alive(process.pid) == []
     assert list(spool_root.iterdir()) == []
     assert _snapshot(four_files) == before
+
+
+def test_what_a_build_killed_before_its_commit_left_is_removed_by_the_next(
+    four_files: Path,
+) -> None:
+    before = _snapshot(four_files)
+    for name, record in (("a", None), ("b", b'{"files": ["sitemap.xml"')):  # none, or cut short
+        staging = four_files / f".sitemap-build-{name}.staging"
+        staging.mkdir()
+        (staging / "sitemap.xml").write_bytes(b"half a build")
+        if record is not None:
+            (staging / "commit.json").write_bytes(record)
+
+    with StagedDirectory(str(four_files)):
+        pass
+
+    assert _snapshot(four_files) == before
