@@ -25,6 +25,13 @@ EXIT_UNUSABLE: Final = 2
 EXIT_EMPTY: Final = 3
 #: Stopped by Ctrl-C (SIGINT), 128 + 2 as shells report it.
 EXIT_INTERRUPTED: Final = 130
+#: Stopped by SIGTERM (``kill``, a service manager, ``timeout``), 128 + 15.
+EXIT_TERMINATED: Final = 143
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is (as Ctrl-C raises ``KeyboardInterrupt``), so that
+    the same clean-up runs: workers stopped, temporary files removed, previous output kept."""
 
 
 class CommandError(Exception):

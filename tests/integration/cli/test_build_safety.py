@@ -281,9 +281,18 @@ def _group_alive(pgid: int) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("phase", ["judging", "rendering"])
-def test_ctrl_c_stops_the_build_and_its_workers_leaving_the_output_as_it_was(
-    tmp_path: Path, four_files: Path, phase: str
+@pytest.mark.parametrize(
+    ("phase", "stop", "code", "line"),
+    [
+        # Ctrl-C on a terminal signals the whole foreground group, the workers too
+        ("judging", "ctrl-c", 130, "interrupted"),
+        ("rendering", "ctrl-c", 130, "interrupted"),
+        # kill PID signals the command alone
+        ("judging", "kill", 143, "terminated"),
+    ],
+)
+def test_a_stopped_build_stops_its_workers_and_leaves_the_output_as_it_was(
+    tmp_path: Path, four_files: Path, phase: str, stop: str, code: int, line: str
 ) -> None:
     events = tmp_path / "events.jsonl"
     with events.open("w", encoding="utf-8") as fh:
@@ -298,7 +307,7 @@ def test_ctrl_c_stops_the_build_and_its_workers_leaving_the_output_as_it_was(
     command = [sys.executable, "-m", "sitemap_updater_local.cli", "build", "--from", str(events)]
     command += ["--site", SITE, "--out", str(four_files), "--jobs", "2"]
     command += ["--max-urls-per-sitemap", "2000"]
-    # its own session: Ctrl-C on a terminal signals the whole foreground group, workers too
+    # its own session, as a terminal's foreground group
     process = subprocess.Popen(
         command,
         env={**os.environ, "TMPDIR": str(spool_root)},
@@ -311,15 +320,18 @@ def test_ctrl_c_stops_the_build_and_its_workers_leaving_the_output_as_it_was(
             _wait_for(lambda: any(spool_root.glob("sitemap-spool-*/in-*")), process)
         else:
             _wait_for(lambda: any(four_files.glob(".sitemap-build-*/sitemap-r*")), process)
-        os.killpg(process.pid, signal.SIGINT)
+        if stop == "ctrl-c":
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.terminate()
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
-    assert process.returncode == 130
-    assert err.decode().splitlines() == ["sitemap-updater build: interrupted"]
+    assert process.returncode == code
+    assert err.decode().splitlines() == [f"sitemap-updater build: {line}"]
     assert _group_alive(process.pid) == []
     assert list(spool_root.iterdir()) == []
     assert _snapshot(four_files) == before

@@ -57,7 +57,7 @@ from sitemap_updater_local.inputs.sources import (
 )
 from sitemap_updater_local.pipeline.change_reader import rejected
 from sitemap_updater_local.pipeline.final_state import append_frames, bucket_of, frame_changes
-from sitemap_updater_local.pipeline.ordered_pool import ignore_interrupts, stop_workers
+from sitemap_updater_local.pipeline.ordered_pool import stop_workers, worker_signals
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw
 
 #: Records per chunk handed to a worker.
@@ -312,7 +312,7 @@ def worker_pool(jobs: int) -> Iterator[Executor | None]:
     methods = multiprocessing.get_all_start_methods()
     method = "fork" if _single_threaded() and "fork" in methods else "forkserver"
     context = multiprocessing.get_context(method)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=ignore_interrupts)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=worker_signals)
     try:
         yield pool
     except BaseException:

@@ -28,20 +28,23 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 
 
-def ignore_interrupts() -> None:
-    """A worker's initializer: SIGINT is the calling process's to handle."""
+def worker_signals() -> None:
+    """A worker's initializer: SIGINT is the calling process's to handle, and SIGTERM ends the
+    worker as by default (a forked worker would inherit the command's handler)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def stop_workers(executor: ProcessPoolExecutor) -> None:
-    """Cancel what has not started and end the workers now, waiting until they are gone (so
-    that no worker still writes to files the caller is about to remove)."""
+    """Cancel what has not started and kill the workers, waiting until they are gone (so that
+    no worker still writes to files the caller is about to remove). What they were doing is
+    thrown away, so nothing of theirs needs to run: SIGKILL."""
     # ProcessPoolExecutor has no public way to end its workers before Python 3.14; shutdown
     # forgets them, so they are taken first
     processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
-        process.terminate()
+        process.kill()
     for process in processes:
         process.join()
 
@@ -67,7 +70,7 @@ class OrderedPool[T]:
             # forkserver: workers never inherit the threads or open files of this process
             context = multiprocessing.get_context("forkserver")
             self._executor = ProcessPoolExecutor(
-                max_workers=self._workers, mp_context=context, initializer=ignore_interrupts
+                max_workers=self._workers, mp_context=context, initializer=worker_signals
             )
         self._pending.append(self._executor.submit(task, *args))
         self._in_flight += 1
