@@ -341,7 +341,8 @@ def test_what_a_build_killed_before_its_commit_left_is_removed_by_the_next(
     four_files: Path,
 ) -> None:
     before = _snapshot(four_files)
-    for name, record in (("a", None), ("b", b'{"files": ["sitemap.xml"')):  # none, or cut short
+    # no commit record, one cut short, one that is not a record
+    for name, record in (("a", None), ("b", b'{"files": ["sitemap.xml"'), ("c", b"[1]")):
         staging = four_files / f".sitemap-build-{name}.staging"
         staging.mkdir()
         (staging / "sitemap.xml").write_bytes(b"half a build")

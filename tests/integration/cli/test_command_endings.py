@@ -199,6 +199,18 @@ def test_backfill_onto_its_own_input_is_refused(
     assert source.read_bytes() == before
 
 
+def test_backfill_out_that_cannot_be_written_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(backfill, "iter_source_items", lambda location: _sitemap_rows(3))
+    for out in (tmp_path, tmp_path / "no" / "such" / "dir" / "events.jsonl"):
+        argv = ["backfill", "--from", "x", "--out", str(out), "--no-progress", "--site", SITE]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith(f"sitemap-updater backfill: cannot write {out}")
+    assert list(tmp_path.iterdir()) == []
+
+
 def _build_command(source: Path, out: Path) -> list[str]:
     return [
         sys.executable,

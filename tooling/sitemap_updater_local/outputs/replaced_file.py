@@ -76,7 +76,10 @@ class ReplacedFile:
 
 
 def open_replaced(path: str) -> ReplacedFile:
-    """:class:`ReplacedFile` for ``path``; a directory that cannot hold it is one clear error."""
+    """:class:`ReplacedFile` for ``path``; a path that cannot take it is one clear error, before
+    any work is done."""
+    if os.path.isdir(path):
+        raise CommandError(f"cannot write {path}: it is a directory")
     try:
         return ReplacedFile(path)
     except OSError as exc:

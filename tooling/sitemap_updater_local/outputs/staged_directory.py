@@ -98,7 +98,9 @@ def _finish_commit(out_dir: str, staging: str) -> list[str]:
     returns the names removed."""
     with open(os.path.join(staging, COMMIT_RECORD), "rb") as fh:
         record = json.load(fh)
-    files, previous = own_files(record["files"]), own_files(record["previous"])
+    if not isinstance(record, dict) or "files" not in record:
+        raise ValueError(f"{staging}: not a commit record")
+    files, previous = own_files(record["files"]), own_files(record.get("previous"))
     for name in files:
         if os.path.lexists(os.path.join(staging, name)):
             os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
