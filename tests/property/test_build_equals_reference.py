@@ -154,8 +154,14 @@ def _built(
         on_problem=lambda p: problems.append(str(p)),
         jobs=jobs,
         now=NOW,
+        allow_empty=True,  # the reference publishes an empty site too
     )
-    files = {path.name: path.read_bytes() for path in out.iterdir() if path.name != EMPTY_SITE_KEY}
+    # the build's manifest (a hidden file) is its bookkeeping, not a published file
+    files = {
+        path.name: path.read_bytes()
+        for path in out.iterdir()
+        if path.name != EMPTY_SITE_KEY and not path.name.startswith(".")
+    }
     return files, problems
 
 

@@ -1,15 +1,27 @@
 """The ``sitemap-updater`` command.
 
 Each subcommand lives in its own module, named after it in ``commands/``, which defines
-``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is imported.
+``add_arguments(parser)`` and ``run(args) -> int``; only the chosen one is imported. Every
+command ends the same way (``errors``): a known error is one line on stderr and its exit
+status, Ctrl-C is one line and 130, SIGTERM one line and 143; only a bug shows a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from sitemap_updater_local.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    known_error,
+)
 
 #: Each command's module is ``sitemap_updater_local.commands.<command>``.
 COMMANDS: dict[str, str] = {
@@ -42,7 +54,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     module = importlib.import_module(f"sitemap_updater_local.commands.{args[0]}")
     parser = argparse.ArgumentParser(prog=f"sitemap-updater {args[0]}", description=help_text)
     module.add_arguments(parser)
-    return int(module.run(parser.parse_args(args[1:])))
+    parsed = parser.parse_args(args[1:])
+    with _sigterm_raised():
+        try:
+            return int(module.run(parsed))
+        except KeyboardInterrupt:
+            print(f"sitemap-updater {args[0]}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except Terminated:
+            print(f"sitemap-updater {args[0]}: terminated", file=sys.stderr)
+            return EXIT_TERMINATED
+        except Exception as exc:
+            ending = known_error(exc)
+            if ending is None:
+                raise
+            print(f"sitemap-updater {args[0]}: {ending[0]}", file=sys.stderr)
+            return ending[1]
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _sigterm_raised() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` in the command (only the main thread can say so)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

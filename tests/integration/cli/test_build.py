@@ -119,8 +119,8 @@ def test_small_cap_splits_into_hash_prefix_shards_listed_by_the_index(
     source = tmp_path / "urls.csv"
     source.write_text("\n".join(urls) + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    (out).mkdir()
-    (out / "sitemap-r.xml.gz").write_bytes(b"left over from an earlier build")
+    assert _build(capsys, source, out)[0] == 0  # an earlier build: one file, sitemap-r.xml.gz
+    assert (out / "sitemap-r.xml.gz").exists()
     (out / "notes.txt").write_text("not ours")
 
     code, stdout, _ = _build(capsys, source, out, "--max-urls-per-sitemap", "60")
@@ -141,7 +141,7 @@ def test_small_cap_splits_into_hash_prefix_shards_listed_by_the_index(
     assert "removed 1 file(s)" in stdout
 
 
-def test_everything_deleted_publishes_the_home_file(
+def test_everything_deleted_publishes_the_home_file_when_asked(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -153,7 +153,12 @@ def test_everything_deleted_publishes_the_home_file(
         + "\n"
     )
 
-    code, _, _ = _build(capsys, source, tmp_path / "out")
+    code, _, err = _build(capsys, source, tmp_path / "out")
+    assert code == 3
+    assert "nothing to publish" in err and "--allow-empty" in err
+    assert not list((tmp_path / "out").glob("sitemap*"))
+
+    code, _, _ = _build(capsys, source, tmp_path / "out", "--allow-empty")
 
     assert code == 0
     files = published(tmp_path / "out")

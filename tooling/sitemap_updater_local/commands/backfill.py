@@ -20,7 +20,10 @@ on worker processes (one per core), and their events written in the index's orde
 stays flat in every case.
 
 The events go to a queue (``--queue-url``, batches of 10, see ``send``) or to a JSONL file
-(``--out``; ``-`` for stdout), which ``send`` or ``simulate`` can replay later.
+(``--out``; ``-`` for stdout), which ``send`` or ``simulate`` can replay later. The file is
+written under a unique temporary name beside it and moved over ``--out`` only when the run
+gets to its end (``outputs.replaced_file``): a run that stops early leaves the previous file as
+it was, and ``--out`` naming the ``--from`` file is refused.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from sitemap_updater_local.options import (
     add_media_hosts_argument,
     csv_format_of,
 )
+from sitemap_updater_local.outputs.replaced_file import open_replaced, refuse_same_file
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
 
@@ -527,7 +531,7 @@ def run(args: argparse.Namespace) -> int:
     emit: Callable[[str, str], None]
     write: Callable[[str], None] | None = None
     with ExitStack() as stack:
-        sender = None
+        sender = replaced = None
         if args.queue_url:
             # imported here: only a queue needs boto3
             import boto3
@@ -543,13 +547,14 @@ def run(args: argparse.Namespace) -> int:
             emit = sender.add
         else:
             errors = (SourceError,)
-            out: IO[str] = (
-                sys.stdout
-                if args.out == "-"
-                else stack.enter_context(open(args.out, "w", encoding="utf-8"))
-            )
+            out: IO[str] = sys.stdout
+            if args.out != "-":
+                refuse_same_file(args.source, args.out)
+                replaced = stack.enter_context(open_replaced(args.out))
+                out = replaced.stream
             writer = _LineWriter(out)
-            stack.callback(writer.flush)
+            if replaced is None:  # what stdout got so far is out anyway: let it have the rest
+                stack.callback(writer.flush)
             emit, write = writer.add, writer.write
 
         cores = usable_cores()
@@ -581,6 +586,9 @@ def run(args: argparse.Namespace) -> int:
         except errors as exc:
             print(exc, file=sys.stderr)
             return 2
+        if replaced is not None:
+            writer.flush()
+            replaced.commit()
     failed = 0 if sender is None else len(sender.stats.failures)
     target = f"sent to {args.queue_url}" if sender is not None else f"written to {args.out}"
     print(

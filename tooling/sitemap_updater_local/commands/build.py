@@ -7,8 +7,17 @@ a rebuild from an empty table would publish for that final state: the same shard
 shard files are byte for byte the deployed system's.
 
 Memory stays bounded: changes are spooled to temporary files by hash prefix and each shard is
-rendered on its own (see ``pipeline.final_state``). Invalid records are reported on stderr, one line
-each with file and line number, and skipped; the command then exits 1.
+rendered on its own (see ``pipeline.final_state``). Invalid records are skipped and reported on
+stderr: the first 20 one line each with file and line number, then a count per broken rule; the
+command then exits 1.
+
+A build is all or nothing (``outputs.staged_directory``): the files are written into a staging
+directory inside DIR and moved in only once all of them are there, the index last; a failure or
+Ctrl-C before that leaves DIR as it was. Only files that the previous build listed in its
+manifest are removed. Input that leaves no live URL (an empty export, every record rejected,
+every URL deleted) changes nothing and exits 3, unless ``--allow-empty`` asks for the empty
+site, which is published as the deployed system publishes it (``sitemap-home.xml.gz``, holding
+the site's root URL).
 
 Differences from the deployed index: a file whose entries have no ``lastmod`` is listed
 without one (a static build has no history of when the file's bytes changed).
@@ -18,27 +27,30 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Final
 
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.render import render_fragments, render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
+from sitemap_updater_local.console import ProblemReport
+from sitemap_updater_local.errors import EXIT_EMPTY, EXIT_SKIPPED, CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.records import Problem, SourceError, print_problem
+from sitemap_updater_local.inputs.opening import is_url
+from sitemap_updater_local.inputs.records import Problem
 from sitemap_updater_local.options import (
     add_csv_arguments,
     add_media_hosts_argument,
     csv_format_of,
 )
+from sitemap_updater_local.outputs.replaced_file import same_file
+from sitemap_updater_local.outputs.staged_directory import OWN_FILE, StagedDirectory, write_new
 from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
@@ -46,9 +58,6 @@ from sitemap_updater_local.pipeline.fragment_spooling import (
     source_work,
     worker_pool,
 )
-
-#: Files this command writes; others in DIR are never touched.
-_OWN_FILE: Final = re.compile(r"^sitemap-(r[01]*|home)\.xml\.gz$")
 
 
 @dataclass(slots=True)
@@ -62,11 +71,8 @@ class BuildResult:
     problems: int = 0
 
 
-def _write(out_dir: str, name: str, body: bytes) -> None:
-    tmp = os.path.join(out_dir, f".{name}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(body)
-    os.replace(tmp, os.path.join(out_dir, name))
+class NothingToPublish(CommandError):
+    """The input leaves no live URL, and an empty site was not asked for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +97,25 @@ def render_leaf(
         if part.body is None:
             continue
         name = shard_file_key(part.shard_id)
-        _write(out_dir, name, part.body)
+        write_new(out_dir, name, part.body)
         files.append((name, part.url_count, part.newest_lastmod))
     return LeafFiles(files, skipped)
+
+
+def refuse_own_input(source: str, out_dir: str) -> None:
+    """A source that is one of the files a build in ``out_dir`` writes cannot be built from."""
+    if is_url(source) or not os.path.exists(source):
+        return
+    for name in os.listdir(out_dir):
+        if OWN_FILE.match(name) and same_file(source, os.path.join(out_dir, name)):
+            raise CommandError(
+                f"--from {source} is {os.path.join(out_dir, name)}, a file this build replaces; "
+                "build from a copy outside the output directory"
+            )
+
+
+def _no_progress(records: int, files: int) -> None:
+    return None
 
 
 def build_static(
@@ -105,16 +127,21 @@ def build_static(
     max_bytes: int = DEFAULT_MAX_BYTES_PER_SITEMAP,
     public_base_url: str | None = None,
     on_problem: Callable[[Problem], None] = lambda p: None,
+    on_progress: Callable[[int, int], None] = _no_progress,
     jobs: int = 1,
     now: datetime | None = None,
     csv_format: CsvFormat | None = None,
+    allow_empty: bool = False,
 ) -> BuildResult:
-    """Build the sitemap files of ``source`` into ``out_dir``; raises ``SourceError``.
+    """Build the sitemap files of ``source`` into ``out_dir``, all or nothing; raises
+    ``SourceError`` or ``CommandError`` (``NothingToPublish`` when no live URL is left, unless
+    ``allow_empty``), and leaves ``out_dir`` as it was.
 
     ``jobs`` processes judge the records, resolve the buckets and render the leaves (the
     output does not depend on it). ``now`` (default: the clock) is the judge's clock and the
     time from which records without a time of their own are stamped. ``csv_format``: how to
-    read a CSV source (default: as its header tells).
+    read a CSV source (default: as its header tells). ``on_progress`` is told the records
+    judged and the files written so far, now and then.
     """
     base = (public_base_url or site.origin).rstrip("/")
     result = BuildResult()
@@ -123,41 +150,56 @@ def build_static(
         result.problems += 1
         on_problem(p)
 
-    os.makedirs(out_dir, exist_ok=True)
     now = now or datetime.now(UTC)
-    with worker_pool(jobs) as pool, ChangeSpool() as spool:
-        work = source_work(source, csv_format)
-        for judged in judge(work, site, now, max_bytes=max_bytes, pool=pool, spool=spool.directory):
-            for p in judged.problems:
-                problem(p)
-            for bucket, data in judged.frames.items():
-                spool.add_framed(bucket, data)
-            result.changes += judged.changes
-        state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
-        leaves = state.leaves(max_urls)
-        render = partial(render_leaf, state.directory, state.counts)
-        each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [out_dir] * len(leaves)
-        rendered = (pool.map if pool is not None else map)(render, leaves, *each)
-        pairs: list[tuple[str, str | None]] = []
-        for leaf_files in rendered:
-            for skipped in leaf_files.skipped:
-                problem(Problem(skipped, f"entry alone is larger than {max_bytes} bytes, left out"))
-            for name, urls, newest in leaf_files.files:
-                result.files.append(name)
-                result.urls += urls
-                pairs.append((f"{base}/{name}", newest))
-    if not pairs:
-        _write(out_dir, EMPTY_SITE_KEY, render_home(site, max_urls=max_urls, max_bytes=max_bytes))
-        result.files.append(EMPTY_SITE_KEY)
-        pairs.append((f"{base}/{EMPTY_SITE_KEY}", None))
-    index, _ = render_index(pairs)
-    _write(out_dir, INDEX_KEY, index)
-    result.files.append(INDEX_KEY)
-    listed = set(result.files)
-    for name in sorted(os.listdir(out_dir)):
-        if _OWN_FILE.match(name) and name not in listed:
-            os.remove(os.path.join(out_dir, name))
-            result.removed.append(name)
+    with StagedDirectory(out_dir) as output:
+        refuse_own_input(source, out_dir)
+        staging = output.staging
+        # the workers stop before the spool they write into is removed
+        with ChangeSpool() as spool, worker_pool(jobs) as pool:
+            work = source_work(source, csv_format)
+            records = 0
+            for judged in judge(
+                work, site, now, max_bytes=max_bytes, pool=pool, spool=spool.directory
+            ):
+                for p in judged.problems:
+                    problem(p)
+                for bucket, data in judged.frames.items():
+                    spool.add_framed(bucket, data)
+                result.changes += judged.changes
+                records += judged.changes + len(judged.problems)
+                on_progress(records, 0)
+            state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
+            leaves = state.leaves(max_urls)
+            render = partial(render_leaf, state.directory, state.counts)
+            each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [staging] * len(leaves)
+            rendered = (pool.map if pool is not None else map)(render, leaves, *each)
+            pairs: list[tuple[str, str | None]] = []
+            for leaf_files in rendered:
+                for skipped in leaf_files.skipped:
+                    problem(
+                        Problem(skipped, f"entry alone is larger than {max_bytes} bytes, left out")
+                    )
+                for name, urls, newest in leaf_files.files:
+                    result.files.append(name)
+                    result.urls += urls
+                    pairs.append((f"{base}/{name}", newest))
+                on_progress(records, len(result.files))
+        if not pairs:
+            if not allow_empty:
+                raise NothingToPublish(
+                    f"nothing to publish: {source} leaves no live URL ({result.changes} "
+                    f"change(s) accepted, {result.problems} record(s) rejected); {out_dir} is "
+                    "unchanged (--allow-empty publishes an empty site)",
+                    EXIT_EMPTY,
+                )
+            home = render_home(site, max_urls=max_urls, max_bytes=max_bytes)
+            write_new(staging, EMPTY_SITE_KEY, home)
+            result.files.append(EMPTY_SITE_KEY)
+            pairs.append((f"{base}/{EMPTY_SITE_KEY}", None))
+        index, _ = render_index(pairs)
+        write_new(staging, INDEX_KEY, index)
+        result.files.append(INDEX_KEY)
+        result.removed = output.commit(result.files)
     return result
 
 
@@ -207,31 +249,62 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="base URL the files are served from, for the index (default: the site)",
     )
-
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="publish an empty site (sitemap-home.xml.gz) when no live URL is left, instead "
+        "of leaving DIR unchanged and exiting 3",
+    )
     add_csv_arguments(parser)
     add_media_hosts_argument(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+def _check_numbers(args: argparse.Namespace) -> None:
     if not 1 <= args.max_urls_per_sitemap <= MAX_URLS:
-        print(
-            f"--max-urls-per-sitemap: {args.max_urls_per_sitemap} must be 1..{MAX_URLS}",
-            file=sys.stderr,
+        raise CommandError(
+            f"--max-urls-per-sitemap: {args.max_urls_per_sitemap} must be 1..{MAX_URLS}"
         )
-        return 2
     if not 1024 <= args.max_bytes_per_sitemap <= MAX_BYTES:
-        print(
-            f"--max-bytes-per-sitemap: {args.max_bytes_per_sitemap} must be 1024..{MAX_BYTES}",
-            file=sys.stderr,
+        raise CommandError(
+            f"--max-bytes-per-sitemap: {args.max_bytes_per_sitemap} must be 1024..{MAX_BYTES}"
         )
-        return 2
+    if args.jobs < 1:
+        raise CommandError(f"--jobs: {args.jobs} must be 1 or more")
+
+
+class _Progress:
+    """Records read and files written, on stderr about once a second, only on a terminal."""
+
+    def __init__(self) -> None:
+        from tqdm import tqdm  # imported here: only a progress line needs it
+
+        # no monitor thread: the workers are forked from a process that runs no other thread
+        tqdm.monitor_interval = 0
+        self._bar = tqdm(
+            desc="build", unit=" records", file=sys.stderr, disable=None, mininterval=1.0
+        )
+        self._files = -1
+
+    def __call__(self, records: int, files: int) -> None:
+        if files != self._files:
+            self._files = files
+            self._bar.set_postfix_str(f"{files} file(s) written", refresh=False)
+        self._bar.update(records - self._bar.n)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_numbers(args)
     try:
         site = Site.parse(args.site, args.media_hosts)
     except ValueError as exc:
-        print(f"--site: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(f"--site: {exc}") from exc
 
     started = time.perf_counter()
+    report = ProblemReport()
+    progress = _Progress()
     try:
         result = build_static(
             args.source,
@@ -240,13 +313,19 @@ def run(args: argparse.Namespace) -> int:
             max_urls=args.max_urls_per_sitemap,
             max_bytes=args.max_bytes_per_sitemap,
             public_base_url=args.public_base_url,
-            on_problem=print_problem,
+            on_problem=report,
+            on_progress=progress,
             jobs=args.jobs,
             csv_format=csv_format_of(args),
+            allow_empty=args.allow_empty,
         )
-    except SourceError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    except NothingToPublish:
+        progress.close()
+        for line in report.summary():
+            print(line, file=sys.stderr)
+        raise
+    finally:
+        progress.close()
     seconds = time.perf_counter() - started
     shards = len(result.files) - 1
     print(
@@ -257,7 +336,6 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"removed {len(result.removed)} file(s) no longer listed: {', '.join(result.removed)}"
         )
-    if result.problems:
-        print(f"{result.problems} invalid record(s) skipped (see above)", file=sys.stderr)
-        return 1
-    return 0
+    for line in report.summary():
+        print(line, file=sys.stderr)
+    return EXIT_SKIPPED if result.problems else 0

@@ -16,14 +16,19 @@ from typing import TYPE_CHECKING
 import boto3
 
 from sitemap_updater_local.commands.send import BatchSender, SendFailure
+from sitemap_updater_local.errors import CommandError
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--from-queue", required=True, metavar="DLQ_URL")
-    parser.add_argument("--to-queue", required=True, metavar="QUEUE_URL")
+    parser.add_argument(
+        "--from-queue", required=True, metavar="DLQ_URL", help="the dead-letter queue to empty"
+    )
+    parser.add_argument(
+        "--to-queue", required=True, metavar="QUEUE_URL", help="the queue to send the messages to"
+    )
     parser.add_argument(
         "--max-messages",
         type=int,
@@ -31,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop after N messages (default: until the DLQ is empty)",
     )
-    parser.add_argument("--region", default=None)
+    parser.add_argument("--region", metavar="R", help="AWS region (default: from the environment)")
+    parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
 
 
 def redrive(
@@ -69,7 +75,10 @@ def redrive(
 
 
 def run(args: argparse.Namespace) -> int:
-    sqs = boto3.client("sqs", region_name=args.region) if args.region else boto3.client("sqs")
+    if args.max_messages < 0:
+        raise CommandError(f"--max-messages: {args.max_messages} must be 0 (no limit) or more")
+    # an AWS error (no endpoint, no credentials, a refused call) ends the command in one line
+    sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
     moved, failed = redrive(sqs, args.from_queue, args.to_queue, args.max_messages)
     print(f"moved {moved} message(s); {failed} not moved")
     return 1 if failed else 0

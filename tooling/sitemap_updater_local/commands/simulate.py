@@ -75,15 +75,65 @@ DEFAULT_WAVE_GAP = 300.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("waves", nargs="+", type=Path, metavar="WAVE.jsonl")
-    parser.add_argument("--out", required=True, type=Path, metavar="DIR")
-    parser.add_argument("--site", default=DEFAULT_SITE, metavar="URL")
-    parser.add_argument("--max-urls-per-sitemap", type=int, default=None, metavar="N")
-    parser.add_argument("--faults", type=float, default=None, metavar="RATE")
-    parser.add_argument("--seed", type=int, default=None, metavar="S")
-    parser.add_argument("--indexnow-key", default=None, metavar="KEY")
-    parser.add_argument("--start", default=None, metavar="ISO8601")
-    parser.add_argument("--wave-gap", type=float, default=None, metavar="SECONDS")
+    parser.add_argument(
+        "waves",
+        nargs="+",
+        type=Path,
+        metavar="WAVE.jsonl",
+        help="wave files, in order: one raw message body per line (an empty file only runs "
+        "the scheduled rebuild)",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="where to write the bucket's objects and report.json",
+    )
+    parser.add_argument(
+        "--site",
+        default=DEFAULT_SITE,
+        metavar="URL",
+        help=f"site origin, published as PublicBaseUrl (default {DEFAULT_SITE})",
+    )
+    parser.add_argument(
+        "--max-urls-per-sitemap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="shard cap: a shard above it is split (default: the template's)",
+    )
+    parser.add_argument(
+        "--faults",
+        type=float,
+        default=None,
+        metavar="RATE",
+        help="share (0 to 1) of the functions' DynamoDB and S3 calls that fail; needs --seed",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, metavar="S", help="seed of the --faults draw"
+    )
+    parser.add_argument(
+        "--indexnow-key",
+        default=None,
+        metavar="KEY",
+        help="turn IndexNow on, against a local recording endpoint on 127.0.0.1",
+    )
+    parser.add_argument(
+        "--start",
+        default=None,
+        metavar="ISO8601",
+        help="the clock both functions see when the first wave starts, with a zone "
+        "(default: the real clock)",
+    )
+    parser.add_argument(
+        "--wave-gap",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"how far the clock moves on before each later wave, with --start "
+        f"(default {DEFAULT_WAVE_GAP:g})",
+    )
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
 
 

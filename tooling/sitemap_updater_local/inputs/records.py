@@ -20,10 +20,12 @@ class SourceError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """A record of a source that was skipped: ``where`` (``path:line``) and why."""
+    """A record of a source that was skipped: ``where`` (``path:line``) and why; ``rule``, when
+    given, is the reason without the offending value (problems are counted by it)."""
 
     where: str
     reason: str
+    rule: str = ""
 
     def __str__(self) -> str:
         return f"{self.where}: {self.reason}"

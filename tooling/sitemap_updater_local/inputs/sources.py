@@ -53,6 +53,8 @@ def sniff_kind(stream: IO[bytes], csv_format: CsvFormat | None = None) -> Source
     peek = getattr(stream, "peek", None)
     head = peek(4096) if peek is not None else b""
     head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not head:
+        return "text"  # no record of any kind: what an empty source means is the command's call
     if head.startswith(b"<"):
         return "sitemap"
     if head[:1] in {b"{", b"["}:

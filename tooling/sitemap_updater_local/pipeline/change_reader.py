@@ -32,6 +32,11 @@ def describe(field: str, value: object, rule: str) -> str:
     return invalid(field, value, rule)
 
 
+def rejected(where: str, field: str, value: object, rule: str) -> Problem:
+    """The problem of a record that breaks ``rule``, counted by its field and rule."""
+    return Problem(where, describe(field, value, rule), f"{field}: {rule}")
+
+
 class ChangeReader:
     """Judges records against one site; ``now`` is the run's start (UTC)."""
 
@@ -51,7 +56,7 @@ class ChangeReader:
         for judged in decoded.items:
             if isinstance(judged, Rejection):
                 where = line.where if judged.index is None else f"{line.where}[{judged.index}]"
-                yield Problem(where, describe(judged.field, judged.value, judged.rule))
+                yield rejected(where, judged.field, judged.value, judged.rule)
             else:
                 yield self._change(judged)
 

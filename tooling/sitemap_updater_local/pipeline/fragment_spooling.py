@@ -54,8 +54,9 @@ from sitemap_updater_local.inputs.sources import (
     iter_records,
     sniff_kind,
 )
-from sitemap_updater_local.pipeline.change_reader import describe
+from sitemap_updater_local.pipeline.change_reader import rejected
 from sitemap_updater_local.pipeline.final_state import append_frames, bucket_of, frame_changes
+from sitemap_updater_local.pipeline.ordered_pool import stop_workers, worker_signals
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw
 
 #: Records per chunk handed to a worker.
@@ -160,8 +161,7 @@ def _judge_body(
             where = f"{name}:{line[0]}"
             if judged.index is not None:
                 where += f"[{judged.index}]"
-            reason = describe(judged.field, judged.value, judged.rule)
-            collect.out.problems.append(Problem(where, reason))
+            collect.out.problems.append(rejected(where, judged.field, judged.value, judged.rule))
         elif judged.entry is None:
             collect.delete(judged.loc, judged.event_key)
         else:
@@ -172,8 +172,9 @@ def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetim
     try:
         entry = entry_from_raw(collect.site, raw, now)
     except SitemapError as exc:
-        field = raw.name_of(exc.field)
-        collect.out.problems.append(Problem(raw.where, describe(field, exc.value, exc.rule)))
+        collect.out.problems.append(
+            rejected(raw.where, raw.name_of(exc.field), exc.value, exc.rule)
+        )
         return
     collect.upsert(entry.loc, event_key(stamp, "upsert", content_digest(entry)), entry)
 
@@ -304,7 +305,8 @@ def worker_pool(jobs: int) -> Iterator[Executor | None]:
 
     They are forked when the calling process runs no other thread (a command line run: the
     workers start at once with every module loaded), else started from a fork server, so that
-    they never inherit the threads or open clients of the caller.
+    they never inherit the threads or open clients of the caller. They ignore SIGINT, and
+    are ended at once when the caller stops early (see ``ordered_pool``).
     """
     if jobs <= 1:
         yield None
@@ -312,8 +314,13 @@ def worker_pool(jobs: int) -> Iterator[Executor | None]:
     methods = multiprocessing.get_all_start_methods()
     method = "fork" if _single_threaded() and "fork" in methods else "forkserver"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=worker_signals)
+    try:
         yield pool
+    except BaseException:
+        stop_workers(pool)
+        raise
+    pool.shutdown()
 
 
 def _single_threaded() -> bool:

@@ -3,12 +3,17 @@
 At most two tasks per worker are in flight: a result is taken back before a further task is
 handed out, so memory stays bounded whatever the number of tasks. Results that need no
 worker (:meth:`OrderedPool.ready`) wait their turn behind the tasks given before them.
+
+Workers ignore SIGINT: Ctrl-C on a terminal reaches every process of the group, and only the
+calling process decides what it means. When the caller stops early (Ctrl-C, an error), its
+workers are ended at once (:func:`stop_workers`) instead of finishing the tasks in flight.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -21,6 +26,27 @@ IN_FLIGHT_PER_WORKER: Final = 2
 def usable_cores() -> int:
     """The cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+def worker_signals() -> None:
+    """A worker's initializer: SIGINT is the calling process's to handle, and SIGTERM ends the
+    worker as by default (a forked worker would inherit the command's handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def stop_workers(executor: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and kill the workers, waiting until they are gone (so that
+    no worker still writes to files the caller is about to remove). What they were doing is
+    thrown away, so nothing of theirs needs to run: SIGKILL."""
+    # ProcessPoolExecutor has no public way to end its workers before Python 3.14; shutdown
+    # forgets them, so they are taken first
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join()
 
 
 class OrderedPool[T]:
@@ -43,7 +69,9 @@ class OrderedPool[T]:
         if self._executor is None:
             # forkserver: workers never inherit the threads or open files of this process
             context = multiprocessing.get_context("forkserver")
-            self._executor = ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                max_workers=self._workers, mp_context=context, initializer=worker_signals
+            )
         self._pending.append(self._executor.submit(task, *args))
         self._in_flight += 1
         while self._in_flight > IN_FLIGHT_PER_WORKER * self._workers:
@@ -71,6 +99,10 @@ class OrderedPool[T]:
     def __enter__(self) -> OrderedPool[T]:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self._executor is not None:
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        if self._executor is None:
+            return
+        if kind is None:
             self._executor.shutdown(cancel_futures=True)
+        else:
+            stop_workers(self._executor)

@@ -1,0 +1,51 @@
+"""What a long command tells a person on stderr: its problems, capped and grouped by rule.
+
+A mistyped ``--site`` makes every record of an export a problem: printing each would bury the
+one line that matters. :class:`ProblemReport` prints the first :data:`SHOWN` problems in full,
+counts every problem by the rule it breaks, and at the end prints one count per rule.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import IO, Final
+
+from sitemap_updater_local.inputs.records import Problem
+
+#: Problems printed in full before the rest are only counted.
+SHOWN: Final = 20
+#: Distinct rules counted one by one; problems of further rules are counted together.
+RULES_COUNTED: Final = 50
+OTHER_RULES: Final = "other rules"
+
+
+class ProblemReport:
+    """Call it with each problem; :meth:`summary` gives the closing lines."""
+
+    def __init__(self, stream: IO[str] | None = None, shown: int = SHOWN) -> None:
+        self._stream = stream
+        self._shown = shown
+        self.count = 0
+        self.by_rule: Counter[str] = Counter()
+
+    def __call__(self, problem: Problem) -> None:
+        self.count += 1
+        rule = problem.rule or problem.reason
+        if rule not in self.by_rule and len(self.by_rule) >= RULES_COUNTED:
+            rule = OTHER_RULES
+        self.by_rule[rule] += 1
+        if self.count <= self._shown:
+            print(problem, file=self._stream or sys.stderr)
+
+    def summary(self, what: str = "invalid record(s) skipped") -> list[str]:
+        """``N what``, and when some were not printed, one ``count  rule`` line per rule,
+        the most frequent first."""
+        if not self.count:
+            return []
+        if self.count <= self._shown:
+            return [f"{self.count} {what} (see above)"]
+        lines = [f"{self.count} {what}, the first {self._shown} shown above; all of them by rule:"]
+        width = len(str(self.by_rule.most_common(1)[0][1]))
+        lines += [f"  {n:>{width}}  {rule}" for rule, n in self.by_rule.most_common()]
+        return lines
