@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
+from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
 
 if TYPE_CHECKING:
@@ -45,6 +47,26 @@ def robots_txt(index_url: str) -> bytes:
     return f"Sitemap: {index_url}\n".encode()
 
 
+def read_bounded(s3: S3Client, bucket: str, key: str, max_bytes: int) -> bytes | None:
+    """The object under ``key``, or None if there is none; at most ``max_bytes`` are read, and a
+    larger object raises :class:`PublishedFormatError` (whoever can write to the bucket must
+    not be able to fill the function's memory)."""
+    try:
+        response = s3.get_object(Bucket=bucket, Key=key)
+    except s3.exceptions.NoSuchKey:
+        return None
+    stream = response["Body"]
+    try:
+        if response.get("ContentLength", 0) > max_bytes:
+            raise PublishedFormatError(f"{key} is larger than {max_bytes} bytes")
+        body = stream.read(max_bytes + 1)
+    finally:
+        stream.close()
+    if len(body) > max_bytes:
+        raise PublishedFormatError(f"{key} is larger than {max_bytes} bytes")
+    return body
+
+
 class Publisher:
     """Puts and deletes the sitemap objects of one bucket."""
 
@@ -63,13 +85,11 @@ class Publisher:
         )
 
     def get(self, key: str) -> bytes | None:
-        """The published object under ``key``, or None if there is none."""
+        """The published object under ``key``, or None if there is none; raises
+        :class:`PublishedFormatError` for one larger than :data:`MAX_READ_BACK_BYTES`, which the
+        rebuild never wrote (read no further than the bound)."""
         kind_of(key)  # only ever reads objects the rebuild owns
-        try:
-            response = self._s3.get_object(Bucket=self._bucket, Key=key)
-        except self._s3.exceptions.NoSuchKey:
-            return None
-        return response["Body"].read()
+        return read_bounded(self._s3, self._bucket, key, MAX_READ_BACK_BYTES)
 
     def delete(self, key: str) -> None:
         kind_of(key)  # only ever deletes objects the rebuild owns
