@@ -43,7 +43,8 @@ def _rebuild_leaf(tools: Tools, run: Run, spools: Spools, leaf: str) -> None:
     # repairs of a site published before are changes to announce; the first publish is not
     want_locs = bool(run.published.files)
     ids: list[str] = []
-    for part, items in spools.load(leaf, tools.config.max_urls_per_sitemap):
+    config = tools.config
+    for part, items in spools.load(leaf, config.max_urls_per_sitemap, config.max_bytes_per_sitemap):
         run.news.replace_shard(part, items)
         rendered = tools.render(part, items)
         del items

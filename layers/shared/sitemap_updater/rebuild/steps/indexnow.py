@@ -10,7 +10,11 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowQueue, IndexNowReport
+from sitemap_updater.rebuild.outputs.indexnow_queue import (
+    PENDING_KEY,
+    IndexNowQueue,
+    IndexNowReport,
+)
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.store.items import loc_of
 
@@ -54,6 +58,8 @@ class IndexNow:
         if recovered is not None:
             queue.add(loc_of(item) for item in recovered.changes.values() if item)
         run.note_state_objects(queue.persist())
+        if queue.report.state_reset is not None:
+            run.note_repaired(PENDING_KEY, queue.report.state_reset, remedy="a new one is started")
         run.note_indexnow(queue.report)
         return queue
 

@@ -84,11 +84,13 @@ class Run:
         self.report.s3_objects_read.append(key)
         return body
 
-    def note_repaired(self, key: str, reason: str) -> None:
-        """A published object the run cannot use as it is and rebuilds from the table instead
-        (metric ``ObjectsRepaired``, a warning log line)."""
+    def note_repaired(
+        self, key: str, reason: str, *, remedy: str = "it is rebuilt from the table"
+    ) -> None:
+        """An object the run cannot use as it is and replaces (by default: rebuilds from the
+        table), counted in the metric ``ObjectsRepaired`` and logged as a warning."""
         logger.warning(
-            "a published object cannot be used as it is; it is rebuilt from the table",
+            f"an object in the bucket cannot be used as it is; {remedy}",
             key=key,
             reason=redact_queries(reason),
         )
