@@ -3,14 +3,20 @@ before the index that lists them."""
 
 from __future__ import annotations
 
-from sitemap_updater.protocol.render.fragments import PublishedFormatError
+import contextlib
+
+from sitemap_updater.protocol.render.fragments import (
+    PublishedFormatError,
+    fragment_loc,
+    fragments_of,
+)
 from sitemap_updater.rebuild.inputs.source import ShardSource
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
-from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.items import Item, url_hash_of
+from sitemap_updater.store.keys import url_hash
 
 #: (file key, index lastmod, URL count) of a news file the index lists
 NewsListing = tuple[str, str | None, int]
@@ -50,13 +56,17 @@ def load_news(run: Run, source: ShardSource) -> None:
 
 
 def _articles_from_table(run: Run, source: ShardSource, body: bytes | None) -> None:
-    """Render again, from the table, the articles a news file that cannot be trusted names (an
-    unreadable file names none: its articles return with their next change or the next full
-    rebuild)."""
+    """Render again, from the table, the articles a news file that cannot be trusted names: the
+    loc of each ``<url>`` that can be read (a file whose frame cannot be read names none: its
+    articles return with their next change or the next full rebuild)."""
+    hashes: list[str] = []
     try:
-        hashes = list(parse_published(body)) if body is not None else []
+        fragments = fragments_of(body) if body is not None else []
     except PublishedFormatError:
-        hashes = []
+        fragments = []
+    for fragment in fragments:
+        with contextlib.suppress(PublishedFormatError):
+            hashes.append(url_hash(fragment_loc(fragment)))
     changes: dict[str, Item | None] = dict.fromkeys(hashes)
     for item in source.items_by_hash(hashes):
         changes[url_hash_of(item)] = item
