@@ -97,26 +97,48 @@ def _size(url: str) -> int:
 
 def fair_trim(urls: dict[str, None], max_urls: int, max_bytes: int) -> int:
     """Drop URLs from ``urls`` (oldest first) until it holds at most ``max_urls`` URLs and
-    ``max_bytes`` bytes: each time, the newest URL of the largest section (first path segment;
-    ties by name) goes. Returns how many were dropped."""
-    total = sum(map(_size, urls))
-    if len(urls) <= max_urls and total <= max_bytes:
-        return 0
+    ``max_bytes`` bytes: each time, the newest URL of the largest section (first path segment)
+    goes, largest by URLs while there are too many, then by bytes while they take too much
+    (ties by name). Returns how many were dropped."""
     sections: dict[str, list[str]] = {}
     for url in urls:
         sections.setdefault(_section(url), []).append(url)
-    heap = [(-len(members), name) for name, members in sections.items()]
+    before = len(urls)
+    _drop_largest(urls, sections, len, lambda: len(urls) > max_urls)
+    total = [sum(map(_size, urls))]
+
+    def weight(members: list[str]) -> int:
+        return sum(map(_size, members))
+
+    def over() -> bool:
+        return total[0] > max_bytes
+
+    if over():
+        _drop_largest(urls, sections, weight, over, total)
+    return before - len(urls)
+
+
+def _drop_largest(
+    urls: dict[str, None],
+    sections: dict[str, list[str]],
+    weight: Callable[[list[str]], int],
+    over: Callable[[], bool],
+    total: list[int] | None = None,
+) -> None:
+    """While ``over()``, drop the newest URL of the section of the largest ``weight``."""
+    heap = [(-weight(members), name) for name, members in sections.items() if members]
     heapq.heapify(heap)
-    dropped = 0
-    while len(urls) > max_urls or total > max_bytes:
+    sizes = {name: -size for size, name in heap}
+    while heap and over():
         _, name = heapq.heappop(heap)
-        newest = sections[name].pop()
+        members = sections[name]
+        newest = members.pop()
         del urls[newest]
-        total -= _size(newest)
-        dropped += 1
-        if sections[name]:
-            heapq.heappush(heap, (-len(sections[name]), name))
-    return dropped
+        if total is not None:
+            total[0] -= _size(newest)
+        sizes[name] -= weight([newest])
+        if members:
+            heapq.heappush(heap, (-sizes[name], name))
 
 
 @dataclass(slots=True)
