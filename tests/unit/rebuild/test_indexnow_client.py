@@ -189,3 +189,15 @@ def test_the_byte_bound_trims_the_set_too() -> None:
     dropped = fair_trim(urls, 1000, 6000)
     assert dropped > 0 and sum(len(u) + 3 for u in urls) <= 6000
     assert set(_flood("small", 10)) <= urls.keys()
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    ["http://api.indexnow.org/indexnow", "http://10.0.0.5/indexnow", "ftp://api.indexnow.org/x"],
+)
+def test_the_endpoint_must_be_https_and_the_error_names_the_rule(endpoint: str) -> None:
+    base = {"TABLE_NAME": "t", "SITE_URL": SITE, "BUCKET_NAME": "b", "TABLE_STREAM_ARN": "arn"}
+    with pytest.raises(ConfigError) as caught:
+        RebuildConfig.from_env({**base, "INDEXNOW_KEY": KEY, "INDEXNOW_ENDPOINT": endpoint})
+    assert f"INDEXNOW_ENDPOINT={endpoint!r} is not valid" in str(caught.value)
+    assert "must be an https:// URL" in str(caught.value)
