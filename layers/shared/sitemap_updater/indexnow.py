@@ -79,10 +79,14 @@ def check_endpoint(endpoint: str, *, field: str = "INDEXNOW_ENDPOINT") -> str:
     return endpoint
 
 
+#: How every key file's object key starts.
+KEY_FILE_PREFIX: Final = "sitemap-indexnow-"
+
+
 def key_file_name(key: str) -> str:
     """The key file's object key: it starts with ``sitemap`` so that the CloudFront path that
     serves ``/sitemap*`` serves it too, at the root of the host (whose every URL it covers)."""
-    return f"sitemap-indexnow-{check_key(key)}.txt"
+    return f"{KEY_FILE_PREFIX}{check_key(key)}.txt"
 
 
 class Outcome(enum.Enum):

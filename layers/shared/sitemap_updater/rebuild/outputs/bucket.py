@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from sitemap_updater.indexnow import KEY_FILE_PREFIX
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
@@ -29,6 +30,7 @@ MAX_AGE_SECONDS: Final = 60
 INDEX: Final = ObjectKind("application/xml; charset=utf-8", f"public, max-age={MAX_AGE_SECONDS}")
 SHARD_FILE: Final = ObjectKind("application/gzip", f"public, max-age={MAX_AGE_SECONDS}")
 ROBOTS: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
+KEY_FILE: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
 
 
 def kind_of(key: str) -> ObjectKind:
@@ -39,6 +41,8 @@ def kind_of(key: str) -> ObjectKind:
         return ROBOTS
     if key.startswith("sitemap-") and key.endswith(".xml.gz"):
         return SHARD_FILE
+    if key.startswith(KEY_FILE_PREFIX) and key.endswith(".txt"):
+        return KEY_FILE
     raise ValueError(f"object key {key!r} is not one the rebuild publishes")
 
 

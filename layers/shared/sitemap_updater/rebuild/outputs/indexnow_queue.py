@@ -38,7 +38,7 @@ from sitemap_updater.observability import logger, redact_queries
 from sitemap_updater.protocol.gzipio import inflate
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
-from sitemap_updater.rebuild.outputs.bucket import read_bounded
+from sitemap_updater.rebuild.outputs.bucket import KEY_FILE, read_bounded
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
@@ -55,7 +55,6 @@ MAX_REQUESTS_PER_RUN: Final = MAX_PENDING // MAX_URLS_PER_POST
 BACKOFF_BASE_SECONDS: Final = 300.0
 BACKOFF_MAX_SECONDS: Final = 6 * 3600.0
 RETRY_AFTER_MAX_SECONDS: Final = 86_400.0
-KEY_FILE_CONTENT_TYPE: Final = "text/plain; charset=utf-8"
 
 
 @dataclass(slots=True)
@@ -207,6 +206,12 @@ class IndexNowQueue:
             self._added.pop(loc, None)
             self._added[loc] = None
 
+    def retired_key_file(self) -> str | None:
+        """The key file the stored set names when it is no longer the key's (the key changed):
+        the run retires it before :meth:`persist` publishes the new one."""
+        stored = self._load().key_file
+        return stored if stored not in (None, key_file_name(self.client.key)) else None
+
     def persist(self) -> list[str]:
         """Merge what was added into the stored set and publish the key file if it is not yet;
         returns the keys written. Raises on an S3 error (the run then fails before its
@@ -219,8 +224,8 @@ class IndexNowQueue:
                 Bucket=self._bucket,
                 Key=key_file,
                 Body=self.client.key.encode("utf-8"),
-                ContentType=KEY_FILE_CONTENT_TYPE,
-                CacheControl="public, max-age=3600",
+                ContentType=KEY_FILE.content_type,
+                CacheControl=KEY_FILE.cache_control,
             )
             state.key_file = key_file
             written.append(key_file)
