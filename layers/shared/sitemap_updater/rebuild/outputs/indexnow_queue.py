@@ -34,7 +34,7 @@ from sitemap_updater.indexnow import (
     Outcome,
     key_file_name,
 )
-from sitemap_updater.observability import logger, redact_queries
+from sitemap_updater.observability import logger
 from sitemap_updater.protocol.gzipio import inflate
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
@@ -297,7 +297,7 @@ class IndexNowQueue:
                     status=answer.status,
                     response=answer.detail,
                     urls=len(batch),
-                    first_url=redact_queries(batch[0]),
+                    first_url=batch[0],
                 )
         report.pending = len(state.urls)
         if not changed:

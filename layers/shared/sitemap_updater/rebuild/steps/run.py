@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from sitemap_updater.observability import logger, redact_queries
+from sitemap_updater.observability import logger
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
@@ -92,7 +92,7 @@ class Run:
         logger.warning(
             f"an object in the bucket cannot be used as it is; {remedy}",
             key=key,
-            reason=redact_queries(reason),
+            reason=reason,
         )
         if key not in self.report.objects_repaired:
             self.report.objects_repaired.append(key)
