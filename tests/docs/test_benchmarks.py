@@ -157,3 +157,9 @@ def test_capacity_names_the_first_limit_a_growing_site_reaches() -> None:
     order = out.split("limits, in the order a growing site reaches them:", 1)[1].splitlines()
     first = next(line for line in order if line.strip())
     assert "meta/shardmap item" in first
+
+
+def test_hostile_rebuild_benchmark_reports_the_bomb_and_the_large_leaf() -> None:
+    out = run("bench_hostile_rebuild.py", "--bomb-mib", "8", "--items", "20", "--images", "50")
+    assert re.search(r"gzip bomb: .* read-back peak [\d.]+ MiB = [\d.]+ x the bound", out)
+    assert re.search(r"leaf of 20 items x 50 images: peak \d+ MiB split .* ratio [\d.]+", out)
