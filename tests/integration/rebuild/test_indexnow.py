@@ -301,3 +301,16 @@ def test_a_key_file_that_is_no_longer_the_key_is_retired(
     on.invoke()
     assert KEY_FILE in on.object_keys()
     assert f"sitemap-indexnow-{new_key}.txt" not in on.object_keys()
+
+
+def test_a_url_off_the_site_host_is_never_queued(endpoint: RecordingEndpoint) -> None:
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        client = IndexNowClient(endpoint.url, KEY, site_url=SITE, public_base_url=SITE)
+        queue = IndexNowQueue(s3, BUCKET, client)
+        # what a full rebuild reports as repaired drift of a file someone planted a URL in
+        queue.add(["https://evil.example.net/phish", *locs(1), "\udcff garbage"])
+        queue.persist()
+        queue.submit(START, lambda: False)
+    assert endpoint.requests[-1].body["urlList"] == locs(1)

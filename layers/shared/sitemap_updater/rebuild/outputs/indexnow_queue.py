@@ -26,6 +26,7 @@ import heapq
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Final
 
 from sitemap_updater.indexnow import (
@@ -201,8 +202,12 @@ class IndexNowQueue:
     # -- the interface a run feeds -------------------------------------------------------------
 
     def add(self, locs: Iterable[str]) -> None:
-        """URLs whose published entry was added, changed or removed by the current publish."""
+        """URLs whose published entry was added, changed or removed by the current publish; a
+        URL off the site's host (one a file written behind the rebuild's back held) is left
+        out, since the endpoint would refuse the whole request it is in."""
         for loc in locs:
+            if urlsplit(loc).hostname != self.client.host:
+                continue
             self._added.pop(loc, None)
             self._added[loc] = None
 
