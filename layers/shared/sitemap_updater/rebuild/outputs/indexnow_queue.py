@@ -26,8 +26,8 @@ import heapq
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
 
 from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
