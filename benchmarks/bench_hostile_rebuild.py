@@ -9,7 +9,7 @@ Prints, each measured in this run (tracemalloc peak, wall time):
     loaded whole (the URL cap alone, as before the byte bound): the ratio of the two peaks.
 
     .venv/bin/python benchmarks/bench_hostile_rebuild.py [--bomb-mib 1024] [--items 1000] \
-        [--images 1000]
+        [--images 1200]
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bomb-mib", type=int, default=1024)
     parser.add_argument("--items", type=int, default=1000)
-    parser.add_argument("--images", type=int, default=1000)
+    parser.add_argument("--images", type=int, default=1200)
     args = parser.parse_args()
 
     print_bomb(args.bomb_mib)
