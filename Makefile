@@ -93,6 +93,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/cost_model.py
 	$(BIN)/python benchmarks/capacity.py
 	$(BIN)/python benchmarks/bench_hostile_lines.py
+	$(BIN)/python benchmarks/bench_hostile_rebuild.py
 
 sam-build: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build

@@ -428,7 +428,7 @@ def full_rebuild_cpu_per_url(urls_in_file: int) -> dict[str, Any]:
             started = time.process_time()
             spools = Spools(Path(tmp), ["r"])
             spools.fill(iter(items), lambda: False)
-            for part, loaded in spools.load("r", DEFAULT_CAP):
+            for part, loaded in spools.load("r", DEFAULT_CAP, MAX_BYTES):
                 render_shard(part, loaded, site, max_urls=DEFAULT_CAP, max_bytes=MAX_BYTES)
             best = min(best, time.process_time() - started)
     return {"urls_in_file": urls_in_file, "cpu_seconds_per_url": best / urls_in_file}

@@ -175,3 +175,9 @@ def test_hostile_lines_benchmark_reports_time_and_memory_of_each_case() -> None:
         ), (case, out)
     assert re.search(r"make_entry: a loc of 9 MiB .* peak RSS +[\d.]+ MiB, exit 1", out)
     assert "must be at most 8192 characters as given" in out
+
+
+def test_hostile_rebuild_benchmark_reports_the_bomb_and_the_large_leaf() -> None:
+    out = run("bench_hostile_rebuild.py", "--bomb-mib", "8", "--items", "20", "--images", "50")
+    assert re.search(r"gzip bomb: .* read-back peak [\d.]+ MiB = [\d.]+ x the bound", out)
+    assert re.search(r"leaf of 20 items x 50 images: peak \d+ MiB split .* ratio [\d.]+", out)

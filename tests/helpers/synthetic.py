@@ -11,7 +11,7 @@ fifth carry images, so files are not made of trivially short entries.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from sitemap_updater.protocol import Alternate, Entry, Image
 from sitemap_updater.store.items import Item, live_item, url_hash_of
@@ -76,3 +76,12 @@ class SyntheticSource:
                 found.append(item)
         found.sort(key=url_hash_of)
         yield from found
+
+    def items_by_hash(self, hashes: Iterable[str]) -> Iterator[Item]:
+        """The items of the given URL hashes (generates every item: for small sources)."""
+        wanted = set(hashes)
+        for i in range(self.urls):
+            item = self.item(i)
+            if url_hash_of(item) in wanted:
+                self.items_read += 1
+                yield item

@@ -160,7 +160,8 @@ def test_patched_news_files_equal_a_full_render(
     changes, new_state = _apply(old_state, after)
     now = NOW - 3600 * 47.5 + 3600 * hours_later
     patched = NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
-    patched.load(published)
+    for key, body in published.items():
+        patched.load(key, body)
     patched.apply(changes)
     full = NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
     full.replace_shard("r", new_state.values())

@@ -14,6 +14,7 @@ from sitemap_updater.config import (
     IngestConfig,
     RebuildConfig,
 )
+from sitemap_updater.indexnow import IndexNowConfigError, check_endpoint
 from sitemap_updater.rebuild.outputs.bucket import MAX_AGE_SECONDS, kind_of
 from sitemap_updater.rebuild.request import wants_full_rebuild
 from tests.template.cfn import (
@@ -91,6 +92,34 @@ def test_only_site_url_lacks_a_default(source: Template) -> None:
 def test_site_url_pattern_accepts_only_an_origin(source: Template, value: str, ok: bool) -> None:
     pattern = source["Parameters"]["SiteUrl"]["AllowedPattern"]
     assert (re.fullmatch(pattern, value) is not None) is ok
+
+
+def test_the_indexnow_key_is_no_echo(source: Template) -> None:
+    assert source["Parameters"]["IndexNowKey"]["NoEcho"] is True
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("https://api.indexnow.org/indexnow", True),
+        ("https://www.bing.com:443/indexnow", True),
+        ("http://127.0.0.1:8123/indexnow", True),
+        ("http://api.indexnow.org/indexnow", False),
+        ("http://10.0.0.5/indexnow", False),
+        ("ftp://api.indexnow.org/indexnow", False),
+    ],
+)
+def test_the_indexnow_endpoint_pattern_is_the_configs_rule(
+    source: Template, value: str, ok: bool
+) -> None:
+    pattern = source["Parameters"]["IndexNowEndpoint"]["AllowedPattern"]
+    assert (re.fullmatch(pattern, value) is not None) is ok
+    try:
+        check_endpoint(value)
+    except IndexNowConfigError:
+        assert not ok
+    else:
+        assert ok
 
 
 # ---------------------------------------------------------------- functions

@@ -58,18 +58,35 @@ def check_key(key: str, *, field: str = "INDEXNOW_KEY") -> str:
     return key
 
 
+#: Hosts an ``http://`` endpoint may name: a request to them never leaves the machine (a local
+#: test endpoint); anywhere else the key travels only over https.
+LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost"})
+ENDPOINT_RULE: Final = (
+    "must be an https:// URL, since each request carries the key "
+    "(http:// only to 127.0.0.1 or localhost)"
+)
+
+
 def check_endpoint(endpoint: str, *, field: str = "INDEXNOW_ENDPOINT") -> str:
-    """``endpoint`` if it is an http(s) URL with a host; else :class:`IndexNowConfigError`."""
+    """``endpoint`` if it is an https URL with a host (or http to a loopback host); else
+    :class:`IndexNowConfigError`."""
     parts = urlsplit(endpoint)
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise IndexNowConfigError(field, endpoint, "must be an http:// or https:// URL")
+    secure = parts.scheme == "https" or (
+        parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+    )
+    if not secure or not parts.hostname:
+        raise IndexNowConfigError(field, endpoint, ENDPOINT_RULE)
     return endpoint
+
+
+#: How every key file's object key starts.
+KEY_FILE_PREFIX: Final = "sitemap-indexnow-"
 
 
 def key_file_name(key: str) -> str:
     """The key file's object key: it starts with ``sitemap`` so that the CloudFront path that
     serves ``/sitemap*`` serves it too, at the root of the host (whose every URL it covers)."""
-    return f"sitemap-indexnow-{check_key(key)}.txt"
+    return f"{KEY_FILE_PREFIX}{check_key(key)}.txt"
 
 
 class Outcome(enum.Enum):

@@ -260,7 +260,8 @@ def test_the_pending_set_is_bounded_and_counts_what_it_drops(
         assert later.persist() == [PENDING_KEY]
         assert later.report.urls_dropped == 3 and later.report.pending == 5
         assert later.submit(START + 300, lambda: False) == [PENDING_KEY]
-    assert endpoint.requests[-1].body["urlList"] == locs(*range(3, 8))
+    # one section (/page/) holds them all: its newest go, what waited longest is kept
+    assert endpoint.requests[-1].body["urlList"] == locs(*range(5))
 
 
 def test_more_than_10000_urls_go_in_several_posts(endpoint: RecordingEndpoint) -> None:
@@ -275,3 +276,41 @@ def test_more_than_10000_urls_go_in_several_posts(endpoint: RecordingEndpoint) -
         queue.submit(START, lambda: False)
     assert [len(r.body["urlList"]) for r in endpoint.requests] == [10_000, 1]
     assert endpoint.urls == many and queue.report.urls_submitted == 10_001
+
+
+def test_a_key_file_that_is_no_longer_the_key_is_retired(
+    on: Aws, env: pytest.MonkeyPatch, endpoint: RecordingEndpoint
+) -> None:
+    on.upsert(*(page(i) for i in range(5)))
+    on.invoke()
+    assert KEY_FILE in on.object_keys()
+    new_key = "7c1e9a40-indexnow-new"
+    env.setenv("INDEXNOW_KEY", new_key)
+    on.upsert(page(1, "2024-06-01"))
+
+    report = on.invoke()  # the test's grace period is 0: retired and deleted in one run
+
+    keys = on.object_keys()
+    assert f"sitemap-indexnow-{new_key}.txt" in keys
+    assert KEY_FILE not in keys and KEY_FILE in report["objects_deleted"]
+    assert endpoint.requests[-1].body["key"] == new_key
+
+    env.setenv("INDEXNOW_KEY", KEY)  # the old key back: its file is published again, and kept
+    on.upsert(page(2, "2024-06-01"))
+    on.invoke()
+    on.invoke()
+    assert KEY_FILE in on.object_keys()
+    assert f"sitemap-indexnow-{new_key}.txt" not in on.object_keys()
+
+
+def test_a_url_off_the_site_host_is_never_queued(endpoint: RecordingEndpoint) -> None:
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        client = IndexNowClient(endpoint.url, KEY, site_url=SITE, public_base_url=SITE)
+        queue = IndexNowQueue(s3, BUCKET, client)
+        # what a full rebuild reports as repaired drift of a file someone planted a URL in
+        queue.add(["https://evil.example.net/phish", *locs(1), "\udcff garbage"])
+        queue.persist()
+        queue.submit(START, lambda: False)
+    assert endpoint.requests[-1].body["urlList"] == locs(1)

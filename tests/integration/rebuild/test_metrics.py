@@ -84,6 +84,7 @@ def test_each_run_metric_matches_what_the_run_did(
     assert metrics["UrlsChanged"] == ("Count", changed)
     assert metrics["FeedRecords"] == ("Count", changed)
     assert metrics["FeedGapFullRebuilds"] == ("Count", 0)
+    assert metrics["ObjectsRepaired"] == ("Count", 0)
     unit, seconds = metrics["RunSeconds"]
     assert unit == "Seconds"
     assert 0 < seconds <= elapsed
@@ -96,6 +97,7 @@ def test_each_run_metric_matches_what_the_run_did(
         "FeedRecords",
         "UrlsChanged",
         "FeedGapFullRebuilds",
+        "ObjectsRepaired",
     }
 
 

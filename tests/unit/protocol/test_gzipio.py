@@ -3,6 +3,8 @@ from __future__ import annotations
 import gzip
 import io
 import random
+import tracemalloc
+import zlib
 
 import pytest
 
@@ -10,7 +12,9 @@ from sitemap_updater.protocol.gzipio import (
     GZIP_HEADER,
     PIECE_BYTES,
     GzipOutput,
+    InflateError,
     gzip_bytes,
+    inflate,
     is_gzip,
 )
 
@@ -69,3 +73,27 @@ def test_output_does_not_depend_on_how_the_writes_are_cut(level: int) -> None:
     ]
     for sizes in cuts:
         assert _written_in(data, sizes, level) == one_write
+
+
+def test_inflate_refuses_a_bomb_without_inflating_it() -> None:
+    bound = 1 << 20
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    chunk = b"\0" * (1 << 20)
+    bomb = b"".join(packer.compress(chunk) for _ in range(256)) + packer.flush()  # 256 MiB
+    assert len(bomb) < bound  # a small object
+    tracemalloc.start()
+    try:
+        with pytest.raises(InflateError, match=f"past the bound of {bound} bytes"):
+            inflate(bomb, bound)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * bound
+
+
+def test_inflate_gives_back_a_member_within_the_bound_and_refuses_the_rest() -> None:
+    assert inflate(gzip_bytes(b"<urlset/>"), 9) == b"<urlset/>"
+    with pytest.raises(InflateError, match="not a gzip file"):
+        inflate(b"\xff" * 40, 1000)
+    with pytest.raises(InflateError, match="truncated"):
+        inflate(gzip_bytes(b"x" * 5000)[:-12], 10_000)

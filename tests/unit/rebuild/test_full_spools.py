@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from sitemap_updater.rebuild.inputs.spools import LeafIndex, ScanStoppedError, S
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import HASH_HEX_LEN, hash_bits
 from sitemap_updater.store.shards import ShardIdError, leaf_for, split_counts
+
+#: a byte bound no spool here reaches
+ANY_SIZE = 1 << 30
 
 hashes = st.lists(
     st.text(alphabet="0123456789abcdef", min_size=HASH_HEX_LEN, max_size=HASH_HEX_LEN),
@@ -48,7 +52,7 @@ def test_loaded_parts_equal_split_counts_and_are_in_hash_order(
     spools.fill((_item(u) for u in shuffled), should_stop=lambda: False)
     for leaf in leaves:
         mine = sorted(u for u in uhs if hash_bits(u, 1) == leaf[1:])
-        parts = list(spools.load(leaf, cap))
+        parts = list(spools.load(leaf, cap, ANY_SIZE))
         assert [p for p, _ in parts] == split_counts(mine, leaf, cap)
         flattened = [item["sk"]["S"] for _, items in parts for item in items]
         assert flattened == mine
@@ -63,7 +67,7 @@ def test_spooled_items_come_back_unchanged(tmp_path: Path) -> None:
     item["alternates"] = {"L": [{"M": {"hreflang": {"S": "de"}, "href": {"S": "https://e.com/"}}}]}
     spools = Spools(tmp_path, ["r"])
     spools.fill([item], should_stop=lambda: False)
-    assert list(spools.load("r", 10)) == [("r", [item])]
+    assert list(spools.load("r", 10, ANY_SIZE)) == [("r", [item])]
 
 
 def test_the_time_budget_stops_the_fill(tmp_path: Path) -> None:
@@ -82,7 +86,10 @@ def test_more_leaves_than_open_files_still_spools_everything(
     spools = Spools(tmp_path, leaves)
     spools.fill((_item(u) for u in uhs), should_stop=lambda: False)
     loaded = [
-        item["sk"]["S"] for leaf in leaves for _, items in spools.load(leaf, 99) for item in items
+        item["sk"]["S"]
+        for leaf in leaves
+        for _, items in spools.load(leaf, 99, ANY_SIZE)
+        for item in items
     ]
     assert loaded == sorted(uhs)
 
@@ -92,10 +99,34 @@ def test_a_split_leaf_is_loaded_one_part_at_a_time(tmp_path: Path) -> None:
     uhs = ["0" * HASH_HEX_LEN, "1" * HASH_HEX_LEN, "8" * HASH_HEX_LEN, "9" * HASH_HEX_LEN]
     spools = Spools(tmp_path, ["r"])
     spools.fill((_item(u) for u in uhs), should_stop=lambda: False)
-    parts = spools.load("r", 2)
+    parts = spools.load("r", 2, ANY_SIZE)
     first, items = next(parts)
     assert (first, [i["sk"]["S"] for i in items]) == ("r0", uhs[:2])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r1.spool"]
     second, items = next(parts)
     assert (second, [i["sk"]["S"] for i in items]) == ("r1", uhs[2:])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_spool_over_the_byte_bound_is_split_before_it_is_loaded(tmp_path: Path) -> None:
+    # few URLs (far under the URL cap) but large items: each part loaded stays under the bound
+    uhs = [format(i * 0x1000_0000, "08x") + "0" * 24 for i in range(16)]
+    big = []
+    for uh in uhs:
+        item = _item(uh)
+        item["images"] = {"L": [{"S": f"https://e.com/{uh}/{n}.jpg"} for n in range(200)]}
+        big.append(item)
+    spools = Spools(tmp_path, ["r"])
+    spools.fill(iter(big), should_stop=lambda: False)
+    one_item = len(json.dumps(big[0], separators=(",", ":"))) + HASH_HEX_LEN + 2
+    bound = 4 * one_item
+    parts = []
+    for part, items in spools.load("r", 1000, bound):
+        assert (
+            sum(len(json.dumps(i, separators=(",", ":"))) + HASH_HEX_LEN + 2 for i in items)
+            <= bound
+        )
+        parts.append((part, [i["sk"]["S"] for i in items]))
+    assert len(parts) > 1
+    assert [uh for _, part_uhs in parts for uh in part_uhs] == sorted(uhs)
+    assert all(hash_bits(uh, len(p) - 1) == p[1:] for p, part_uhs in parts for uh in part_uhs)

@@ -20,6 +20,7 @@ from sitemap_updater.indexnow import (
     request_body,
     retry_after_seconds,
 )
+from sitemap_updater.rebuild.outputs.indexnow_queue import fair_trim
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 
 SITE = "https://www.example.com"
@@ -157,3 +158,46 @@ def test_config_reads_and_checks_the_indexnow_settings() -> None:
         RebuildConfig.from_env({**base, "INDEXNOW_KEY": "bad"})
     with pytest.raises(ConfigError, match="INDEXNOW_ENDPOINT='file:///etc/passwd' is not valid"):
         RebuildConfig.from_env({**base, "INDEXNOW_ENDPOINT": "file:///etc/passwd"})
+
+
+def _flood(section: str, n: int) -> list[str]:
+    return [f"https://www.example.com/{section}/{i}" for i in range(n)]
+
+
+def test_a_full_pending_set_drops_the_newest_of_the_largest_section() -> None:
+    waiting = _flood("news", 30) + _flood("shop", 10)  # in the set first, oldest first
+    flood = _flood("spam", 200)
+    urls = dict.fromkeys(waiting + flood)
+
+    dropped = fair_trim(urls, 100, 10**9)
+
+    assert dropped == 140 and len(urls) == 100
+    assert set(waiting) <= urls.keys()  # the flood pushed out nothing that was waiting
+    assert list(urls)[40:] == flood[:60]  # the flood keeps its oldest, in order
+
+
+def test_sections_over_their_share_are_cut_to_an_equal_share() -> None:
+    urls = dict.fromkeys(_flood("a", 50) + _flood("b", 40) + _flood("c", 5))
+    fair_trim(urls, 45, 10**9)
+    sections = [url.split("/")[3] for url in urls]
+    assert (sections.count("a"), sections.count("b"), sections.count("c")) == (20, 20, 5)
+
+
+def test_the_byte_bound_trims_the_set_too() -> None:
+    long_urls = [f"https://www.example.com/big/{'x' * 1000}{i}" for i in range(10)]
+    urls = dict.fromkeys(_flood("small", 10) + long_urls)
+    dropped = fair_trim(urls, 1000, 6000)
+    assert dropped > 0 and sum(len(u) + 3 for u in urls) <= 6000
+    assert set(_flood("small", 10)) <= urls.keys()
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    ["http://api.indexnow.org/indexnow", "http://10.0.0.5/indexnow", "ftp://api.indexnow.org/x"],
+)
+def test_the_endpoint_must_be_https_and_the_error_names_the_rule(endpoint: str) -> None:
+    base = {"TABLE_NAME": "t", "SITE_URL": SITE, "BUCKET_NAME": "b", "TABLE_STREAM_ARN": "arn"}
+    with pytest.raises(ConfigError) as caught:
+        RebuildConfig.from_env({**base, "INDEXNOW_KEY": KEY, "INDEXNOW_ENDPOINT": endpoint})
+    assert f"INDEXNOW_ENDPOINT={endpoint!r} is not valid" in str(caught.value)
+    assert "must be an https:// URL" in str(caught.value)

@@ -45,7 +45,8 @@ def test_a_removed_article_keeps_the_file_names_and_the_last_file_goes() -> None
     assert list(published) == ["sitemap-news-1.xml.gz", "sitemap-news-2.xml.gz"]
 
     second = desk()
-    second.load(published)
+    for key, body in published.items():
+        second.load(key, body)
     gone = entries[7]
     second.apply({url_hash(gone.loc): tombstone_item(gone.loc, "e", "d", 1)})
 

@@ -144,6 +144,25 @@ def gzip_bytes(data: bytes, compresslevel: int = DEFAULT_COMPRESSLEVEL) -> bytes
     return b"".join(chunks)
 
 
+class InflateError(ValueError):
+    """Bytes that are not one whole gzip member, or that inflate past the bound."""
+
+
+def inflate(data: bytes, max_bytes: int) -> bytes:
+    """The text of the gzip member ``data``, refused (:class:`InflateError`) once it passes
+    ``max_bytes``: a bomb costs at most ``max_bytes`` of memory, never its inflated size."""
+    inflater = zlib_ng.decompressobj(16 + zlib_ng.MAX_WBITS)
+    try:
+        text = inflater.decompress(data, max_bytes + 1)
+    except Exception as error:  # zlib_ng.error (its stub does not type it as an exception)
+        raise InflateError(f"not a gzip file: {error}") from error
+    if len(text) > max_bytes:
+        raise InflateError(f"inflates past the bound of {max_bytes} bytes")
+    if not inflater.eof:
+        raise InflateError("not a gzip file: the stream is truncated")
+    return text
+
+
 def is_gzip(data: bytes) -> bool:
     return data[:2] == GZIP_MAGIC
 

@@ -8,6 +8,10 @@ from typing import Final
 MAX_URLS: Final = 50_000
 #: Uncompressed bytes per file: 50 MiB.
 MAX_BYTES: Final = 52_428_800
+#: This project's bound on reading back a file it published, compressed or inflated: the writer
+#: never writes more than :data:`MAX_BYTES` of text, and gzip adds a few bytes per 64 KiB, so a
+#: larger object is not one of its files. Far below the rebuild function's memory.
+MAX_READ_BACK_BYTES: Final = MAX_BYTES + (1 << 20)
 #: Characters of a `loc`, after normalization and escaping (sitemap.xsd: tLoc).
 MIN_LOC_LENGTH: Final = 12
 MAX_LOC_LENGTH: Final = 2048

@@ -91,23 +91,29 @@ class NewsDesk:
         self._fragments: dict[str, bytes] = {}
         #: key -> sha256 of each news file as read back
         self.published: dict[str, str] = {}
+        #: key -> sha256 of each news file :meth:`render` made
+        self.rendered: dict[str, str] = {}
         #: ``loc: reason`` of each article the writer refused
         self.skipped: list[str] = []
 
     def in_window(self, news: News) -> bool:
         return _moment(news.publication_date) >= self._cutoff
 
-    def load(self, bodies: Mapping[str, bytes]) -> None:
-        """Take the published news files (key -> body) apart; raises
-        :class:`PublishedFormatError` for a file that is not in the writer's format. Expired
-        articles are dropped on render."""
-        for key, body in bodies.items():
-            fragments = parse_published(body)
-            for fragment in fragments.values():
-                if _PUBLICATION_DATE.search(fragment) is None:
-                    raise PublishedFormatError(f"{key}: a news entry has no publication_date")
-            self.published[key] = hashlib.sha256(body).hexdigest()
-            self._fragments.update(fragments)
+    def load(self, key: str, body: bytes) -> None:
+        """Take the published news file ``key`` apart; raises :class:`PublishedFormatError` for
+        a file that is not in the writer's format (nothing of it is kept then). Expired articles
+        are dropped on render."""
+        fragments = parse_published(body)
+        for fragment in fragments.values():
+            found = _PUBLICATION_DATE.search(fragment)
+            if found is None:
+                raise PublishedFormatError(f"{key}: a news entry has no publication_date")
+            try:
+                _moment(found[1].decode("ascii"))
+            except ValueError as error:  # UnicodeDecodeError included
+                raise PublishedFormatError(f"{key}: a news entry's date is not W3C") from error
+        self.published[key] = hashlib.sha256(body).hexdigest()
+        self._fragments.update(fragments)
 
     def apply(self, changes: Mapping[str, Item | None]) -> None:
         """Apply changed URL items (URL hash -> item, None when it no longer exists)."""
@@ -164,4 +170,5 @@ class NewsDesk:
             size += len(fragment)
         if group:
             close()
+        self.rendered = {news_file.key: news_file.sha256 for news_file in files}
         return files

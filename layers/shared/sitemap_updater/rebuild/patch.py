@@ -15,11 +15,16 @@ A file this module cannot take apart (not our format, or truncated) raises
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sitemap_updater.protocol.errors import SitemapError
-from sitemap_updater.protocol.render.fragments import entry_fragment, fragment_loc, fragments_of
+from sitemap_updater.protocol.render.fragments import (
+    PublishedFormatError,
+    entry_fragment,
+    fragment_loc,
+    fragments_of,
+)
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.render import RenderedShard, render_fragments
 from sitemap_updater.store.items import Item, entry_from_item, is_live, loc_of
@@ -39,6 +44,20 @@ def changed_between(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> 
         for uh in sorted(before.keys() | after.keys())
         if before.get(uh) != after.get(uh)
     ]
+
+
+def entries_differing(old: bytes, rendered: Sequence[RenderedShard]) -> list[str]:
+    """The locs whose entry differs between the published file ``old`` (all of its entries, if
+    it cannot be taken apart) and the files ``rendered`` from the table in its place."""
+    try:
+        before = parse_published(old)
+    except PublishedFormatError:
+        before = {}
+    after: dict[str, bytes] = {}
+    for shard in rendered:
+        if shard.body is not None:
+            after.update(parse_published(shard.body))
+    return changed_between(before, after)
 
 
 @dataclass(slots=True)

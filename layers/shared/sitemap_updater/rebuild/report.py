@@ -41,9 +41,15 @@ class RunReport:
     state_objects_written: list[str] = field(default_factory=list)
     #: Why the change feed could not be trusted, when that made the run a full rebuild.
     feed_gap: str | None = None
-    #: In a full rebuild: URLs whose published entry differed from the table (added, changed or
-    #: removed), all repaired by the run. An incremental design that loses nothing keeps it 0.
+    #: URLs whose published entry differed from the table (added, changed or removed), all
+    #: repaired by the run: in a full rebuild, and in an incremental run for a published file
+    #: that is not the bytes its record holds. An incremental design that loses nothing, in a
+    #: bucket nobody else writes, keeps it 0.
     drift_repaired: int = 0
+    #: Published objects the run could not use as they were (unreadable, over the read-back
+    #: bound, or not the bytes the record holds: written behind the rebuild's back), each
+    #: rebuilt from the table in the same run.
+    objects_repaired: list[str] = field(default_factory=list)
     #: The news files the index lists after the run, and the articles they hold.
     news_files: list[str] = field(default_factory=list)
     news_urls: int = 0
@@ -66,7 +72,8 @@ class RunReport:
 
 def record_metrics(metrics: Metrics, report: RunReport) -> None:
     """The per-run metrics: ShardsRebuilt, FilesWritten, FilesDeleted, UrlsPublished, RunSeconds,
-    FeedRecords, UrlsChanged, FeedGapFullRebuilds, for a full rebuild DriftRepaired and, while
+    FeedRecords, UrlsChanged, FeedGapFullRebuilds, ObjectsRepaired, for a full rebuild (or a run
+    that repaired drift) DriftRepaired and, while
     IndexNow is on, IndexNowSubmitted, IndexNowRequests, IndexNowRejected, IndexNowRetryLater,
     IndexNowDropped, IndexNowPending and IndexNowErrors."""
     metrics.add_metric(name="ShardsRebuilt", unit=MetricUnit.Count, value=report.shards_rebuilt)
@@ -83,7 +90,10 @@ def record_metrics(metrics: Metrics, report: RunReport) -> None:
     metrics.add_metric(
         name="FeedGapFullRebuilds", unit=MetricUnit.Count, value=int(report.feed_gap is not None)
     )
-    if report.mode == "full":
+    metrics.add_metric(
+        name="ObjectsRepaired", unit=MetricUnit.Count, value=len(report.objects_repaired)
+    )
+    if report.mode == "full" or report.drift_repaired:
         metrics.add_metric(name="DriftRepaired", unit=MetricUnit.Count, value=report.drift_repaired)
     if report.indexnow is not None:
         sent = report.indexnow

@@ -150,6 +150,7 @@ class RebuildService:
             publish_index(self.tools, run, force=rewrite, news=news),
             generation=run.objects.generation,
             pending=tuple(sorted(run.remaining)),
+            news_sha256=tuple(sorted(run.news.rendered.items())),
         )  # after the run's last write
         run.note_invalidated(self._invalidate(run))
         self._save_states(run)
@@ -211,7 +212,7 @@ class RebuildService:
             news=news_desk(self.tools, now),
             now=now,
         )
-        load_news(run)
+        load_news(run, self.source)
         return run, window
 
     def _invalidate(self, run: Run) -> list[str]:

@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from itertools import batched
 from typing import Final
 
-from zlib_ng import zlib_ng
-
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.errors import EntryTooLargeError, SitemapError
+from sitemap_updater.protocol.gzipio import InflateError, inflate
+from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.render.chunk import ChunkRenderer
 from sitemap_updater.protocol.render.element import EntryRenderer, too_large_reason
 from sitemap_updater.protocol.urls import Site
@@ -50,7 +50,10 @@ def fragment_loc(fragment: bytes) -> str:
         raise PublishedFormatError(
             f"a <url> element does not start with its loc: {fragment[:80]!r}"
         )
-    loc = fragment[len(_LOC_START) : end].decode("utf-8")
+    try:
+        loc = fragment[len(_LOC_START) : end].decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise PublishedFormatError(f"a loc is not UTF-8: {fragment[:80]!r}") from error
     if "&" in loc:
         for entity, char in _ENTITIES:
             loc = loc.replace(entity, char)
@@ -59,11 +62,14 @@ def fragment_loc(fragment: bytes) -> str:
 
 def fragments_of(body: bytes) -> list[bytes]:
     """The ``<url>`` fragments of a gzipped urlset the writer wrote, in order; raises
-    :class:`PublishedFormatError` for any other file."""
+    :class:`PublishedFormatError` for any other file, one that inflates past
+    :data:`MAX_READ_BACK_BYTES` included. No XML parser reads the file: it is cut at the
+    writer's fixed markup, so a DTD or an entity is never expanded; one in a file makes it
+    not the writer's format (the frame or a fragment's form does not match)."""
     try:
-        text = zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)
-    except Exception as error:  # zlib_ng.error (its stub does not type it as an exception)
-        raise PublishedFormatError(f"not a gzip file: {error}") from error
+        text = inflate(body, MAX_READ_BACK_BYTES)
+    except InflateError as error:
+        raise PublishedFormatError(str(error)) from error
     opening = _OPEN if text.startswith(_OPEN) else _LEGACY_OPEN
     if not text.startswith(opening) or not text.endswith(_CLOSE):
         raise PublishedFormatError("the file does not have the urlset header and footer")

@@ -9,11 +9,18 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sitemap_updater.store.items import Item
-from sitemap_updater.store.keys import ATTR_STATE, STATE_LIVE, URL_PK_PREFIX
+from sitemap_updater.rebuild.state.nodes import BATCH_GET_LIMIT
+from sitemap_updater.store.items import Item, is_live
+from sitemap_updater.store.keys import (
+    ATTR_STATE,
+    STATE_LIVE,
+    URL_PK_PREFIX,
+    key_attributes,
+    url_key,
+)
 from sitemap_updater.store.shards import query_ranges
 
 if TYPE_CHECKING:
@@ -33,6 +40,8 @@ class ShardSource(Protocol):
 
     def scan_all(self, segments: int) -> Iterator[Item]: ...
 
+    def items_by_hash(self, hashes: Iterable[str]) -> Iterator[Item]: ...
+
 
 class DynamoShardSource:
     """``ShardSource`` over the table: Query on the shard's key ranges, parallel Scan for all."""
@@ -47,6 +56,21 @@ class DynamoShardSource:
     def _count(self, page: dict[str, Any]) -> None:
         with self._lock:
             self.items_read += int(page.get("ScannedCount", 0))
+
+    def items_by_hash(self, hashes: Iterable[str]) -> Iterator[Item]:
+        """The live URL items of the given URL hashes (BatchGetItem, consistent), in any order;
+        a hash without a live item is absent."""
+        uhs = list(dict.fromkeys(hashes))
+        for start in range(0, len(uhs), BATCH_GET_LIMIT):
+            keys = [key_attributes(url_key(uh)) for uh in uhs[start : start + BATCH_GET_LIMIT]]
+            request: dict[str, Any] = {self._table: {"Keys": keys, "ConsistentRead": True}}
+            while request:
+                response = self._client.batch_get_item(RequestItems=request)
+                items: list[Item] = response.get("Responses", {}).get(self._table, [])  # type: ignore[assignment]
+                with self._lock:
+                    self.items_read += len(items)
+                yield from (item for item in items if is_live(item))
+                request = dict(response.get("UnprocessedKeys") or {})
 
     def iter_shard(self, shard_id: str) -> Iterator[Item]:
         for rng in query_ranges(shard_id):

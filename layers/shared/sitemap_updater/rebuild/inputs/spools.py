@@ -1,9 +1,11 @@
 """Full rebuild input: stream a parallel Scan into one spool file per leaf, then read leaf by leaf.
 
-Memory stays bounded by the shard cap whatever the table size: items go to disk as they arrive,
-and a spool holding more than the cap is split on disk by the next hash bit (the same rule as
-``store.shards.split_counts``) before it is loaded. Each loaded part is sorted by hash, so the
-bytes equal those of the incremental path, which reads the same shard by Query in hash order.
+Memory stays bounded whatever the table size: items go to disk as they arrive, and a spool
+holding more than the URL cap, or more than the byte bound (items may be large: 40,000 valid
+items of many images each would fill the function's memory), is split on disk by the next hash
+bit (the same rule as ``store.shards.split_counts``) before it is loaded. Each loaded part is
+sorted by hash, so the bytes equal those of the incremental path, which reads the same shard by
+Query in hash order.
 """
 
 from __future__ import annotations
@@ -108,13 +110,17 @@ class Spools:
         self.counts.update(counts)
         return zero, one
 
-    def load(self, leaf: str, cap: int) -> Iterator[tuple[str, list[Item]]]:
-        """The parts of ``leaf`` (itself, or its split children) with their items in hash order."""
-        if self.counts.get(leaf, 0) > cap:
-            for child in self._split(leaf):
-                yield from self.load(child, cap)
-            return
+    def load(self, leaf: str, cap: int, max_bytes: int) -> Iterator[tuple[str, list[Item]]]:
+        """The parts of ``leaf`` (itself, or its split children) with their items in hash order:
+        each of at most ``cap`` items, and of at most ``max_bytes`` spooled bytes unless it
+        holds a single item."""
         path = self._path(leaf)
+        count = self.counts.get(leaf, 0)
+        size = path.stat().st_size if count else 0
+        if count > cap or (count > 1 and size > max_bytes):
+            for child in self._split(leaf):
+                yield from self.load(child, cap, max_bytes)
+            return
         if not path.exists():
             yield leaf, []
             return

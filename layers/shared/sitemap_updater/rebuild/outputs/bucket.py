@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from sitemap_updater.indexnow import KEY_FILE_PREFIX
+from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
+from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
 
 if TYPE_CHECKING:
@@ -27,6 +30,7 @@ MAX_AGE_SECONDS: Final = 60
 INDEX: Final = ObjectKind("application/xml; charset=utf-8", f"public, max-age={MAX_AGE_SECONDS}")
 SHARD_FILE: Final = ObjectKind("application/gzip", f"public, max-age={MAX_AGE_SECONDS}")
 ROBOTS: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
+KEY_FILE: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
 
 
 def kind_of(key: str) -> ObjectKind:
@@ -37,12 +41,34 @@ def kind_of(key: str) -> ObjectKind:
         return ROBOTS
     if key.startswith("sitemap-") and key.endswith(".xml.gz"):
         return SHARD_FILE
+    if key.startswith(KEY_FILE_PREFIX) and key.endswith(".txt"):
+        return KEY_FILE
     raise ValueError(f"object key {key!r} is not one the rebuild publishes")
 
 
 def robots_txt(index_url: str) -> bytes:
     """A robots.txt that only points crawlers at the sitemap index (robots.txt ``Sitemap:``)."""
     return f"Sitemap: {index_url}\n".encode()
+
+
+def read_bounded(s3: S3Client, bucket: str, key: str, max_bytes: int) -> bytes | None:
+    """The object under ``key``, or None if there is none; at most ``max_bytes`` are read, and a
+    larger object raises :class:`PublishedFormatError` (whoever can write to the bucket must
+    not be able to fill the function's memory)."""
+    try:
+        response = s3.get_object(Bucket=bucket, Key=key)
+    except s3.exceptions.NoSuchKey:
+        return None
+    stream = response["Body"]
+    try:
+        if response.get("ContentLength", 0) > max_bytes:
+            raise PublishedFormatError(f"{key} is larger than {max_bytes} bytes")
+        body = stream.read(max_bytes + 1)
+    finally:
+        stream.close()
+    if len(body) > max_bytes:
+        raise PublishedFormatError(f"{key} is larger than {max_bytes} bytes")
+    return body
 
 
 class Publisher:
@@ -63,13 +89,11 @@ class Publisher:
         )
 
     def get(self, key: str) -> bytes | None:
-        """The published object under ``key``, or None if there is none."""
+        """The published object under ``key``, or None if there is none; raises
+        :class:`PublishedFormatError` for one larger than :data:`MAX_READ_BACK_BYTES`, which the
+        rebuild never wrote (read no further than the bound)."""
         kind_of(key)  # only ever reads objects the rebuild owns
-        try:
-            response = self._s3.get_object(Bucket=self._bucket, Key=key)
-        except self._s3.exceptions.NoSuchKey:
-            return None
-        return response["Body"].read()
+        return read_bounded(self._s3, self._bucket, key, MAX_READ_BACK_BYTES)
 
     def delete(self, key: str) -> None:
         kind_of(key)  # only ever deletes objects the rebuild owns

@@ -7,8 +7,13 @@ and sends it with :meth:`IndexNowQueue.submit` once they are. The set lives in o
 ``state/indexnow-pending.json.gz`` (CloudFront never serves ``state/``), with the attempt count and
 the time before which no request is sent (backoff, or the endpoint's ``Retry-After``).
 
-The set is bounded: above :data:`MAX_PENDING` URLs the oldest are dropped, counted in the report
-(metric ``IndexNowDropped``) and a warning log line. A URL leaves the set when the endpoint
+The set is bounded: above :data:`MAX_PENDING` URLs, or above :data:`MAX_PENDING_BYTES` of URLs,
+URLs are dropped by :func:`fair_trim`, counted in the report (metric ``IndexNowDropped``) and a
+warning log line: the URLs are grouped by their first path segment (a site's sections), and the
+largest group loses its newest URL until the set fits, so a flood of changes in one section drops
+only its own newest URLs, never what the other sections have waiting. A stored set that cannot be
+read (any bytes someone else wrote there) is logged, counted (``ObjectsRepaired``) and replaced
+by an empty one: a run never fails on it. A URL leaves the set when the endpoint
 accepts it (200, 202) or refuses its request for good (400, 403, 422: metric ``IndexNowRejected``
 and an error log line with the answer); 429, 5xx, timeouts and broken connections keep it for a
 later run.
@@ -17,10 +22,12 @@ later run.
 from __future__ import annotations
 
 import gzip
+import heapq
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
 
 from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
@@ -29,7 +36,10 @@ from sitemap_updater.indexnow import (
     key_file_name,
 )
 from sitemap_updater.observability import logger
+from sitemap_updater.protocol.gzipio import inflate
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
+from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
+from sitemap_updater.rebuild.outputs.bucket import KEY_FILE, read_bounded
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
@@ -37,6 +47,8 @@ if TYPE_CHECKING:
 PENDING_KEY: Final = "state/indexnow-pending.json.gz"
 #: Most URLs the pending set holds (10 POSTs).
 MAX_PENDING: Final = 100_000
+#: Most bytes of URLs the pending set holds: its object stays within the read-back bound.
+MAX_PENDING_BYTES: Final = MAX_READ_BACK_BYTES - (1 << 16)
 #: Most POSTs one run sends: the whole bounded set.
 MAX_REQUESTS_PER_RUN: Final = MAX_PENDING // MAX_URLS_PER_POST
 #: Backoff after a failed attempt without ``Retry-After``: 5 minutes, doubled per attempt,
@@ -44,7 +56,6 @@ MAX_REQUESTS_PER_RUN: Final = MAX_PENDING // MAX_URLS_PER_POST
 BACKOFF_BASE_SECONDS: Final = 300.0
 BACKOFF_MAX_SECONDS: Final = 6 * 3600.0
 RETRY_AFTER_MAX_SECONDS: Final = 86_400.0
-KEY_FILE_CONTENT_TYPE: Final = "text/plain; charset=utf-8"
 
 
 @dataclass(slots=True)
@@ -61,7 +72,7 @@ class IndexNowReport:
     urls_rejected: int = 0
     #: POSTs that failed for now (429, 5xx, timeout, broken connection)
     requests_failed: int = 0
-    #: URLs dropped, oldest first, because the set was full
+    #: URLs dropped because the set was full (the newest of the largest section first)
     urls_dropped: int = 0
     #: URLs waiting after the run
     pending: int = 0
@@ -69,6 +80,65 @@ class IndexNowReport:
     next_attempt_at: str | None = None
     #: the submission failed on an unexpected error (logged); the URLs stay pending
     error: str | None = None
+    #: why the stored set could not be read, when the run started a new one
+    state_reset: str | None = None
+
+
+def _section(url: str) -> str:
+    """The group of a URL for :func:`fair_trim`: its first path segment."""
+    path = url.split("://", 1)[-1].partition("/")[2]
+    return path.split("/", 1)[0].split("?", 1)[0]
+
+
+def _size(url: str) -> int:
+    """Bytes ``url`` takes in the stored set."""
+    return len(json.dumps(url)) + 1
+
+
+def fair_trim(urls: dict[str, None], max_urls: int, max_bytes: int) -> int:
+    """Drop URLs from ``urls`` (oldest first) until it holds at most ``max_urls`` URLs and
+    ``max_bytes`` bytes: each time, the newest URL of the largest section (first path segment)
+    goes, largest by URLs while there are too many, then by bytes while they take too much
+    (ties by name). Returns how many were dropped."""
+    sections: dict[str, list[str]] = {}
+    for url in urls:
+        sections.setdefault(_section(url), []).append(url)
+    before = len(urls)
+    _drop_largest(urls, sections, len, lambda: len(urls) > max_urls)
+    total = [sum(map(_size, urls))]
+
+    def weight(members: list[str]) -> int:
+        return sum(map(_size, members))
+
+    def over() -> bool:
+        return total[0] > max_bytes
+
+    if over():
+        _drop_largest(urls, sections, weight, over, total)
+    return before - len(urls)
+
+
+def _drop_largest(
+    urls: dict[str, None],
+    sections: dict[str, list[str]],
+    weight: Callable[[list[str]], int],
+    over: Callable[[], bool],
+    total: list[int] | None = None,
+) -> None:
+    """While ``over()``, drop the newest URL of the section of the largest ``weight``."""
+    heap = [(-weight(members), name) for name, members in sections.items() if members]
+    heapq.heapify(heap)
+    sizes = {name: -size for size, name in heap}
+    while heap and over():
+        _, name = heapq.heappop(heap)
+        members = sections[name]
+        newest = members.pop()
+        del urls[newest]
+        if total is not None:
+            total[0] -= _size(newest)
+        sizes[name] -= weight([newest])
+        if members:
+            heapq.heappush(heap, (-sizes[name], name))
 
 
 @dataclass(slots=True)
@@ -90,12 +160,21 @@ class _Pending:
 
     @classmethod
     def decode(cls, body: bytes) -> _Pending:
-        doc: dict[str, Any] = json.loads(gzip.decompress(body))
+        """The stored set; raises ``ValueError`` for anything that is not one this class
+        encoded (the inflated text is bounded by :data:`MAX_READ_BACK_BYTES`)."""
+        doc: Any = json.loads(inflate(body, MAX_READ_BACK_BYTES))
+        if not isinstance(doc, dict):
+            raise ValueError("the stored set is not a JSON object")
+        urls, key_file = doc.get("urls", []), doc.get("key_file")
+        if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+            raise ValueError("urls is not a list of strings")
+        if key_file is not None and not isinstance(key_file, str):
+            raise ValueError("key_file is not a string")
         return cls(
-            urls=dict.fromkeys(str(u) for u in doc.get("urls", [])),
+            urls=dict.fromkeys(urls),
             attempts=int(doc.get("attempts", 0)),
             next_attempt_at=float(doc.get("next_attempt_at", 0.0)),
-            key_file=doc.get("key_file"),
+            key_file=key_file,
         )
 
 
@@ -123,10 +202,20 @@ class IndexNowQueue:
     # -- the interface a run feeds -------------------------------------------------------------
 
     def add(self, locs: Iterable[str]) -> None:
-        """URLs whose published entry was added, changed or removed by the current publish."""
+        """URLs whose published entry was added, changed or removed by the current publish; a
+        URL off the site's host (one a file written behind the rebuild's back held) is left
+        out, since the endpoint would refuse the whole request it is in."""
         for loc in locs:
+            if urlsplit(loc).hostname != self.client.host:
+                continue
             self._added.pop(loc, None)
             self._added[loc] = None
+
+    def retired_key_file(self) -> str | None:
+        """The key file the stored set names when it is no longer the key's (the key changed):
+        the run retires it before :meth:`persist` publishes the new one."""
+        stored = self._load().key_file
+        return stored if stored not in (None, key_file_name(self.client.key)) else None
 
     def persist(self) -> list[str]:
         """Merge what was added into the stored set and publish the key file if it is not yet;
@@ -140,8 +229,8 @@ class IndexNowQueue:
                 Bucket=self._bucket,
                 Key=key_file,
                 Body=self.client.key.encode("utf-8"),
-                ContentType=KEY_FILE_CONTENT_TYPE,
-                CacheControl="public, max-age=3600",
+                ContentType=KEY_FILE.content_type,
+                CacheControl=KEY_FILE.cache_control,
             )
             state.key_file = key_file
             written.append(key_file)
@@ -152,14 +241,13 @@ class IndexNowQueue:
             state.urls[loc] = None
         self.report.urls_added = len(self._added)
         self._added = {}
-        overflow = len(state.urls) - self._max_pending
-        if overflow > 0:
-            for loc in list(state.urls)[:overflow]:
-                del state.urls[loc]
-            self.report.urls_dropped += overflow
+        dropped = fair_trim(state.urls, self._max_pending, MAX_PENDING_BYTES)
+        if dropped:
+            self.report.urls_dropped += dropped
             logger.warning(
-                "IndexNow pending set is full; the oldest URLs were dropped without being sent",
-                dropped=overflow,
+                "IndexNow pending set is full; the newest URLs of its largest sections were "
+                "dropped without being sent",
+                dropped=dropped,
                 max_pending=self._max_pending,
             )
         self._save(state)
@@ -225,13 +313,15 @@ class IndexNowQueue:
     # -- storage -------------------------------------------------------------------------------
 
     def _load(self) -> _Pending:
+        """The stored set; one that cannot be read is replaced by an empty one, and why is kept
+        in the report (``state_reset``) for the run to log and count."""
         if self._state is None:
             try:
-                body = self._s3.get_object(Bucket=self._bucket, Key=PENDING_KEY)["Body"].read()
-            except self._s3.exceptions.NoSuchKey:
+                body = read_bounded(self._s3, self._bucket, PENDING_KEY, MAX_READ_BACK_BYTES)
+                self._state = _Pending() if body is None else _Pending.decode(body)
+            except (ValueError, TypeError, RecursionError) as error:  # any bytes at all
+                self.report.state_reset = f"{type(error).__name__}: {error}"
                 self._state = _Pending()
-            else:
-                self._state = _Pending.decode(body)
         return self._state
 
     def _save(self, state: _Pending) -> None:

@@ -45,6 +45,9 @@ class PublishedRecord:
     counts: tuple[int, ...] | None = None
     #: leaves a full rebuild ran out of time for; incremental runs rebuild them from the table
     pending: tuple[str, ...] = ()
+    #: (key, sha256) of each news file the index lists (None for a record written before they
+    #: were kept): a news file read back with other bytes was written by someone else
+    news_sha256: tuple[tuple[str, str], ...] | None = None
 
     def listing(self) -> dict[str, tuple[str | None, int]] | None:
         """File key -> (index lastmod, URL count), or None if the record does not hold it."""
@@ -91,6 +94,11 @@ class PublishedStore:
             ),
             counts=(tuple(int(v["N"]) for v in item["counts"]["L"]) if "counts" in item else None),
             pending=tuple(str(v["S"]) for v in item.get("pending", {}).get("L", [])),
+            news_sha256=(
+                tuple(sorted((k, str(v["S"])) for k, v in item["news_sha256"]["M"].items()))
+                if "news_sha256" in item
+                else None
+            ),
         )
 
     def begin(self, owner: str) -> int:
@@ -139,6 +147,8 @@ class PublishedStore:
             item["counts"] = {"L": [{"N": str(c)} for c in record.counts]}
         if record.pending:
             item["pending"] = {"L": [{"S": leaf} for leaf in record.pending]}
+        if record.news_sha256 is not None:
+            item["news_sha256"] = {"M": {k: {"S": v} for k, v in record.news_sha256}}
         if record.sent is not None:
             item["sent_reference"] = {"S": record.sent.reference}
             item["sent_changes"] = {"S": record.sent.changes}

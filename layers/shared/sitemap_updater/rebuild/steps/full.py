@@ -8,7 +8,6 @@ many files holds one file's items and bytes at a time, not all of them.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
@@ -44,33 +43,40 @@ def _rebuild_leaf(tools: Tools, run: Run, spools: Spools, leaf: str) -> None:
     # repairs of a site published before are changes to announce; the first publish is not
     want_locs = bool(run.published.files)
     ids: list[str] = []
-    for part, items in spools.load(leaf, tools.config.max_urls_per_sitemap):
+    config = tools.config
+    for part, items in spools.load(leaf, config.max_urls_per_sitemap, config.max_bytes_per_sitemap):
         run.news.replace_shard(part, items)
         rendered = tools.render(part, items)
         del items
         for shard in rendered:
-            run.note_drift(*drift(run.objects.get, shard, want_locs=want_locs))
+            run.note_drift(*_drift_of(run, shard, want_locs=want_locs))
         run.put_leaves(rendered, force=True)
         ids.extend(r.shard_id for r in rendered)
         del rendered
     run.record_split(leaf, ids)
 
 
-def drift(
-    get: Callable[[str], bytes | None], shard: RenderedShard, *, want_locs: bool
-) -> tuple[int, list[str]]:
-    """How many URLs' entries in the published file of ``shard`` (read with ``get``) differ from
-    its new rendering, and (with ``want_locs``) their locs. A file never published counts all of
-    its URLs; equal bytes count none; only differing files are parsed."""
-    old = get(shard_file_key(shard.shard_id))
+def _drift_of(run: Run, shard: RenderedShard, *, want_locs: bool) -> tuple[int, list[str]]:
+    """:func:`drift` of the published file of ``shard``; a file that cannot be read back counts
+    all of the shard's URLs and is reported as repaired."""
+    key = shard_file_key(shard.shard_id)
+    try:
+        return drift(run.objects.get(key), shard, want_locs=want_locs)
+    except PublishedFormatError as error:
+        run.note_repaired(key, str(error))
+        return drift(None, shard, want_locs=want_locs)
+
+
+def drift(old: bytes | None, shard: RenderedShard, *, want_locs: bool) -> tuple[int, list[str]]:
+    """How many URLs' entries in ``old``, the published file of ``shard``, differ from its new
+    rendering, and (with ``want_locs``) their locs. A file never published counts all of its
+    URLs; equal bytes count none; only differing files are parsed. Raises
+    :class:`PublishedFormatError` for a file that cannot be taken apart."""
     if old == shard.body:
         return 0, []
     if old is None and not want_locs:
         return shard.url_count, []
-    try:
-        before = parse_published(old) if old is not None else {}
-    except PublishedFormatError:
-        before = {}
+    before = parse_published(old) if old is not None else {}
     del old
     after = parse_published(shard.body) if shard.body is not None else {}
     locs = changed_between(before, after)

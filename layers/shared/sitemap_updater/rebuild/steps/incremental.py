@@ -10,7 +10,8 @@ from __future__ import annotations
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.patch import patch_shard
+from sitemap_updater.rebuild.patch import entries_differing, patch_shard
+from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.items import Item, loc_of
@@ -44,14 +45,19 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
 
 
 def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bool) -> None:
-    """Apply ``changes`` to the published file of ``leaf``."""
+    """Apply ``changes`` to the published file of ``leaf``; a file that cannot be read back, or
+    is not the bytes its state records, is rebuilt from the table instead."""
     state = run.states.get(leaf)
     key = shard_file_key(leaf)
-    published = state is not None and state.file_sha256 is not None
-    body = run.read_object(key) if published else None
+    recorded = state.file_sha256 if state is not None else None
+    body: bytes | None = None
     try:
-        if published and body is None:
-            raise PublishedFormatError(f"{key} is missing from the bucket")
+        if recorded is not None:
+            body = run.read_object(key)
+            if body is None:
+                raise PublishedFormatError(f"{key} is missing from the bucket")
+            if sha256_hex(body) != recorded:
+                raise PublishedFormatError(f"{key} is not the file the last publish recorded")
         patched = patch_shard(
             leaf,
             body,
@@ -61,17 +67,25 @@ def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bo
             max_bytes=tools.config.max_bytes_per_sitemap,
         )
     except PublishedFormatError as error:
-        logger.warning(
-            "published file cannot be patched; rebuilding its shard from the table",
-            shard=leaf,
-            reason=str(error),
-        )
-        items = list(tools.source.iter_shard(leaf))
-        run.apply(leaf, tools.render(leaf, items), force=True)
+        _rebuild_from_table(tools, run, leaf, body, str(error), crashed=force)
         run.note_changed(loc_of(item) for item in changes.values() if item)
         return
-    if body is not None and state is not None:
-        run.compare_with_bucket(leaf, body)
     run.apply(leaf, patched.rendered, force=force)
     run.note_changed(patched.changed_locs)
     run.note_skipped(patched.skipped)
+
+
+def _rebuild_from_table(
+    tools: Tools, run: Run, leaf: str, body: bytes | None, reason: str, *, crashed: bool
+) -> None:
+    """Render ``leaf`` from the table, counting the entries its published ``body`` got wrong.
+    After a crash (``crashed``) the bucket may hold the dead run's bytes, which no record
+    describes: they are replaced all the same, but are not reported as repaired."""
+    if crashed:
+        logger.info("published file rebuilt from the table", shard=leaf, reason=reason)
+    else:
+        run.note_repaired(shard_file_key(leaf), reason)
+    rendered = tools.render(leaf, list(tools.source.iter_shard(leaf)))
+    if body is not None:
+        run.note_drift(len(entries_differing(body, rendered)), ())
+    run.apply(leaf, rendered, force=True)

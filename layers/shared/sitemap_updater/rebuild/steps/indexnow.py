@@ -7,10 +7,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
+from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError, key_file_name
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowQueue, IndexNowReport
+from sitemap_updater.rebuild.outputs.indexnow_queue import (
+    PENDING_KEY,
+    IndexNowQueue,
+    IndexNowReport,
+)
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.store.items import loc_of
 
@@ -53,7 +57,13 @@ class IndexNow:
         queue.add(run.report.changed_locs)
         if recovered is not None:
             queue.add(loc_of(item) for item in recovered.changes.values() if item)
+        old_key_file = queue.retired_key_file()
+        if old_key_file is not None:  # entered first: a crash cannot leave it behind
+            run.objects.retire(old_key_file)
         run.note_state_objects(queue.persist())
+        run.objects.forget_listed([key_file_name(self.client.key)])  # the key may come back
+        if queue.report.state_reset is not None:
+            run.note_repaired(PENDING_KEY, queue.report.state_reset, remedy="a new one is started")
         run.note_indexnow(queue.report)
         return queue
 

@@ -3,11 +3,20 @@ before the index that lists them."""
 
 from __future__ import annotations
 
-from sitemap_updater.observability import logger
-from sitemap_updater.protocol.render.fragments import PublishedFormatError
+import contextlib
+
+from sitemap_updater.protocol.render.fragments import (
+    PublishedFormatError,
+    fragment_loc,
+    fragments_of,
+)
+from sitemap_updater.rebuild.inputs.source import ShardSource
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
+from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
+from sitemap_updater.store.items import Item, url_hash_of
+from sitemap_updater.store.keys import url_hash
 
 #: (file key, index lastmod, URL count) of a news file the index lists
 NewsListing = tuple[str, str | None, int]
@@ -23,23 +32,45 @@ def news_desk(tools: Tools, now: float) -> NewsDesk:
     )
 
 
-def load_news(run: Run) -> None:
+def load_news(run: Run, source: ShardSource) -> None:
     """The articles of the published news files; reads them only when the record lists some,
-    so a site without news reads nothing."""
-    bodies = {}
+    so a site without news reads nothing. A file that cannot be read back, or is not the bytes
+    the record holds, is rebuilt from the table: each article it names is read again by its URL
+    hash (one BatchGetItem per 100), so an article nobody published leaves it."""
+    recorded = None if run.published.news_sha256 is None else dict(run.published.news_sha256)
     for key in run.published.files:
-        if is_news_key(key):
+        if not is_news_key(key):
+            continue
+        body = None
+        try:
             body = run.read_object(key)
-            if body is not None:
-                bodies[key] = body
+            if body is None:
+                continue
+            if recorded is not None and recorded.get(key) != sha256_hex(body):
+                raise PublishedFormatError(f"{key} is not the file the last publish recorded")
+            run.news.load(key, body)
+        except PublishedFormatError as error:
+            if run.published.in_flight is None:  # else a crashed run's bytes, no record's
+                run.note_repaired(key, str(error))
+            _articles_from_table(run, source, body)
+
+
+def _articles_from_table(run: Run, source: ShardSource, body: bytes | None) -> None:
+    """Render again, from the table, the articles a news file that cannot be trusted names: the
+    loc of each ``<url>`` that can be read (a file whose frame cannot be read names none: its
+    articles return with their next change or the next full rebuild)."""
+    hashes: list[str] = []
     try:
-        run.news.load(bodies)
-    except PublishedFormatError as error:
-        logger.warning(
-            "a published news file cannot be read back; its articles return with their "
-            "next change or the next full rebuild",
-            reason=str(error),
-        )
+        fragments = fragments_of(body) if body is not None else []
+    except PublishedFormatError:
+        fragments = []
+    for fragment in fragments:
+        with contextlib.suppress(PublishedFormatError):
+            hashes.append(url_hash(fragment_loc(fragment)))
+    changes: dict[str, Item | None] = dict.fromkeys(hashes)
+    for item in source.items_by_hash(hashes):
+        changes[url_hash_of(item)] = item
+    run.news.apply(changes)
 
 
 def publish_news(run: Run, *, force: bool) -> list[NewsListing]:

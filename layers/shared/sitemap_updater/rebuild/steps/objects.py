@@ -72,6 +72,12 @@ class RunObjects:
         self._publisher.put(key, body)
         self.written[key] = sha256_hex(body)
 
+    def retire(self, key: str) -> None:
+        """Enter ``key`` in the ledger (an object no longer needed: deleted after the grace
+        period unless the record lists it again)."""
+        if key not in self.entries:
+            self._retire(key)
+
     def retire_dropped(self, files: Collection[str]) -> None:
         """Enter in the ledger every key the published index lists and ``files`` does not."""
         for key in self._listed:

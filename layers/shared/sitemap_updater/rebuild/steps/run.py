@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from sitemap_updater.observability import logger
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
@@ -18,7 +19,7 @@ from sitemap_updater.rebuild.report import RunReport
 from sitemap_updater.rebuild.state.nodes import NodeState, ShardMap
 from sitemap_updater.rebuild.state.published import PublishedRecord
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow
-from sitemap_updater.rebuild.steps.objects import RunObjects, sha256_hex
+from sitemap_updater.rebuild.steps.objects import RunObjects
 from sitemap_updater.store.keys import shard_file_key
 
 #: the meta items every run reads: the shard map, the publish record and the checkpoint
@@ -83,11 +84,18 @@ class Run:
         self.report.s3_objects_read.append(key)
         return body
 
-    def compare_with_bucket(self, leaf: str, body: bytes) -> None:
-        """Compare the leaf's next rendering with ``body``, the bytes in the bucket, which a
-        crashed run may have replaced, rather than with its recorded hash."""
-        state = self.states[leaf]
-        self.states[leaf] = replace(state, file_sha256=sha256_hex(body))
+    def note_repaired(
+        self, key: str, reason: str, *, remedy: str = "it is rebuilt from the table"
+    ) -> None:
+        """An object the run cannot use as it is and replaces (by default: rebuilds from the
+        table), counted in the metric ``ObjectsRepaired`` and logged as a warning."""
+        logger.warning(
+            f"an object in the bucket cannot be used as it is; {remedy}",
+            key=key,
+            reason=reason,
+        )
+        if key not in self.report.objects_repaired:
+            self.report.objects_repaired.append(key)
 
     # -- leaves ------------------------------------------------------------------------------
 
