@@ -1,6 +1,7 @@
-"""``sitemap-updater send``: each line of a JSONL file as one SQS message, in batches of 10.
+"""Message bodies to an SQS queue with ``SendMessageBatch``, the failed entries sent again.
 
-Bodies are sent as they are (ingest judges them). ``SendMessageBatch`` may accept some entries
+Bodies are sent as they are, in calls of at most :data:`BATCH_SIZE` entries and
+:data:`MAX_BATCH_BYTES`. ``SendMessageBatch`` may accept some entries
 of a batch and fail others: entries that failed on the service's side are sent again, at most
 :data:`MAX_ATTEMPTS` times in all, with a short backoff; entries refused as the sender's fault
 (say, a character SQS does not allow) are reported at once. If SQS refuses a whole batch, its
@@ -10,20 +11,13 @@ failure is reported with the line it came from.
 
 from __future__ import annotations
 
-import argparse
-import sys
+import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Self
 
-import boto3
-from botocore.exceptions import BotoCoreError, ClientError
-from tqdm import tqdm
-
-from sitemap_updater_local.inputs.opening import open_source
-from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
-from sitemap_updater_local.inputs.sources import iter_jsonl
+from botocore.exceptions import ClientError
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
@@ -31,9 +25,10 @@ if TYPE_CHECKING:
 
 #: Entries per SendMessageBatch call (the SQS maximum).
 BATCH_SIZE: Final = 10
-#: Total body bytes per batch. SQS caps a whole batch at the queue's maximum message size;
-#: 256 KiB is the smallest value a queue may have had as its default.
-MAX_BATCH_BYTES: Final = 256 * 1024
+#: Total body bytes per batch: "the sum of the individual lengths of all of the batched
+#: messages" may reach 1 MiB (the SendMessageBatch API reference). A region that still refuses
+#: such a batch answers ``BatchRequestTooLong``, and its bodies are then sent one by one.
+MAX_BATCH_BYTES: Final = 1024 * 1024
 #: Attempts per entry (the first send included) for failures on the service's side.
 MAX_ATTEMPTS: Final = 4
 BACKOFF_SECONDS: Final = 0.2
@@ -82,7 +77,7 @@ class BatchSender:
         max_attempts: int = MAX_ATTEMPTS,
         sleep: Callable[[float], None] = time.sleep,
         on_failure: Callable[[SendFailure], None] = lambda f: None,
-        on_sent: Callable[[int], None] = lambda n: None,
+        on_sent: Callable[[list[str]], None] = lambda wheres: None,
     ) -> None:
         self._sqs = sqs
         self._url = queue_url
@@ -122,9 +117,9 @@ class BatchSender:
         self.stats.failures.append(failure)
         self._on_failure(failure)
 
-    def _sent(self, count: int) -> None:
-        self.stats.sent += count
-        self._on_sent(count)
+    def _sent(self, entries: list[_Pending]) -> None:
+        self.stats.sent += len(entries)
+        self._on_sent([e.where for e in entries])
 
     def _send_batch(self, batch: list[_Pending]) -> list[_Pending]:
         """Send one batch; returns the entries to try again."""
@@ -145,7 +140,7 @@ class BatchSender:
             for entry in batch:
                 self._send_one(entry)
             return []
-        self._sent(len(response.get("Successful", [])))
+        self._sent([batch[int(done["Id"])] for done in response.get("Successful", [])])
         retry: list[_Pending] = []
         for failed in response.get("Failed", []):
             entry = batch[int(failed["Id"])]
@@ -163,56 +158,20 @@ class BatchSender:
             error: Any = exc.response.get("Error", {})
             self._fail(entry, str(error.get("Code", "Error")), str(error.get("Message", exc)))
             return
-        self._sent(1)
+        self._sent([entry])
 
 
-def send_lines(records: Iterable[BodyLine | Problem], sender: BatchSender) -> int:
-    """Send every body line; returns the number of lines that could not even be read."""
-    unreadable = 0
-    for record in records:
-        if isinstance(record, Problem):
-            unreadable += 1
-            print(record, file=sys.stderr)
-        else:
-            sender.add(record.where, record.text)
-    sender.flush()
-    return unreadable
+#: ``https://sqs.<region>.amazonaws.com/...`` (also ``sqs-fips.`` and ``.amazonaws.com.cn``)
+#: and the legacy ``https://<region>.queue.amazonaws.com/...``.
+_QUEUE_HOST = re.compile(
+    r"https://(?:sqs(?:-fips)?\.(?P<region>[a-z0-9-]+)|(?P<legacy>[a-z0-9-]+)\.queue)"
+    r"\.amazonaws\.com(?:\.cn)?/"
+)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE.jsonl", help="one message body per line")
-    parser.add_argument("--queue-url", required=True, metavar="URL", help="the ingest queue")
-    parser.add_argument("--region", metavar="R", help="AWS region (default: from the environment)")
-    parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
-    except BotoCoreError as exc:
-        print(f"cannot create an SQS client: {exc}", file=sys.stderr)
-        return 2
-    bar = tqdm(unit=" msg", file=sys.stderr, disable=True if args.no_progress else None)
-
-    def advance(count: int) -> None:
-        bar.update(count)
-
-    sender = BatchSender(
-        sqs,
-        args.queue_url,
-        on_failure=lambda f: print(f, file=sys.stderr),
-        on_sent=advance,
-    )
-    try:
-        with open_source(args.file) as stream:
-            unreadable = send_lines(iter_jsonl(stream, args.file), sender)
-    except (SourceError, ClientError, BotoCoreError) as exc:
-        bar.close()
-        print(f"{exc}\nsent {sender.stats.sent} message(s) before stopping", file=sys.stderr)
-        return 2
-    bar.close()
-    stats = sender.stats
-    failed = len(stats.failures) + unreadable
-    print(f"sent {stats.sent} message(s) in {stats.batches} batch call(s); {failed} failed")
-    return 1 if failed else 0
+def region_of_queue_url(queue_url: str) -> str | None:
+    """The AWS region an SQS queue URL names, or ``None`` (an emulator's URL names none)."""
+    match = _QUEUE_HOST.match(queue_url)
+    if match is None:
+        return None
+    return match.group("region") or match.group("legacy")
