@@ -4,20 +4,20 @@ Usable from any Python program (a CMS, a job): it needs boto3 and this package's
 not the local tooling. Rules (docs/producers.md, "The producer client"):
 
 * **Checked at once.** Each change is judged by the ingest function's judge before it is
-  buffered; a change ingest would reject raises :class:`~sitemap_updater.producer.checks.ChangeRejected`
-  (field, value, rule) in the caller and is not buffered.
-* **Ordered.** A change without ``occurred_at`` gets the client's clock at :meth:`ChangeSender.add`
-  (UTC, microseconds, strictly increasing per client), so the order of the calls is the order
-  of the changes even when several of them share one message.
+  buffered; a change ingest would reject raises ``checks.ChangeRejected`` (field, value, rule)
+  in the caller and is not buffered.
+* **Ordered.** A change without ``occurred_at`` gets the client's clock at ``add`` (UTC,
+  microseconds, strictly increasing per client), so the order of the calls is the order of
+  the changes even when several of them share one message.
 * **Packed.** Changes go into JSON array bodies of at most 500 changes and 256 KiB, sent with
   ``SendMessageBatch`` (``producer.batches``); entries SQS failed are sent again with backoff,
   a bounded number of times.
-* **Flushed** when the buffer fills one batch call (10 bodies or 1 MiB), when its oldest change
-  is ``max_age_seconds`` old (checked on each add, by :meth:`~ChangeSender.flush_if_due`, and
+* **Flushed** when the buffer holds more than one batch call (10 bodies or 1 MiB: the full
+  bodies are sent, the one being filled stays), when its oldest change is ``max_age_seconds`` old (checked on each add, by :meth:`~ChangeSender.flush_if_due`, and
   by an optional background thread), on :meth:`~ChangeSender.flush`, and on
   :meth:`~ChangeSender.close` (the context manager's exit; optionally at interpreter exit).
 * **Never dropped silently.** Changes that could not be sent raise
-  :class:`~sitemap_updater.producer.checks.SendFailed`, which holds them. A failure of a
+  ``checks.SendFailed``, which holds them. A failure of a
   background flush is raised by the next call of ``add``, ``flush`` or ``close``.
 * **Thread-safe.** One lock guards the buffer and another keeps one flush at a time, so any
   number of threads may call ``add`` on one client.
@@ -161,9 +161,10 @@ class ChangeSender:
             self._packer.add(text, size, stamped)
             if self._oldest is None:
                 self._oldest = now
-            due = self._full() or now - self._oldest >= self._max_age
-        if due:
-            self._flush()
+            full = len(self._packer.closed) >= BATCH_SIZE or self._packer.size > MAX_BATCH_BYTES
+            due = now - self._oldest >= self._max_age
+        if due or full:
+            self._flush(everything=due)
         self._raise_failures()
 
     def _stamp(self, now: datetime) -> str:
@@ -177,7 +178,8 @@ class ChangeSender:
         try:
             text = encode_change(change)
         except (TypeError, ValueError) as exc:
-            raise ChangeRejected("body", repr(change), f"must be encodable as JSON ({exc})") from None
+            rule = f"must be encodable as JSON ({exc})"
+            raise ChangeRejected("body", repr(change), rule) from None
         check_change(text, self._site, now)
         size = len(text.encode("utf-8"))
         if not self._packer.fits_alone(size):
@@ -187,9 +189,6 @@ class ChangeSender:
                 f"a change must fit in one message body of {self._packer.max_body_bytes:,} bytes",
             )
         return text, size
-
-    def _full(self) -> bool:
-        return len(self._packer.closed) >= BATCH_SIZE or self._packer.size >= MAX_BATCH_BYTES
 
     # -- flushing -----------------------------------------------------------------------------
 
@@ -213,11 +212,15 @@ class ChangeSender:
         with self._lock:
             return self._packer.changes
 
-    def _flush(self) -> None:
+    def _flush(self, everything: bool = True) -> None:
+        """Send the buffer, or only its full bodies (the oldest change's age then stays)."""
         with self._send_lock:
             with self._lock:
-                bodies = self._packer.take()
-                self._oldest = None
+                if everything:
+                    bodies = self._packer.take()
+                    self._oldest = None
+                else:
+                    bodies = self._packer.take_closed()
             if bodies:
                 self._send(bodies)
 
@@ -239,7 +242,8 @@ class ChangeSender:
             sender.flush()
         except (ClientError, BotoCoreError) as exc:
             error = exc.response.get("Error", {}) if isinstance(exc, ClientError) else {}
-            code, message = str(error.get("Code", type(exc).__name__)), str(error.get("Message", exc))
+            code = str(error.get("Code", type(exc).__name__))
+            message = str(error.get("Message", exc))
             failed = {f.where for f in failures}
             failures += [
                 SendFailure(str(key), code, message)

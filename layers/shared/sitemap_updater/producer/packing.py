@@ -87,6 +87,13 @@ class ArrayPacker:
         self._open.add(text, size, change)
         self.changes += 1
 
+    def take_closed(self) -> list[Body]:
+        """The closed bodies; the open one stays."""
+        bodies, self.closed = self.closed, []
+        self.changes -= sum(len(b.changes) for b in bodies)
+        self._closed_bytes = 0
+        return bodies
+
     def take(self) -> list[Body]:
         """Every body held, the open one closed; the packer is empty afterwards."""
         bodies = [*self.closed, self._open] if self._open.texts else self.closed

@@ -1,0 +1,179 @@
+"""``sitemap-updater send``: the changes of a JSONL file to the ingest queue, through the
+producer client (``sitemap_updater.producer.client``).
+
+Each line is a message body of the contract: a change object, an array of them, or an
+EventBridge event (sent as its ``detail``, with its ``time`` as the ``occurred_at`` of a detail
+that has none). Every change is judged as ingest would judge it before anything is sent: a
+rejected change is reported with its line, field, value and rule, and the others are packed
+into array messages of up to 500 changes. Changes SQS did not take after the client's retries
+are reported too. The region is the one the queue URL names, unless ``--region`` says another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from botocore.exceptions import BotoCoreError
+from tqdm import tqdm
+
+from sitemap_updater.ingest.shapes import looks_like_eventbridge
+from sitemap_updater.producer.checks import ChangeRejected, SendFailed
+from sitemap_updater.producer.client import ChangeSender
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater_local.inputs.opening import open_source
+from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
+from sitemap_updater_local.inputs.sources import iter_jsonl
+
+
+@dataclass(slots=True)
+class SendReport:
+    lines: int = 0
+    rejected: int = 0
+    unsent: int = 0
+
+
+def changes_of(line: BodyLine) -> Iterator[tuple[str, Any]]:
+    """Each change a line holds, with where it is; raises ``ValueError`` for a line that is
+    not JSON."""
+    try:
+        decoded = json.loads(line.text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"must be JSON ({exc.msg} at column {exc.colno})") from None
+    if isinstance(decoded, list):
+        for i, entry in enumerate(decoded):
+            yield f"{line.where} entry {i}", entry
+        return
+    if isinstance(decoded, dict) and looks_like_eventbridge(decoded):
+        detail = decoded.get("detail")
+        if isinstance(detail, dict):
+            change = dict(detail)
+            if change.get("occurred_at") is None and decoded.get("time") is not None:
+                change["occurred_at"] = decoded["time"]
+            decoded = change
+    yield line.where, decoded
+
+
+def site_of(change: Any) -> Site:
+    """The site of a change's ``url`` (``--site`` not given); raises ``ValueError``."""
+    url = change.get("url") if isinstance(change, dict) else None
+    if not isinstance(url, str):
+        raise ValueError("holds no url")
+    parts = urlsplit(url.strip())
+    return Site.parse(f"{parts.scheme}://{parts.netloc}")
+
+
+class LineSender:
+    """Feeds the changes of body lines to a :class:`ChangeSender` made on the first change."""
+
+    def __init__(self, args: argparse.Namespace, site: Site | None, report: SendReport) -> None:
+        self._args, self._site, self.report = args, site, report
+        self.sender: ChangeSender | None = None
+
+    def _sender_for(self, change: Any) -> ChangeSender:
+        if self.sender is None:
+            site = self._site or site_of(change)
+            self.sender = ChangeSender(
+                self._args.queue_url,
+                site=site,
+                region=self._args.region,
+                endpoint_url=self._args.endpoint_url,
+            )
+        return self.sender
+
+    def send_line(self, line: BodyLine) -> None:
+        self.report.lines += 1
+        try:
+            changes = list(changes_of(line))
+        except ValueError as exc:
+            self._rejected(f"{line.where}: field body rejected: {exc}")
+            return
+        for where, change in changes:
+            try:
+                self._sender_for(change).add(change)
+            except ChangeRejected as exc:
+                self._rejected(f"{where}: {exc}")
+            except ValueError as exc:  # no site from a first change without a usable url
+                self._rejected(
+                    f"{where}: cannot tell the site from this change ({exc}); pass --site"
+                )
+            except SendFailed as exc:
+                self.unsent(exc)
+
+    def _rejected(self, message: str) -> None:
+        self.report.rejected += 1
+        print(f"{message}; not sent", file=sys.stderr)
+
+    def unsent(self, failed: SendFailed) -> None:
+        self.report.unsent += len(failed.changes)
+        first = failed.changes[0].get("url") if failed.changes else None
+        print(f"{failed} (the first: {first})", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.sender is not None:
+            try:
+                self.sender.close()
+            except SendFailed as exc:
+                self.unsent(exc)
+
+
+def send_lines(records: Iterable[BodyLine | Problem], lines: LineSender, bar: Any) -> int:
+    """Send the changes of every line; returns the number of lines that could not be read."""
+    unreadable = 0
+    for record in records:
+        if isinstance(record, Problem):
+            unreadable += 1
+            print(record, file=sys.stderr)
+        else:
+            lines.send_line(record)
+        bar.update(1)
+    lines.close()
+    return unreadable
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE.jsonl", help="one message body per line")
+    parser.add_argument("--queue-url", required=True, metavar="URL", help="the ingest queue")
+    parser.add_argument(
+        "--site", metavar="URL", help="the stack's SiteUrl (default: from the first change's url)"
+    )
+    parser.add_argument(
+        "--region",
+        metavar="R",
+        help="AWS region (default: the queue URL's, else the environment's)",
+    )
+    parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        site = Site.parse(args.site) if args.site else None
+    except ValueError as exc:
+        print(f"--site: {exc}", file=sys.stderr)
+        return 2
+    report = SendReport()
+    lines = LineSender(args, site, report)
+    bar = tqdm(unit=" lines", file=sys.stderr, disable=True if args.no_progress else None)
+    try:
+        with open_source(args.file) as stream:
+            unreadable = send_lines(iter_jsonl(stream, args.file), lines, bar)
+    except (SourceError, BotoCoreError) as exc:
+        bar.close()
+        print(f"{exc}\nstopped after {report.lines} line(s)", file=sys.stderr)
+        return 2
+    bar.close()
+    stats = lines.sender.stats if lines.sender is not None else None
+    sent = f"sent {stats.changes if stats else 0} change(s) in {stats.messages if stats else 0}"
+    calls = stats.batch_calls if stats else 0
+    failed = report.rejected + report.unsent + unreadable
+    print(
+        f"{sent} message(s), {calls} batch call(s); {report.rejected} rejected, "
+        f"{report.unsent} not sent, {unreadable} unreadable"
+    )
+    return 1 if failed else 0
