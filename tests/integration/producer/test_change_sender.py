@@ -9,6 +9,7 @@ Time is an injected clock: no test waits for it to pass.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from datetime import UTC, datetime, timedelta
@@ -109,7 +110,7 @@ def test_bodies_are_filled_to_the_queue_size_in_utf8_bytes(sqs: SQSClient, queue
     by_first = {int(json.loads(b)[0]["url"].rsplit("/", 1)[1]): b for b in bodies}
     ordered = [by_first[n] for n in sorted(by_first)]
     counted_in_characters_would_fit = False
-    for body, following in zip(ordered, ordered[1:], strict=False):
+    for body, following in itertools.pairwise(ordered):
         first = json.dumps(json.loads(following)[0], ensure_ascii=False, separators=(",", ":"))
         # the next body's first change would not have fitted, its comma included
         assert len(body.encode("utf-8")) + 1 + len(first.encode("utf-8")) > QUEUE_BYTES
@@ -221,7 +222,7 @@ def test_changes_never_sent_are_raised_with_the_error(sqs: SQSClient, queue_url:
 
 
 def test_a_refused_call_raises_every_change_of_it(sqs: SQSClient) -> None:
-    missing = sqs.get_queue_url  # noqa: F841 (the queue below was never created)
+    """The queue was never created: SQS refuses the whole call."""
     url = "https://sqs.us-east-1.amazonaws.com/123456789012/no-such-queue"
     sender = _sender(sqs, url)
     sender.upsert(f"{SITE}/a")
