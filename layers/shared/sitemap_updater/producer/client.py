@@ -13,12 +13,12 @@ not the local tooling. Rules (docs/producers.md, "The producer client"):
   ``SendMessageBatch`` (``producer.batches``); entries SQS failed are sent again with backoff,
   a bounded number of times.
 * **Flushed** when the buffer holds more than one batch call (10 bodies or 1 MiB: the full
-  bodies are sent, the one being filled stays), when its oldest change is ``max_age_seconds`` old (checked on each add, by :meth:`~ChangeSender.flush_if_due`, and
-  by an optional background thread), on :meth:`~ChangeSender.flush`, and on
-  :meth:`~ChangeSender.close` (the context manager's exit; optionally at interpreter exit).
-* **Never dropped silently.** Changes that could not be sent raise
-  ``checks.SendFailed``, which holds them. A failure of a
-  background flush is raised by the next call of ``add``, ``flush`` or ``close``.
+  bodies are sent, the one being filled stays); when its oldest change is ``max_age_seconds``
+  old (checked on each ``add``, by ``flush_if_due``, and by an optional background thread); on
+  ``flush``; and on ``close`` (the context manager's exit; optionally at interpreter exit).
+* **Never dropped silently.** Changes that could not be sent raise ``checks.SendFailed``,
+  which holds them. A failure of a background flush is raised by the next call of ``add``,
+  ``flush`` or ``close``.
 * **Thread-safe.** One lock guards the buffer and another keeps one flush at a time, so any
   number of threads may call ``add`` on one client.
 """
