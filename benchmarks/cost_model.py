@@ -902,6 +902,13 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
         "ingest_duration_s_per_change": round(
             wc_ingest_s * wc_invocations / max(1, changes_month), 5
         ),
+        # the same without moto answering the handler's calls (its PutItem above all)
+        "ingest_duration_s_per_change_without_moto": round(
+            (wc_ing["handler_cpu_seconds"] - wc_ing["cpu_in_moto"])
+            / max(1, wc["changes"])
+            * _share(mem["ingest"]),
+            5,
+        ),
         "sqs_requests_upper": round(wc_sqs_requests),
         "usd_per_month": wc_usd,
         "total_usd_per_month": round(sum(wc_usd.values()), 2),
@@ -1083,6 +1090,11 @@ def print_table(sites: list[dict[str, Any]]) -> None:
         ("ingest invocations a month", lambda c: c["ingest_invocations_per_month"], ",.0f"),
         ("ingest s per invocation", lambda c: c["ingest_duration_s_per_invocation"], ",.4f"),
         ("ingest s per change", lambda c: c["ingest_duration_s_per_change"], ",.5f"),
+        (
+            "  without moto's answering",
+            lambda c: c["ingest_duration_s_per_change_without_moto"],
+            ",.5f",
+        ),
         ("SQS requests (upper)", lambda c: c["sqs_requests_upper"], ",.0f"),
     ]
     client_rows += [
