@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Self
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 
 from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES
 from sitemap_updater.producer.batches import (
@@ -158,6 +158,8 @@ class ChangeSender:
                 stamped["occurred_at"] = self._stamp(now)
         text, size = self._checked(stamped, now)
         with self._lock:
+            if self._closed:  # closed while this change was checked: its last flush is done
+                raise RuntimeError("the change sender is closed")
             self._packer.add(text, size, stamped)
             if self._oldest is None:
                 self._oldest = now
@@ -225,7 +227,8 @@ class ChangeSender:
                 self._send(bodies)
 
     def _send(self, bodies: list[Body]) -> None:
-        """Send ``bodies``; keep the changes of those not sent, with SQS's reasons."""
+        """Send ``bodies``; keep the changes of those not sent, with SQS's reasons (or, for a
+        call that raised, the error's code or class name and its message)."""
         failures: list[SendFailure] = []
         sent: set[str] = set()
         sender = BatchSender(
@@ -240,7 +243,7 @@ class ChangeSender:
             for key, body in enumerate(bodies):
                 sender.add(str(key), body.text)
             sender.flush()
-        except (ClientError, BotoCoreError) as exc:
+        except Exception as exc:  # whatever stopped the sending, no body is lost
             error = exc.response.get("Error", {}) if isinstance(exc, ClientError) else {}
             code = str(error.get("Code", type(exc).__name__))
             message = str(error.get("Message", exc))
