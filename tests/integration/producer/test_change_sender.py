@@ -283,11 +283,32 @@ def test_the_background_thread_sends_a_due_buffer(sqs: SQSClient, queue_url: str
     sqs.meta.events.register("after-call.sqs.SendMessageBatch", lambda **_: sent.set())
     sender = _sender(sqs, queue_url, clock=clock, max_age_seconds=0.01, background_flush=True)
     sender.upsert(f"{SITE}/a")
-    assert not sent.is_set() or sender.buffered == 0
+    assert sender.buffered == 1  # the clock has not moved: not due
     clock.advance(1)  # due now; the thread sends it on its next tick, with no add or flush
     assert sent.wait(timeout=30)
     assert [c["url"] for c in _changes(drain(sqs, queue_url))] == [f"{SITE}/a"]
     sender.close()
+
+
+def test_a_failure_of_a_timed_flush_is_raised_by_the_next_call(
+    sqs: SQSClient, queue_url: str
+) -> None:
+    """``flush_if_due`` is what the background thread calls: it keeps a failure for the
+    producer's next call instead of raising it in a thread nobody watches."""
+    clock = Clock()
+    inject_failures(sqs, lambda body, call: (True, "InvalidMessageContents", "refused"))
+    sender = _sender(sqs, queue_url, clock=clock, max_age_seconds=10)
+    sender.upsert(f"{SITE}/a")
+    clock.advance(10)
+    assert sender.flush_if_due() is True  # tried, failed, nothing raised here
+    with pytest.raises(SendFailed) as caught:
+        sender.upsert(f"{SITE}/b")  # buffered, then the earlier failure is raised
+    assert [c["url"] for c in caught.value.changes] == [f"{SITE}/a"]
+    assert caught.value.failures[0].code == "InvalidMessageContents"
+    assert sender.buffered == 1
+    with pytest.raises(SendFailed) as caught:
+        sender.close()
+    assert [c["url"] for c in caught.value.changes] == [f"{SITE}/b"]
 
 
 def test_closing_sends_the_rest_and_takes_no_more(sqs: SQSClient, queue_url: str) -> None:
