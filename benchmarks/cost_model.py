@@ -85,6 +85,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,7 @@ from sitemap_updater_local.deployment.runtime import (  # noqa: E402
 with FunctionOutput().capture():
     import sitemap_updater.rebuild.steps.incremental as rebuild_service
     from sitemap_updater.ingest.item_size import item_size
+    from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.protocol import Entry, Site
     from sitemap_updater.rebuild.inputs.spools import Spools
     from sitemap_updater.rebuild.outputs.bucket import INDEX, SHARD_FILE
@@ -138,6 +140,10 @@ MB_PER_VCPU = 1769
 LONG_POLL_SECONDS = 20
 #: The regional edge cache and the edge location each keep a copy up to its max-age.
 CACHE_LAYERS = 2
+#: SQS bills each 64 KiB chunk of a request's payload as one request.
+SQS_CHUNK_BYTES = 64 * 1024
+#: The monthly ceiling with a producer that sends through the producer client, by site size.
+CLIENT_TOTAL_TARGETS = {1_000_000: 5.0}
 
 PRICE = {
     "wru": 0.625 / 1e6,
@@ -461,6 +467,58 @@ def _invocations(durations: list[tuple[float, float]]) -> dict[str, Any]:
     }
 
 
+def client_slice(
+    dep: LocalDeployment,
+    numbers: list[int],
+    changes_per_day: int,
+    slice_changes: int,
+    window: int,
+    metered: tuple[Meter, Meter],
+    ingest_durations: list[tuple[float, float]],
+) -> dict[str, Any]:
+    """One slice of changes sent through the producer client at its defaults, then drained.
+
+    The client's clock moves by the site's average time between two changes at each change, so
+    its own time rule (the oldest change ``DEFAULT_MAX_AGE_SECONDS`` old) decides how many
+    changes share a message. Metered like the single-change slice, plus the bytes of each body
+    and of each ``SendMessageBatch`` call (SQS bills a request per 64 KiB chunk).
+    """
+    handlers, emulator_sqs = metered
+    gap = timedelta(seconds=86_400 / changes_per_day)
+    clock = {"now": datetime.now(UTC) - gap * slice_changes}
+    bodies: list[int] = []
+    calls: list[int] = []
+
+    def measure_call(params: dict[str, Any], **_: Any) -> None:
+        sizes = [len(e["MessageBody"].encode("utf-8")) for e in params["Entries"]]
+        bodies.extend(sizes)
+        calls.append(sum(sizes))
+
+    dep.sqs.meta.events.register("provide-client-params.sqs.SendMessageBatch", measure_call)
+    ingest_durations.clear()
+    with ChangeSender(dep.queue_url, site=SITE, sqs=dep.sqs, clock=lambda: clock["now"]) as sender:
+        for i in random.Random(8).sample(numbers, slice_changes):
+            sender.add(_page(i, 22))
+            clock["now"] += gap
+    dep.sqs.meta.events.unregister("provide-client-params.sqs.SendMessageBatch", measure_call)
+    # the messages that arrive in one batching window at the average rate close a batch
+    messages_a_day = changes_per_day * sender.stats.messages / max(1, sender.stats.changes)
+    batch = max(1, min(dep.batch_size, math.ceil(messages_a_day / 86_400 * window)))
+    dep.mapping.batch_size = batch
+    drained = dep.drain()
+    return {
+        "max_age_seconds": DEFAULT_MAX_AGE_SECONDS,
+        "changes": sender.stats.changes,
+        "messages": sender.stats.messages,
+        "changes_per_message": round(sender.stats.changes / max(1, sender.stats.messages), 1),
+        "body_bytes": bodies,
+        "call_payload_bytes": calls,
+        "ingest_batch_size": batch,
+        "ingest": {**handlers.take(), **_invocations(ingest_durations), "records": drained.records},
+        "ingest_sqs_emulator": emulator_sqs.take(),
+    }
+
+
 def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
     """Build the local site of ``urls``' leaves, then meter one slice and one reconcile."""
     leaves = real_leaves(urls)
@@ -530,6 +588,17 @@ def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
         reconcile_metered = handlers.take()
         reconcile_runs = _invocations(rebuild_durations)
 
+        # the same number of changes through the producer client
+        with_client = client_slice(
+            dep,
+            numbers,
+            changes_per_day,
+            slice_changes,
+            window,
+            (handlers, emulator_sqs),
+            ingest_durations,
+        )
+
         url_sizes: list[int] = []
         for page_items in dep.dynamodb.get_paginator("scan").paginate(TableName=dep.table_name):
             url_sizes += [stored_size(i) for i in page_items["Items"]]
@@ -553,6 +622,7 @@ def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
         "ingest_batch_size": batch,
         "ingest": {**ingest, **ingest_runs, "records": drained.records},
         "ingest_sqs_emulator": ingest_sqs,
+        "with_client": with_client,
         "incremental": {
             **incremental,
             **incremental_runs,
@@ -761,10 +831,10 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
     inval_paths = runs * per_run["cloudfront_create_invalidation"]
     inval_usd = max(0.0, inval_paths - PRICE["inval_free_paths"]) * PRICE["inval_path"]
 
-    def total(parts: list[dict[str, float]]) -> dict[str, float]:
+    def total(parts: list[dict[str, float]], sqs: float = sqs_usd) -> dict[str, float]:
         usd = {k: sum(p[k] for p in parts) for k in parts[0]}
         usd["dynamodb"] += storage
-        usd["sqs"] = sqs_usd
+        usd["sqs"] = sqs
         usd["cloudfront_invalidations"] = inval_usd
         return {k: round(v, 4) for k, v in usd.items()}
 
@@ -780,6 +850,74 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
 
     fresh = freshness(m, ingest_s, run_seconds, period_min)
     nightly_fresh = freshness(m, ingest_s, rec_seconds, 1440)
+
+    # -- a producer that sends through the producer client: the same runs, another ingest
+    wc = m["with_client"]
+    wc_ing = wc["ingest"]
+    wc_scale = changes_month / max(1, wc["changes"])
+    wc_invocations = wc_ing["invocations"] * wc_scale
+    wc_ingest_s = (
+        wc_ing["handler_cpu_seconds"] / max(1, wc_ing["invocations"]) * _share(mem["ingest"])
+    )
+    wc_ingest_part = part(
+        changes_month * _units(wc_ing, url_t, "wru") / max(1, wc["changes"]),
+        changes_month * _units(wc_ing, url_t, "rru") / max(1, wc["changes"]),
+        0,
+        wc_invocations * wc_ingest_s * mem["ingest"] / 1024,
+        wc_invocations,
+        0,
+        0,
+    )
+    wc_calls = Counter(
+        {k.split(".", 1)[1]: v for k, v in wc["ingest_sqs_emulator"]["calls"].items()}
+    )
+
+    def chunks(sizes: list[int]) -> int:
+        return sum(max(1, math.ceil(size / SQS_CHUNK_BYTES)) for size in sizes)
+
+    wc_sqs_requests = (
+        chunks(wc["call_payload_bytes"]) * wc_scale  # the client's SendMessageBatch calls
+        + chunks(wc["body_bytes"]) * wc_scale  # one ReceiveMessage per message
+        + idle_pollers * DAYS * 86400 / LONG_POLL_SECONDS
+        + wc_scale
+        * (
+            wc_calls["DeleteMessageBatch"]
+            + wc_calls["DeleteMessage"]
+            + wc_calls["ChangeMessageVisibilityBatch"]
+        )
+        + wc_scale * wc_ing["calls"].get("sqs.SendMessage", 0)
+    )
+    wc_usd = total([wc_ingest_part, runs_part, reconcile_part], wc_sqs_requests * PRICE["sqs_req"])
+    wc_fresh = freshness(
+        m, wc_ingest_s, run_seconds, period_min, wc["max_age_seconds"], ingest=wc_ing
+    )
+    with_client = {
+        "max_age_seconds": wc["max_age_seconds"],
+        "changes_per_message": wc["changes_per_message"],
+        "body_bytes_mean": round(sum(wc["body_bytes"]) / max(1, len(wc["body_bytes"]))),
+        "messages_per_month": round(wc["messages"] * wc_scale),
+        "ingest_batch_size": wc["ingest_batch_size"],
+        "ingest_invocations_per_month": round(wc_invocations),
+        "ingest_duration_s_per_invocation": round(wc_ingest_s, 4),
+        "ingest_duration_s_per_change": round(
+            wc_ingest_s * wc_invocations / max(1, changes_month), 5
+        ),
+        # the same without moto answering the handler's calls (its PutItem above all)
+        "ingest_duration_s_per_change_without_moto": round(
+            (wc_ing["handler_cpu_seconds"] - wc_ing["cpu_in_moto"])
+            / max(1, wc["changes"])
+            * _share(mem["ingest"]),
+            5,
+        ),
+        "sqs_requests_upper": round(wc_sqs_requests),
+        "usd_per_month": wc_usd,
+        "total_usd_per_month": round(sum(wc_usd.values()), 2),
+        "usd_per_month_by_part": {
+            "ingest": round(sum(wc_ingest_part.values()), 2),
+            "sqs_upper": round(wc_usd["sqs"], 2),
+        },
+        "freshness_seconds": wc_fresh,
+    }
     return {
         "urls": m["urls"],
         "changes_per_day": m["changes_per_day"],
@@ -809,29 +947,38 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
         "dynamodb_storage_gb": round(storage_gb, 3),
         "invalidation_if_enabled": opt_in,
         "freshness_seconds": fresh,
+        "with_producer_client": with_client,
         "nightly_full_rebuild": {
             "usd_per_month": nightly_usd,
             "total_usd_per_month": round(sum(nightly_usd.values()), 2),
             "freshness_seconds": nightly_fresh,
         },
-        "checks": checks(m, per_run, usd, ingest_wru_per_change, fresh),
+        "checks": checks(m, per_run, usd, ingest_wru_per_change, fresh, with_client),
         "measured": m,
     }
 
 
 def freshness(
-    m: dict[str, Any], ingest_s: float, rebuild_s: float, period_min: float
+    m: dict[str, Any],
+    ingest_s: float,
+    rebuild_s: float,
+    period_min: float,
+    producer_max_age: float = 0.0,
+    ingest: dict[str, Any] | None = None,
 ) -> dict[str, float]:
-    """Seconds from a change event to every edge (and a crawler fetching then) serving it."""
+    """Seconds from a change event to every edge (and a crawler fetching then) serving it;
+    ``producer_max_age``: how long a producer may hold a change before sending it."""
     window = m["template"]["IngestBatchingWindowSeconds"]
-    ingest_max = m["ingest"]["handler_cpu_seconds_max"] * _share(
+    ingest_max = (ingest or m["ingest"])["handler_cpu_seconds_max"] * _share(
         m["template"]["MemorySize"]["ingest"]
     )
     # a run that outlasts the period delays the next one (reserved concurrency 1 and the lease)
     wait = max(period_min * 60, rebuild_s)
     max_age = max(_max_age(INDEX.cache_control), _max_age(SHARD_FILE.cache_control))
     cached = CACHE_LAYERS * max_age
+    held = producer_max_age
     return {
+        "producer_max_age": held,
         "batching_window": window,
         "ingest_worst": round(ingest_max, 2),
         "ingest_typical": round(ingest_s, 2),
@@ -839,8 +986,8 @@ def freshness(
         "rebuild_run": round(rebuild_s, 1),
         "max_age": max_age,
         "edge_cache_worst": cached,
-        "worst": round(window + ingest_max + wait + rebuild_s + cached, 1),
-        "typical": round(window / 2 + ingest_s + wait / 2 + rebuild_s + cached / 2, 1),
+        "worst": round(held + window + ingest_max + wait + rebuild_s + cached, 1),
+        "typical": round(held / 2 + window / 2 + ingest_s + wait / 2 + rebuild_s + cached / 2, 1),
     }
 
 
@@ -850,6 +997,7 @@ def checks(
     usd: dict[str, float],
     ingest_wru: float,
     fresh: dict[str, float],
+    with_client: dict[str, Any],
 ) -> dict[str, dict[str, Any]]:
     reads = per_run["read_units_per_changed_url_part"] + per_run["read_units_constant_part"]
     budget = READS_PER_CHANGE * m["slice_changes"] + READS_CONSTANT
@@ -877,6 +1025,18 @@ def checks(
         "freshness_worst_s": {"value": fresh["worst"], "at_most": FRESHNESS_TARGETS_S["worst"]},
         "freshness_typical_s": {
             "value": fresh["typical"],
+            "at_most": FRESHNESS_TARGETS_S["typical"],
+        },
+        "total_usd_per_month_with_client": {
+            "value": with_client["total_usd_per_month"],
+            "at_most": CLIENT_TOTAL_TARGETS.get(m["urls"]),
+        },
+        "freshness_worst_s_with_client": {
+            "value": with_client["freshness_seconds"]["worst"],
+            "at_most": FRESHNESS_TARGETS_S["worst"],
+        },
+        "freshness_typical_s_with_client": {
+            "value": with_client["freshness_seconds"]["typical"],
             "at_most": FRESHNESS_TARGETS_S["typical"],
         },
     }
@@ -919,6 +1079,39 @@ def print_table(sites: list[dict[str, Any]]) -> None:
         f"{'$ nightly full rebuild instead':<34}"
         + "".join(f"{s['nightly_full_rebuild']['total_usd_per_month']:>16,.2f}" for s in sites)
     )
+    print(
+        "\nWith a producer that sends through the producer client at its defaults "
+        "(sitemap_updater.producer.client), measured:"
+    )
+    client_rows: list[tuple[str, Callable[[dict[str, Any]], float], str]] = [
+        ("producer max age (s)", lambda c: c["max_age_seconds"], ",.0f"),
+        ("changes a message", lambda c: c["changes_per_message"], ",.1f"),
+        ("messages a month", lambda c: c["messages_per_month"], ",.0f"),
+        ("ingest invocations a month", lambda c: c["ingest_invocations_per_month"], ",.0f"),
+        ("ingest s per invocation", lambda c: c["ingest_duration_s_per_invocation"], ",.4f"),
+        ("ingest s per change", lambda c: c["ingest_duration_s_per_change"], ",.5f"),
+        (
+            "  without moto's answering",
+            lambda c: c["ingest_duration_s_per_change_without_moto"],
+            ",.5f",
+        ),
+        ("SQS requests (upper)", lambda c: c["sqs_requests_upper"], ",.0f"),
+    ]
+    client_rows += [
+        (f"$ {name}", lambda c, name=name: c["usd_per_month"][name], ",.2f") for name in services
+    ]
+    client_rows += [
+        ("$ TOTAL with the client", lambda c: c["total_usd_per_month"], ",.2f"),
+        ("  of which ingest", lambda c: c["usd_per_month_by_part"]["ingest"], ",.2f"),
+        ("  of which sqs_upper", lambda c: c["usd_per_month_by_part"]["sqs_upper"], ",.2f"),
+        ("freshness worst (s)", lambda c: c["freshness_seconds"]["worst"], ",.1f"),
+        ("freshness typical (s)", lambda c: c["freshness_seconds"]["typical"], ",.1f"),
+    ]
+    for label, value, spec in client_rows:
+        print(
+            f"  {label:<32}"
+            + "".join(f"{value(s['with_producer_client']):>16{spec}}" for s in sites)
+        )
     print("\nOne scheduled run (the slice), measured:")
     keys = (
         "changes",

@@ -154,6 +154,16 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
         assert 0 < fresh["typical"] < fresh["worst"]
         assert site["nightly_full_rebuild"]["freshness_seconds"]["worst"] > fresh["worst"]
         assert {c["met"] for c in site["checks"].values()} <= {True, False, None}
+        # the same slice through the producer client: every change written once, in fewer
+        # messages than changes, and the same rebuild costs
+        client = site["with_producer_client"]
+        sent = measured["with_client"]
+        assert sent["changes"] == changes == sent["ingest"]["calls"]["dynamodb.PutItem"]
+        assert sent["ingest_sqs_emulator"]["calls"]["sqs.SendMessageBatch"] >= 1
+        assert client["changes_per_message"] == pytest.approx(changes / sent["messages"], abs=0.1)
+        assert set(client["usd_per_month"]) == services
+        assert client["usd_per_month"]["s3"] == usd["s3"]
+        assert client["freshness_seconds"]["worst"] > fresh["worst"]  # the client's max age
     assert model["sites"][0]["leaves"] == 2 and model["sites"][1]["leaves"] == 8
     assert {"wru", "rru", "streams_rru", "gb_s", "s3_put", "s3_get", "sqs_req"} <= set(
         model["prices"]

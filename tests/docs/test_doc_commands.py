@@ -376,6 +376,27 @@ def test_python_producer_example_sends_to_the_queue(
     assert {f"sqs:{name.removesuffix('Batch')}" for name in called} == {statement["Action"]}
 
 
+def test_python_producer_client_example_sends_checked_array_messages(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
+        monkeypatch.setenv(key, stack.env[key])
+    monkeypatch.setenv("AWS_ENDPOINT_URL", stack.endpoint)
+    monkeypatch.setenv("QUEUE_URL", stack.queue_url)
+    boto3.setup_default_session()
+    calls: list[str] = []
+    boto3.DEFAULT_SESSION.events.register(  # type: ignore[union-attr]
+        "before-call.sqs", lambda model, **_: calls.append(model.name)
+    )
+    runpy.run_path(str(EXAMPLES / "producer_client.py"), run_name="__main__")
+    called = set(calls)
+    changes = [c for body in _queued_bodies(stack, stack.queue_url) for c in json.loads(body)]
+    assert len(changes) == 1002
+    assert {c["url"] for c in changes if c["action"] == "delete"} == {f"{SITE}/shoes/41"}
+    assert 'not sent: field priority value "high" rejected' in capsys.readouterr().out
+    assert called == {"SendMessageBatch"}  # authorized by sqs:SendMessage
+
+
 def test_empty_bucket_example_removes_every_version(stack: Stack) -> None:
     _publish_sample_site(stack)
     assert _object_versions(stack)

@@ -1,182 +1,135 @@
-"""``sitemap-updater send`` against moto SQS: batches of 10, every body arrives once.
-
-Partial failures of ``SendMessageBatch`` are injected with botocore's ``before-call`` event,
-which lets a handler answer a call instead of the service: the call then never reaches moto.
-"""
+"""``sitemap-updater send`` against moto SQS: the lines' changes, checked and packed by the
+producer client, reach the queue once each; rejected lines are reported with their line."""
 
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
-from botocore.awsrequest import AWSResponse
 from moto import mock_aws
 
 from sitemap_updater_local.cli import main
-from sitemap_updater_local.commands.send import MAX_ATTEMPTS, BatchSender
+from tests.helpers.sqs_faults import drain, inject_failures
 from tests.integration.cli.support import page_urls
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
+SITE = "https://www.example.com"
+
 
 @pytest.fixture
 def sqs(monkeypatch: pytest.MonkeyPatch) -> Iterator[SQSClient]:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}.items():
         monkeypatch.setenv(name, value)
+    # no region in the environment: the command takes the one the queue URL names
+    for name in ("AWS_DEFAULT_REGION", "AWS_REGION"):
+        monkeypatch.delenv(name, raising=False)
     with mock_aws():
         boto3.setup_default_session()
-        yield boto3.client("sqs", region_name="us-east-1")
+        yield boto3.client("sqs", region_name="eu-west-1")
     boto3.DEFAULT_SESSION = None
 
 
-def _drain(sqs: SQSClient, url: str) -> list[str]:
-    bodies: list[str] = []
-    while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages"):
-        for m in messages:
-            bodies.append(m["Body"])
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
-    return bodies
+def _changes(bodies: list[str]) -> list[dict[str, Any]]:
+    return [change for body in bodies for change in json.loads(body)]
 
 
-def _bodies(count: int) -> list[str]:
-    return [json.dumps({"action": "upsert", "url": u}) for u in page_urls(count)]
-
-
-Verdict = tuple[bool, str, str] | None  # (sender fault, code, message), or None: accepted
-
-
-def _inject_failures(sqs: SQSClient, verdict: Callable[[str, int], Verdict]) -> None:
-    """Make SendMessageBatch fail the entries for which ``verdict(body, call_number)`` says so.
-
-    The failing entries are taken out of the request before it reaches moto (which enqueues
-    the others for real) and added to the response's ``Failed`` list after it.
-    """
-    calls = {"n": 0}
-    failed: list[dict[str, Any]] = []
-
-    def before(params: dict[str, Any], **_: Any) -> Any:
-        calls["n"] += 1
-        request = json.loads(params["body"])
-        keep = []
-        failed.clear()
-        for entry in request["Entries"]:
-            result = verdict(entry["MessageBody"], calls["n"])
-            if result is None:
-                keep.append(entry)
-            else:
-                fault, code, message = result
-                failed.append(
-                    {"Id": entry["Id"], "SenderFault": fault, "Code": code, "Message": message}
-                )
-        if not keep:  # nothing left to send: answer the call here
-            http = AWSResponse(url="", status_code=200, headers={}, raw=None)  # type: ignore[arg-type]
-            return http, {"Successful": [], "Failed": list(failed)}
-        request["Entries"] = keep
-        params["body"] = json.dumps(request).encode()
-        return None
-
-    def after(parsed: dict[str, Any], **_: Any) -> None:
-        if failed and not parsed.get("Failed"):
-            parsed["Failed"] = list(failed)
-
-    sqs.meta.events.register("before-call.sqs.SendMessageBatch", before)
-    sqs.meta.events.register("after-call.sqs.SendMessageBatch", after)
-
-
-def test_sends_every_line_in_batches_of_ten(
+def test_every_change_of_every_line_is_sent_packed_in_array_messages(
     tmp_path: Path, sqs: SQSClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
-    bodies = _bodies(23)
-    bodies[5] = "not json at all: sent as is, ingest judges it"
-    bodies.append(bodies[0])  # a repeated line is sent again
+    assert ".eu-west-1." in url
+    urls = list(page_urls(1100))
+    lines = [json.dumps({"action": "upsert", "url": u}) for u in urls[:1000]]
+    lines.append(json.dumps([{"action": "delete", "url": u} for u in urls[1000:1099]]))
+    event = {"detail-type": "PageChanged", "time": "2026-11-20T10:00:00Z", "source": "cms"}
+    lines.append(json.dumps({**event, "detail": {"action": "upsert", "url": urls[1099]}}))
     source = tmp_path / "events.jsonl"
-    source.write_text("\n".join(bodies[:12]) + "\n\n" + "\n".join(bodies[12:]) + "\n")
-    sizes: list[int] = []
-    boto3.DEFAULT_SESSION.events.register(  # type: ignore[union-attr]
-        "provide-client-params.sqs.SendMessageBatch",
-        lambda params, **_: sizes.append(len(params["Entries"])),
-    )
+    source.write_text("\n".join(lines[:500]) + "\n\n" + "\n".join(lines[500:]) + "\n")
 
     code = main(["send", "--queue-url", url, str(source), "--no-progress"])
 
     assert code == 0
-    assert sizes == [10, 10, 4]
-    assert Counter(_drain(sqs, url)) == Counter(bodies)
-    assert "sent 24 message(s) in 3 batch call(s); 0 failed" in capsys.readouterr().out
+    changes = _changes(drain(sqs, url))
+    assert sorted(c["url"] for c in changes) == sorted(urls)
+    assert next(c for c in changes if c["url"] == urls[1099])["occurred_at"] == event["time"]
+    assert {c["action"] for c in changes if c["url"] in urls[1000:1099]} == {"delete"}
+    out = capsys.readouterr().out
+    assert "sent 1100 change(s) in 3 message(s), 1 batch call(s); 0 rejected" in out
 
 
-def test_entries_failed_by_the_service_are_retried_until_sent(sqs: SQSClient) -> None:
-    url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
-    bodies = _bodies(7)
-
-    _inject_failures(sqs, lambda body, call: (False, "InternalError", "x") if call <= 2 else None)
-    delays: list[float] = []
-    with BatchSender(sqs, url, sleep=delays.append) as sender:
-        for i, body in enumerate(bodies):
-            sender.add(f"line {i + 1}", body)
-
-    assert sender.stats.failures == []
-    assert sender.stats.sent == 7
-    assert sender.stats.batches == 3
-    assert delays == sorted(delays) and len(delays) == 2  # growing backoff between attempts
-    assert sorted(_drain(sqs, url)) == sorted(bodies)
-
-
-def test_sender_faults_and_exhausted_retries_are_reported_per_line(
+def test_rejected_and_unreadable_lines_are_reported_and_the_rest_sent(
     tmp_path: Path, sqs: SQSClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
-    bodies = _bodies(12)
-
-    def verdict(body: str, call: int) -> Verdict:
-        if body == bodies[2]:  # refused as the sender's fault: never retried
-            return True, "InvalidMessageContents", "bad character"
-        if body == bodies[4]:  # fails on the service's side at every attempt
-            return False, "InternalError", "try again"
-        if body == bodies[7] and call == 1:  # fails once, then goes through
-            return False, "ServiceUnavailable", "busy"
-        return None
-
-    _inject_failures(sqs, verdict)
-    sender = BatchSender(sqs, url, sleep=lambda s: None)
-    for i, body in enumerate(bodies):
-        sender.add(f"events.jsonl:{i + 1}", body)
-    sender.flush()
-
-    assert sender.stats.batches == MAX_ATTEMPTS + 1  # 1st batch and its retries, 2nd batch
-    assert [str(f) for f in sender.stats.failures] == [
-        "events.jsonl:3: not sent: InvalidMessageContents: bad character",
-        "events.jsonl:5: not sent: InternalError: try again",
-    ]
-    arrived = _drain(sqs, url)
-    assert sorted(arrived) == sorted(b for i, b in enumerate(bodies) if i not in {2, 4})
-
-
-def test_a_line_that_is_not_utf8_is_reported_and_the_rest_sent(
-    tmp_path: Path, sqs: SQSClient, capsys: pytest.CaptureFixture[str]
-) -> None:
-    url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
-    bodies = _bodies(3)
+    good = [json.dumps({"action": "upsert", "url": f"{SITE}/p/{i}"}) for i in range(3)]
     source = tmp_path / "events.jsonl"
     source.write_bytes(
-        bodies[0].encode() + b"\n\xff\xfe broken\n" + "\n".join(bodies[1:]).encode() + b"\n"
+        "\n".join(
+            [
+                good[0],
+                "not json at all",
+                json.dumps({"action": "upsert", "url": f"{SITE}/x", "priority": 7}),
+                good[1],
+                json.dumps([{"action": "upsert", "url": "https://elsewhere.example.org/"}]),
+            ]
+        ).encode()
+        + b"\n\xff\xfe broken\n"
+        + good[2].encode()
+        + b"\n"
     )
 
     code = main(["send", "--queue-url", url, str(source), "--no-progress"])
 
     captured = capsys.readouterr()
     assert code == 1
-    assert f"{source}:2: line is not UTF-8" in captured.err
-    assert "sent 3 message(s)" in captured.out and "1 failed" in captured.out
-    assert sorted(_drain(sqs, url)) == sorted(bodies)
+    assert f"{source}:2: field body rejected: must be JSON" in captured.err
+    assert f"{source}:3: field priority value 7 rejected:" in captured.err
+    assert f"{source}:5 entry 0: field url value" in captured.err
+    assert f"{source}:6: line is not UTF-8" in captured.err
+    assert "sent 3 change(s)" in captured.out
+    assert "3 rejected, 0 not sent, 1 unreadable" in captured.out
+    assert sorted(c["url"] for c in _changes(drain(sqs, url))) == [
+        f"{SITE}/p/{i}" for i in range(3)
+    ]
+
+
+def test_changes_sqs_never_takes_are_reported(
+    tmp_path: Path, sqs: SQSClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
+    source = tmp_path / "events.jsonl"
+    source.write_text(json.dumps({"action": "delete", "url": f"{SITE}/a"}) + "\n")
+    original = boto3.client
+
+    def failing_client(*args: Any, **kwargs: Any) -> Any:
+        client = original(*args, **kwargs)
+        inject_failures(client, lambda body, call: (True, "InvalidMessageContents", "refused"))
+        return client
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(boto3, "client", failing_client)
+        code = main(["send", "--queue-url", url, str(source), "--no-progress"])
+
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "1 change(s) not sent; first: InvalidMessageContents: refused" in captured.err
+    assert f"{SITE}/a" in captured.err
+    assert "1 not sent" in captured.out
+
+
+def test_a_queue_url_without_a_region_needs_one_from_elsewhere(
+    tmp_path: Path, sqs: SQSClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "events.jsonl"
+    source.write_text(json.dumps({"action": "delete", "url": f"{SITE}/a"}) + "\n")
+
+    code = main(["send", "--queue-url", "http://127.0.0.1:1/q", str(source), "--no-progress"])
+
+    assert code == 2
+    assert "region" in capsys.readouterr().err.lower()

@@ -537,7 +537,7 @@ def run(args: argparse.Namespace) -> int:
             import boto3
             from botocore.exceptions import BotoCoreError, ClientError
 
-            from sitemap_updater_local.commands.send import BatchSender
+            from sitemap_updater.producer.batches import BatchSender
 
             errors: tuple[type[Exception], ...] = (SourceError, ClientError, BotoCoreError)
             sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)

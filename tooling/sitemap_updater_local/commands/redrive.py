@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import boto3
 
-from sitemap_updater_local.commands.send import BatchSender, SendFailure
+from sitemap_updater.producer.batches import BatchSender, SendFailure
 from sitemap_updater_local.errors import CommandError
 
 if TYPE_CHECKING:

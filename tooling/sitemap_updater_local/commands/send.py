@@ -1,218 +1,179 @@
-"""``sitemap-updater send``: each line of a JSONL file as one SQS message, in batches of 10.
+"""``sitemap-updater send``: the changes of a JSONL file to the ingest queue, through the
+producer client (``sitemap_updater.producer.client``).
 
-Bodies are sent as they are (ingest judges them). ``SendMessageBatch`` may accept some entries
-of a batch and fail others: entries that failed on the service's side are sent again, at most
-:data:`MAX_ATTEMPTS` times in all, with a short backoff; entries refused as the sender's fault
-(say, a character SQS does not allow) are reported at once. If SQS refuses a whole batch, its
-entries are sent one by one so that one bad body cannot hold back the nine others. Every
-failure is reported with the line it came from.
+Each line is a message body of the contract: a change object, an array of them, or an
+EventBridge event (sent as its ``detail``, with its ``time`` as the ``occurred_at`` of a detail
+that has none). Every change is judged as ingest would judge it before anything is sent: a
+rejected change is reported with its line, field, value and rule, and the others are packed
+into array messages of up to 500 changes. Changes SQS did not take after the client's retries
+are reported too. The region is the one the queue URL names, unless ``--region`` says another.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Self
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
 
-import boto3
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError
 from tqdm import tqdm
 
+from sitemap_updater.ingest.shapes import looks_like_eventbridge
+from sitemap_updater.producer.checks import ChangeRejected, SendFailed
+from sitemap_updater.producer.client import ChangeSender
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater_local.inputs.opening import open_source
 from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
 from sitemap_updater_local.inputs.sources import iter_jsonl
 
-if TYPE_CHECKING:
-    from mypy_boto3_sqs.client import SQSClient
-    from mypy_boto3_sqs.type_defs import SendMessageBatchRequestEntryTypeDef
-
-#: Entries per SendMessageBatch call (the SQS maximum).
-BATCH_SIZE: Final = 10
-#: Total body bytes per batch. SQS caps a whole batch at the queue's maximum message size;
-#: 256 KiB is the smallest value a queue may have had as its default.
-MAX_BATCH_BYTES: Final = 256 * 1024
-#: Attempts per entry (the first send included) for failures on the service's side.
-MAX_ATTEMPTS: Final = 4
-BACKOFF_SECONDS: Final = 0.2
-#: Error codes (last dotted part) for which SQS refuses a whole batch because of what one of
-#: its bodies holds; any other error of a whole batch stops the command.
-CONTENT_ERRORS: Final = frozenset(
-    {"BatchRequestTooLong", "InvalidMessageContents", "InvalidParameterValue", "MessageTooLong"}
-)
-
-
-@dataclass(frozen=True, slots=True)
-class SendFailure:
-    """A message that was not sent: where it came from, and SQS's code and message."""
-
-    where: str
-    code: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.where}: not sent: {self.code}: {self.message}"
-
 
 @dataclass(slots=True)
-class _Pending:
-    where: str
-    body: str
-    attempts: int = 0
+class SendReport:
+    lines: int = 0
+    rejected: int = 0
+    unsent: int = 0
 
 
-@dataclass(slots=True)
-class SendStats:
-    sent: int = 0
-    batches: int = 0
-    failures: list[SendFailure] = field(default_factory=list)
+def changes_of(line: BodyLine) -> Iterator[tuple[str, Any]]:
+    """Each change a line holds, with where it is; raises ``ValueError`` for a line that is
+    not JSON."""
+    try:
+        decoded = json.loads(line.text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"must be JSON ({exc.msg} at column {exc.colno})") from None
+    if isinstance(decoded, list):
+        for i, entry in enumerate(decoded):
+            yield f"{line.where} entry {i}", entry
+        return
+    if isinstance(decoded, dict) and looks_like_eventbridge(decoded):
+        detail = decoded.get("detail")
+        if isinstance(detail, dict):
+            change = dict(detail)
+            if change.get("occurred_at") is None and decoded.get("time") is not None:
+                change["occurred_at"] = decoded["time"]
+            decoded = change
+    yield line.where, decoded
 
 
-class BatchSender:
-    """Buffers message bodies and sends them with ``SendMessageBatch``; use as a context
-    manager (the last partial batch is sent on exit) or call :meth:`flush`."""
+def site_of(change: Any) -> Site:
+    """The site of a change's ``url`` (``--site`` not given); raises ``ValueError``."""
+    url = change.get("url") if isinstance(change, dict) else None
+    if not isinstance(url, str):
+        raise ValueError("holds no url")
+    parts = urlsplit(url.strip())
+    return Site.parse(f"{parts.scheme}://{parts.netloc}")
 
-    def __init__(
-        self,
-        sqs: SQSClient,
-        queue_url: str,
-        *,
-        max_attempts: int = MAX_ATTEMPTS,
-        sleep: Callable[[float], None] = time.sleep,
-        on_failure: Callable[[SendFailure], None] = lambda f: None,
-        on_sent: Callable[[int], None] = lambda n: None,
-    ) -> None:
-        self._sqs = sqs
-        self._url = queue_url
-        self._max_attempts = max_attempts
-        self._sleep = sleep
-        self._on_failure = on_failure
-        self._on_sent = on_sent
-        self._buffer: list[_Pending] = []
-        self._buffer_bytes = 0
-        self.stats = SendStats()
 
-    def __enter__(self) -> Self:
-        return self
+class LineSender:
+    """Feeds the changes of body lines to a :class:`ChangeSender` made on the first change."""
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc_rest: object) -> None:
-        if exc_type is None:
-            self.flush()
+    def __init__(self, args: argparse.Namespace, site: Site | None, report: SendReport) -> None:
+        self._args, self._site, self.report = args, site, report
+        self.sender: ChangeSender | None = None
 
-    def add(self, where: str, body: str) -> None:
-        size = len(body.encode("utf-8"))
-        if self._buffer and self._buffer_bytes + size > MAX_BATCH_BYTES:
-            self.flush()
-        self._buffer.append(_Pending(where, body))
-        self._buffer_bytes += size
-        if len(self._buffer) >= BATCH_SIZE:
-            self.flush()
+    def _sender_for(self, change: Any) -> ChangeSender:
+        if self.sender is None:
+            site = self._site or site_of(change)
+            self.sender = ChangeSender(
+                self._args.queue_url,
+                site=site,
+                region=self._args.region,
+                endpoint_url=self._args.endpoint_url,
+            )
+        return self.sender
 
-    def flush(self) -> None:
-        pending, self._buffer, self._buffer_bytes = self._buffer, [], 0
-        while pending:
-            pending = self._send_batch(pending)
-            if pending:
-                self._sleep(BACKOFF_SECONDS * 2 ** (pending[0].attempts - 1))
-
-    def _fail(self, entry: _Pending, code: str, message: str) -> None:
-        failure = SendFailure(entry.where, code, message)
-        self.stats.failures.append(failure)
-        self._on_failure(failure)
-
-    def _sent(self, count: int) -> None:
-        self.stats.sent += count
-        self._on_sent(count)
-
-    def _send_batch(self, batch: list[_Pending]) -> list[_Pending]:
-        """Send one batch; returns the entries to try again."""
-        entries: list[SendMessageBatchRequestEntryTypeDef] = [
-            {"Id": str(i), "MessageBody": e.body} for i, e in enumerate(batch)
-        ]
-        for entry in batch:
-            entry.attempts += 1
-        self.stats.batches += 1
+    def send_line(self, line: BodyLine) -> None:
+        self.report.lines += 1
         try:
-            response = self._sqs.send_message_batch(QueueUrl=self._url, Entries=entries)
-        except ClientError as exc:
-            code = str(exc.response.get("Error", {}).get("Code", ""))
-            if code.rsplit(".", 1)[-1] not in CONTENT_ERRORS:
-                raise
-            # One body made SQS refuse the whole batch (too large, or a character SQS does not
-            # allow): send each body on its own, so only the culprit fails.
-            for entry in batch:
-                self._send_one(entry)
-            return []
-        self._sent(len(response.get("Successful", [])))
-        retry: list[_Pending] = []
-        for failed in response.get("Failed", []):
-            entry = batch[int(failed["Id"])]
-            code, message = failed["Code"], failed.get("Message", "")
-            if failed["SenderFault"] or entry.attempts >= self._max_attempts:
-                self._fail(entry, code, message)
-            else:
-                retry.append(entry)
-        return retry
-
-    def _send_one(self, entry: _Pending) -> None:
-        try:
-            self._sqs.send_message(QueueUrl=self._url, MessageBody=entry.body)
-        except ClientError as exc:
-            error: Any = exc.response.get("Error", {})
-            self._fail(entry, str(error.get("Code", "Error")), str(error.get("Message", exc)))
+            changes = list(changes_of(line))
+        except ValueError as exc:
+            self._rejected(f"{line.where}: field body rejected: {exc}")
             return
-        self._sent(1)
+        for where, change in changes:
+            try:
+                self._sender_for(change).add(change)
+            except ChangeRejected as exc:
+                self._rejected(f"{where}: {exc}")
+            except ValueError as exc:  # no site from a first change without a usable url
+                self._rejected(
+                    f"{where}: cannot tell the site from this change ({exc}); pass --site"
+                )
+            except SendFailed as exc:
+                self.unsent(exc)
+
+    def _rejected(self, message: str) -> None:
+        self.report.rejected += 1
+        print(f"{message}; not sent", file=sys.stderr)
+
+    def unsent(self, failed: SendFailed) -> None:
+        self.report.unsent += len(failed.changes)
+        first = failed.changes[0].get("url") if failed.changes else None
+        print(f"{failed} (the first: {first})", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.sender is not None:
+            try:
+                self.sender.close()
+            except SendFailed as exc:
+                self.unsent(exc)
 
 
-def send_lines(records: Iterable[BodyLine | Problem], sender: BatchSender) -> int:
-    """Send every body line; returns the number of lines that could not even be read."""
+def send_lines(records: Iterable[BodyLine | Problem], lines: LineSender, bar: Any) -> int:
+    """Send the changes of every line; returns the number of lines that could not be read."""
     unreadable = 0
     for record in records:
         if isinstance(record, Problem):
             unreadable += 1
             print(record, file=sys.stderr)
         else:
-            sender.add(record.where, record.text)
-    sender.flush()
+            lines.send_line(record)
+        bar.update(1)
+    lines.close()
     return unreadable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE.jsonl", help="one message body per line")
     parser.add_argument("--queue-url", required=True, metavar="URL", help="the ingest queue")
-    parser.add_argument("--region", metavar="R", help="AWS region (default: from the environment)")
+    parser.add_argument(
+        "--site", metavar="URL", help="the stack's SiteUrl (default: from the first change's url)"
+    )
+    parser.add_argument(
+        "--region",
+        metavar="R",
+        help="AWS region (default: the queue URL's, else the environment's)",
+    )
     parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
-    except BotoCoreError as exc:
-        print(f"cannot create an SQS client: {exc}", file=sys.stderr)
+        site = Site.parse(args.site) if args.site else None
+    except ValueError as exc:
+        print(f"--site: {exc}", file=sys.stderr)
         return 2
-    bar = tqdm(unit=" msg", file=sys.stderr, disable=True if args.no_progress else None)
-
-    def advance(count: int) -> None:
-        bar.update(count)
-
-    sender = BatchSender(
-        sqs,
-        args.queue_url,
-        on_failure=lambda f: print(f, file=sys.stderr),
-        on_sent=advance,
-    )
+    report = SendReport()
+    lines = LineSender(args, site, report)
+    bar = tqdm(unit=" lines", file=sys.stderr, disable=True if args.no_progress else None)
     try:
         with open_source(args.file) as stream:
-            unreadable = send_lines(iter_jsonl(stream, args.file), sender)
-    except (SourceError, ClientError, BotoCoreError) as exc:
+            unreadable = send_lines(iter_jsonl(stream, args.file), lines, bar)
+    except (SourceError, BotoCoreError) as exc:
         bar.close()
-        print(f"{exc}\nsent {sender.stats.sent} message(s) before stopping", file=sys.stderr)
+        print(f"{exc}\nstopped after {report.lines} line(s)", file=sys.stderr)
         return 2
     bar.close()
-    stats = sender.stats
-    failed = len(stats.failures) + unreadable
-    print(f"sent {stats.sent} message(s) in {stats.batches} batch call(s); {failed} failed")
+    stats = lines.sender.stats if lines.sender is not None else None
+    sent = f"sent {stats.changes if stats else 0} change(s) in {stats.messages if stats else 0}"
+    calls = stats.batch_calls if stats else 0
+    failed = report.rejected + report.unsent + unreadable
+    print(
+        f"{sent} message(s), {calls} batch call(s); {report.rejected} rejected, "
+        f"{report.unsent} not sent, {unreadable} unreadable"
+    )
     return 1 if failed else 0
