@@ -12,6 +12,7 @@ from typing import Any
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
+from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,
@@ -156,7 +157,11 @@ def url_hash_of(item: Item) -> str:
 
 def entry_from_item(item: Item) -> Entry:
     """Rebuild an entry from a live URL item (low-level attribute-value form), as the regular
-    sitemap publishes it: its videos, not its news object (see :func:`news_from_item`)."""
+    sitemap publishes it: its videos, not its news object (see :func:`news_from_item`).
+
+    An alternate whose ``hreflang`` the current rule refuses (stored before the rule asked for a
+    registered language, such as ``english``) is left out, so that the page itself stays
+    published; the producer's next change of the page is judged by the rule in full."""
     priority = item.get("priority")
     return Entry(
         loc=item[ATTR_LOC]["S"],
@@ -166,6 +171,7 @@ def entry_from_item(item: Item) -> Entry:
         alternates=tuple(
             Alternate(hreflang=a["M"]["hreflang"]["S"], href=a["M"]["href"]["S"])
             for a in item.get("alternates", {}).get("L", [])
+            if is_hreflang(a["M"]["hreflang"]["S"])
         ),
         images=tuple(Image(loc=i["S"]) for i in item.get("images", {}).get("L", [])),
         videos=(tuple(_video(v) for v in _plain(item[ATTR_VIDEOS])) if ATTR_VIDEOS in item else ()),
