@@ -151,6 +151,20 @@ def test_validate_and_backfill_agree_on_1100_images() -> None:
     assert any("1100 images is over the limit of 1000" in p for p in report.problems)
 
 
+def test_validate_and_backfill_agree_on_an_unregistered_hreflang(tmp_path: Path) -> None:
+    path = tmp_path / "alternates.xml"
+    path.write_text(
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://www.example.com/a</loc>'
+        '<xhtml:link rel="alternate" hreflang="english" href="https://www.example.com/a"/>'
+        "</url></urlset>"
+    )
+    urls, lines, _ = backfill(path)
+    [report] = validate_path(path)
+    assert urls == [] and any("'english' is not a registered language" in x for x in lines)
+    assert any("'english' is not a registered language" in p for p in report.problems)
+
+
 def test_google_video_example_passes_validate_with_rating_and_view_count(tmp_path: Path) -> None:
     path = tmp_path / "video.xml"
     path.write_text(

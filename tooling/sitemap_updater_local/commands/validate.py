@@ -43,6 +43,7 @@ from urllib.parse import unquote, urlsplit
 from lxml import etree
 
 from sitemap_updater.protocol.errors import SitemapError, show_value
+from sitemap_updater.protocol.languages.tags import RULE, hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import (
     IMAGE_NS,
@@ -248,11 +249,7 @@ class _Checks:
                 rule.add(f"line {video.sourceline}: a video needs content_loc or player_loc")
             _video_counts(video, rule)
         for link in root.iter(_XHTML_LINK):
-            if link.get("hreflang") is None and link.get("media") is None:
-                rule.add(
-                    f"line {link.sourceline}: xhtml:link needs hreflang (a language alternate) "
-                    "or media (Google's separate-mobile-URL link)"
-                )
+            _link_rules(link, rule)
         self.news += sum(1 for _ in root.iter(_NEWS))
 
     def children(self, root: etree._Element, directory: Path) -> None:
@@ -287,6 +284,22 @@ def _video_counts(video: etree._Element, rule: _Rule) -> None:
         most = MAX_VIDEO_TAGS if name == "tag" else 1
         if count > most:
             rule.add(f"line {video.sourceline}: video:{name} appears {count} times: at most {most}")
+
+
+def _link_rules(link: etree._Element, rule: _Rule) -> None:
+    """An ``xhtml:link`` is a language alternate with a hreflang ``backfill`` accepts too
+    (``protocol.languages``), or Google's separate-mobile-URL link."""
+    hreflang = link.get("hreflang")
+    if hreflang is None and link.get("media") is None:
+        rule.add(
+            f"line {link.sourceline}: xhtml:link needs hreflang (a language alternate) "
+            "or media (Google's separate-mobile-URL link)"
+        )
+    elif hreflang is not None and not is_hreflang(hreflang):
+        broken = hreflang_rule(hreflang)
+        if broken != RULE:  # a tag of the right form whose language is not registered; the
+            # XSD already reports a value of the wrong form
+            rule.add(f"line {link.sourceline}: hreflang {hreflang!r}: {broken}")
 
 
 def _per_url_limits(url: etree._Element, rule: _Rule) -> None:
