@@ -38,3 +38,19 @@ def written_sitemaps(monkeypatch: pytest.MonkeyPatch) -> Iterator[WrittenSitemap
     yield seen
     if seen.problems:
         pytest.fail("\n".join(seen.problems), pytrace=False)
+
+
+#: The credentials and region moto is reached with (it checks none of them).
+FAKE_AWS_ENVIRONMENT = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+@pytest.fixture
+def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """:data:`FAKE_AWS_ENVIRONMENT` set for the test, so that no real account is ever reached."""
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    return monkeypatch

@@ -26,6 +26,7 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.rebuild.service import RebuildService
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
 from sitemap_updater_local.deployment.tables import create_template_table
+from tests.conftest import FAKE_AWS_ENVIRONMENT
 from tests.helpers.synthetic import SyntheticSource
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
@@ -39,11 +40,7 @@ NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 
 @pytest.fixture
 def scale_aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")

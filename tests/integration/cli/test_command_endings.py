@@ -25,6 +25,7 @@ from moto.server import ThreadedMotoServer
 from sitemap_updater_local.cli import COMMANDS, main
 from sitemap_updater_local.commands import backfill
 from sitemap_updater_local.inputs.records import Row, SourceError
+from tests.conftest import FAKE_AWS_ENVIRONMENT
 from tests.integration.cli.support import SITE, page_urls
 
 
@@ -85,11 +86,7 @@ def sqs_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     yield f"http://{host}:{port}"

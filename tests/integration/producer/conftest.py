@@ -9,17 +9,15 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from tests.conftest import FAKE_AWS_ENVIRONMENT
+
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
 
 @pytest.fixture
 def sqs(monkeypatch: pytest.MonkeyPatch) -> Iterator[SQSClient]:
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
+    for name, value in FAKE_AWS_ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
     with mock_aws():
         yield boto3.client("sqs", region_name="us-east-1")
