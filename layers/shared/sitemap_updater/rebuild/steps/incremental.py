@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
+from sitemap_updater.rebuild.freshness import oldest_written
 from sitemap_updater.rebuild.inputs.feed import FeedRead
 from sitemap_updater.rebuild.patch import patch_shard
 from sitemap_updater.rebuild.steps.run import Run
@@ -33,14 +34,21 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
     run.news.apply(feed.changes)
     run.add_states(tools.store.load_states(leaf for leaf in wanted if leaf not in run.states))
     for leaf in wanted:
+        changes = groups.get(leaf, {})
+        mark = run.published.held_since(leaf) if leaf in pending else None
         if tools.out_of_time():
-            run.defer([leaf])
-        elif leaf in pending:
+            marks = [t for t in (mark, oldest_written(changes.values())) if t is not None]
+            run.defer([leaf], since_ms=min(marks) if marks else None)
+            continue
+        if leaf in pending:
             items = list(tools.source.iter_shard(leaf))
             run.news.replace_shard(leaf, items)
             run.apply(leaf, tools.render(leaf, items), force=force)
+            if mark is not None:
+                run.lags.add(items, since_ms=mark)
         else:
-            patch_leaf(tools, run, leaf, groups[leaf], force=force)
+            patch_leaf(tools, run, leaf, changes, force=force)
+        run.lags.add(changes.values())
 
 
 def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bool) -> None:
