@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.template.cfn import load_template
+
 #: (namespace, metric name, dimensions as sorted (name, value) pairs)
 Metric = tuple[str, str, tuple[tuple[str, str], ...]]
 

@@ -60,6 +60,23 @@ def describe(rejection: Rejection) -> str:
     )
 
 
+_DESCRIBED = re.compile(
+    r"(?:entry \d+: )?field (?P<field>\S+) value .* rejected: (?P<rule>.*)", re.S
+)
+
+
+def reason_kinds(reason: str) -> list[str]:
+    """The kinds of rejection a ``reason`` attribute names, one per rejection it describes:
+    the field and the rule, without the value or the entry index (so that rejections of
+    different values for one rule count together)."""
+    kinds = []
+    for part in reason.split("; "):
+        found = _DESCRIBED.fullmatch(part)
+        if found is not None:
+            kinds.append(f"field {found['field']}: {found['rule']}")
+    return kinds
+
+
 def reason_line(rejections: Sequence[Rejection]) -> str:
     """The ``reason`` attribute: every rejection, ``; ``-separated, capped in length."""
     parts = [describe(r) for r in rejections]
