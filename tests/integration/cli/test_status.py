@@ -8,6 +8,7 @@ the system clock are about an hour: large enough to tell a right age from a wron
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from collections.abc import Iterator
@@ -112,6 +113,7 @@ def test_status_reports_the_site_the_publish_the_lag_and_the_dead_letters(
     assert "ftp" in dlq["top_reasons"][0]["reason"]
     assert dlq["top_reasons"][1]["reason"].startswith("field lastmod: ")
     assert status["indexnow_waiting_urls"] is None  # IndexNow is off
+    assert status["indexnow_problem"] is None
     # peeked, not consumed: every message is still there, and visible
     assert {d.message_id for d in served.dep.dead_letters()} == dead_before
     assert served.status_json(capsys)["dead_letter_queue"] == dlq
@@ -153,3 +155,26 @@ def test_status_of_a_stack_that_does_not_exist_says_so_in_one_line(
     assert code == 2
     assert out == ""
     assert err == "status: stack 'no-such-stack' does not exist\n"
+
+
+def test_an_unreadable_indexnow_pending_set_is_named_not_a_traceback(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served.dep.s3.put_object(
+        Bucket=served.dep.bucket_name, Key="state/indexnow-pending.json.gz", Body=b"{}"
+    )
+    code, out, err = served.status(capsys)
+    assert code == 0, err
+    last = out.splitlines()[-1]
+    assert last.startswith("IndexNow: state/indexnow-pending.json.gz cannot be read: ")
+
+
+def test_status_waits_on_the_pending_set_of_a_site_with_indexnow(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    urls = [f"{SITE}/page/{i}" for i in range(4)]
+    body = gzip.compress(json.dumps({"urls": urls, "attempts": 1}).encode())
+    served.dep.s3.put_object(
+        Bucket=served.dep.bucket_name, Key="state/indexnow-pending.json.gz", Body=body
+    )
+    assert served.status_json(capsys)["indexnow_waiting_urls"] == 4

@@ -40,7 +40,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from sitemap_updater.ingest.dlq import reason_kinds
 from sitemap_updater.rebuild.news import NEWS_KEY_PREFIX
-from sitemap_updater.rebuild.outputs.indexnow_queue import waiting_urls
+from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, waiting_urls
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
 
@@ -107,8 +107,17 @@ def collect(
             "messages": _depth(sqs, outputs["DeadLetterQueueUrl"]),
             "top_reasons": _top_reasons(sqs, outputs["DeadLetterQueueUrl"]),
         },
-        "indexnow_waiting_urls": waiting_urls(clients("s3"), outputs["BucketName"]),
+        **_indexnow(clients("s3"), outputs["BucketName"]),
     }
+
+
+def _indexnow(s3: Any, bucket: str) -> dict[str, Any]:
+    """The URLs waiting in the IndexNow pending set, or why the set cannot be read."""
+    try:
+        return {"indexnow_waiting_urls": waiting_urls(s3, bucket), "indexnow_problem": None}
+    except (OSError, EOFError, ValueError, TypeError, AttributeError) as error:
+        problem = f"{PENDING_KEY} cannot be read: {type(error).__name__}: {error}"
+        return {"indexnow_waiting_urls": None, "indexnow_problem": problem}
 
 
 def _site(url: str | None, record: PublishedRecord) -> dict[str, Any]:
@@ -200,9 +209,12 @@ def render(status: Mapping[str, Any]) -> list[str]:
     lines.append(f"dead-letter queue: {dlq['messages']} messages")
     lines += [f"  {r['count']} x {r['reason']}" for r in dlq["top_reasons"]]
     waiting = status["indexnow_waiting_urls"]
-    lines.append(
-        "IndexNow: " + ("no pending set" if waiting is None else f"{waiting} URLs waiting")
-    )
+    if status["indexnow_problem"] is not None:
+        lines.append(f"IndexNow: {status['indexnow_problem']}")
+    else:
+        lines.append(
+            "IndexNow: " + ("no pending set" if waiting is None else f"{waiting} URLs waiting")
+        )
     return lines
 
 
