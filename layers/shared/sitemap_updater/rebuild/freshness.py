@@ -19,11 +19,10 @@ run's clock after its last file and the index were put.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sitemap_updater.store.items import Item, url_hash_of, written_at_of
+from sitemap_updater.store.items import Item, written_at_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,31 +41,67 @@ def oldest_written(items: Iterable[Item | None]) -> int | None:
     return min(known) if known else None
 
 
-class Lags:
-    """The changes a run publishes, by URL hash: the time each was written (epoch ms)."""
+#: most buckets the written times are kept in; past it the buckets are made twice as wide
+MAX_BUCKETS = 4096
 
-    def __init__(self) -> None:
-        self._written: dict[str, int] = {}
+
+class Lags:
+    """The written times (epoch ms) of the changes a run publishes, in at most
+    :data:`MAX_BUCKETS` buckets of equal width, so that memory stays bounded whatever the number
+    of changes (a first full rebuild counts every item). The width starts at 1 ms and doubles
+    whenever the buckets would be too many: the maximum is exact, the median is exact while the
+    width is 1 ms and off by at most half a width otherwise (64 ms for changes spread over five
+    minutes)."""
+
+    def __init__(self, max_buckets: int = MAX_BUCKETS) -> None:
+        self._max_buckets = max_buckets
+        self._width = 1
+        self._buckets: dict[int, int] = {}
+        self._count = 0
+        self._oldest: int | None = None
 
     def add(self, items: Iterable[Item | None], *, since_ms: int | None = None) -> None:
         """Count the changes among ``items`` (None, a removed item, carries no time): every
         item with a written time, or with ``since_ms`` only those written at or after it."""
         for item in items:
-            if item is None:
-                continue
-            written = written_at_of(item)
+            written = None if item is None else written_at_of(item)
             if written is not None and (since_ms is None or written >= since_ms):
-                uh = url_hash_of(item)
-                self._written[uh] = max(written, self._written.get(uh, written))
+                self.add_time(written)
+
+    def add_time(self, written: int) -> None:
+        """Count one change written at ``written`` (epoch ms)."""
+        self._count += 1
+        self._oldest = written if self._oldest is None else min(self._oldest, written)
+        key = written // self._width
+        self._buckets[key] = self._buckets.get(key, 0) + 1
+        while len(self._buckets) > self._max_buckets:
+            self._width *= 2
+            merged: dict[int, int] = {}
+            for old, count in self._buckets.items():
+                merged[old // 2] = merged.get(old // 2, 0) + count
+            self._buckets = merged
+
+    def _nth(self, rank: int) -> float:
+        """The written time of the ``rank``-th oldest change (0-based): its bucket's middle."""
+        seen = 0
+        for key in sorted(self._buckets):
+            seen += self._buckets[key]
+            if seen > rank:
+                return key * self._width + (self._width - 1) / 2
+        raise IndexError(rank)
 
     def measure(self, published_at: float) -> Freshness:
         """The lag of every counted change if its file was published at ``published_at``
         (epoch seconds); a change stamped later than that (clock skew) counts as 0."""
-        if not self._written:
+        if self._oldest is None:
             return Freshness()
-        lags = [max(0.0, published_at - written / 1000) for written in self._written.values()]
+        def lag(written: float) -> float:
+            return max(0.0, published_at - written / 1000)
+
+        # the later a change was written, the smaller its lag: the middle times give the median
+        middle = (lag(self._nth((self._count - 1) // 2)) + lag(self._nth(self._count // 2))) / 2
         return Freshness(
-            changes=len(lags),
-            max_seconds=round(max(lags), 3),
-            median_seconds=round(statistics.median(lags), 3),
+            changes=self._count,
+            max_seconds=round(lag(self._oldest), 3),
+            median_seconds=round(middle, 3),
         )

@@ -14,7 +14,7 @@ from sitemap_updater.rebuild.inputs.feed import FeedRead
 from sitemap_updater.rebuild.patch import patch_shard
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
-from sitemap_updater.store.items import Item, loc_of
+from sitemap_updater.store.items import Item, loc_of, url_hash_of
 from sitemap_updater.store.keys import shard_file_key
 from sitemap_updater.store.shards import leaf_for
 
@@ -44,8 +44,8 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
             items = list(tools.source.iter_shard(leaf))
             run.news.replace_shard(leaf, items)
             run.apply(leaf, tools.render(leaf, items), force=force)
-            if mark is not None:
-                run.lags.add(items, since_ms=mark)
+            if mark is not None:  # the feed's changes of the leaf are counted below
+                run.lags.add((i for i in items if url_hash_of(i) not in changes), since_ms=mark)
         else:
             patch_leaf(tools, run, leaf, changes, force=force)
         run.lags.add(changes.values())
