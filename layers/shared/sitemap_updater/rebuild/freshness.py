@@ -95,6 +95,7 @@ class Lags:
         (epoch seconds); a change stamped later than that (clock skew) counts as 0."""
         if self._oldest is None:
             return Freshness()
+
         def lag(written: float) -> float:
             return max(0.0, published_at - written / 1000)
 
