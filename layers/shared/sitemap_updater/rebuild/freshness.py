@@ -19,6 +19,7 @@ run's clock after its last file and the index were put.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -56,30 +57,37 @@ class Lags:
     def __init__(self, max_buckets: int = MAX_BUCKETS) -> None:
         self._max_buckets = max_buckets
         self._width = 1
-        self._buckets: dict[int, int] = {}
+        self._buckets: Counter[int] = Counter()
         self._count = 0
         self._oldest: int | None = None
 
     def add(self, items: Iterable[Item | None], *, since_ms: int | None = None) -> None:
         """Count the changes among ``items`` (None, a removed item, carries no time): every
         item with a written time, or with ``since_ms`` only those written at or after it."""
-        for item in items:
-            written = None if item is None else written_at_of(item)
-            if written is not None and (since_ms is None or written >= since_ms):
-                self.add_time(written)
+        stamped = (written_at_of(item) for item in items if item is not None)
+        low = -1 if since_ms is None else since_ms
+        self.add_times([t for t in stamped if t is not None and t >= low])
 
-    def add_time(self, written: int) -> None:
-        """Count one change written at ``written`` (epoch ms)."""
-        self._count += 1
-        self._oldest = written if self._oldest is None else min(self._oldest, written)
-        key = written // self._width
-        self._buckets[key] = self._buckets.get(key, 0) + 1
+    def add_times(self, times: list[int]) -> None:
+        """Count changes written at ``times`` (epoch ms)."""
+        if not times:
+            return
+        self._count += len(times)
+        oldest, newest = min(times), max(times)
+        self._oldest = oldest if self._oldest is None else min(self._oldest, oldest)
+        while newest // self._width - oldest // self._width >= self._max_buckets:
+            self._widen()  # before counting, so that a large batch never needs many buckets
+        width = self._width
+        self._buckets.update(Counter(t // width for t in times))
         while len(self._buckets) > self._max_buckets:
-            self._width *= 2
-            merged: dict[int, int] = {}
-            for old, count in self._buckets.items():
-                merged[old // 2] = merged.get(old // 2, 0) + count
-            self._buckets = merged
+            self._widen()
+
+    def _widen(self) -> None:
+        self._width *= 2
+        merged: Counter[int] = Counter()
+        for key, count in self._buckets.items():
+            merged[key // 2] += count
+        self._buckets = merged
 
     def _nth(self, rank: int) -> float:
         """The written time of the ``rank``-th oldest change (0-based): its bucket's middle."""
