@@ -175,6 +175,18 @@ def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         BillingMode="PAY_PER_REQUEST",
     )
+    session.client("dynamodb", endpoint_url=endpoint).create_table(
+        TableName="sitemap-state",
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
     base, _ = served_sitemaps
     outputs = {
         "QueueUrl": queue_url,
@@ -183,6 +195,8 @@ def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
         "RebuildFunctionName": function["FunctionName"],
         "BucketName": "sitemap-bucket",
         "TableName": "sitemap-urls",
+        "StateTableName": "sitemap-state",
+        "SiteUrl": SITE,
         "SitemapIndexUrl": f"{base}/sitemap_index.xml",
     }
     # a stack whose outputs name the resources above, for `aws cloudformation describe-stacks`
@@ -466,7 +480,8 @@ def test_aws_cli_commands(stack: Stack, workspace: Path) -> None:
                 "sitemap_index.xml",
             ]
         elif command.startswith("aws dynamodb delete-table"):
-            assert stack.client("dynamodb").list_tables()["TableNames"] == []
+            tables = stack.client("dynamodb").list_tables()["TableNames"]
+            assert stack.outputs["TableName"] not in tables
 
 
 def test_curl_fetches_the_index(stack: Stack, workspace: Path) -> None:
@@ -532,7 +547,11 @@ def test_sitemap_updater_commands(
         if verb == "redrive":
             assert _queued_bodies(stack, stack.queue_url) == ['{"redriven": true}']
             assert _queued_bodies(stack, stack.dlq_url) == []
+        if verb == "status":
+            shown = done.stdout if "--json" not in command else json.loads(done.stdout)["stack"]
+            assert STACK_NAME in shown
     assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive"} <= set(ran)
+    assert "status" in ran
     index = (workspace / "static-out" / "sitemap.xml").read_bytes()
     assert b"<sitemapindex" in index
     demo_index = Path("/tmp/sitemap-demo/sitemap.xml")

@@ -82,6 +82,8 @@ def test_two_waves_report_and_files(tmp_path: Path, capsys: pytest.CaptureFixtur
             "s3_objects_read",
             "indexnow_submitted",
             "indexnow_requests",
+            "freshness_max_seconds",
+            "freshness_runs",
         }
     )
     assert second["indexnow_submitted"] == [] and second["indexnow_requests"] == 0  # off

@@ -32,6 +32,10 @@ LIMITS = {
         64,
         "https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_CreateOriginAccessControl.html",
     ),
+    ("AWS::CloudWatch::Dashboard", "DashboardName"): (
+        255,
+        "https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-cloudwatch-dashboard.html",
+    ),
     # No length is documented for a cache policy name; it is held to the OAC's 64.
     ("AWS::CloudFront::CachePolicy", "CachePolicyConfig.Name"): (
         64,

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "send": "send JSONL events to a real SQS queue",
     "backfill": "turn existing sitemaps/CSV/JSONL into events",
     "redrive": "move dead-lettered messages back to the queue",
+    "status": "show how a deployed stack is doing",
 }
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from sitemap_updater_local.deployment.template import (
     REGION,
     FunctionSpec,
     Template,
+    TemplateError,
     read_body,
 )
 
@@ -222,6 +224,32 @@ class LocalDeployment:
                 policy["maxReceiveCount"]
             )
         return self.ingest.environment.get("DLQ_URL", ""), None
+
+    def register_stack(self) -> str:
+        """Record the deployment as a CloudFormation stack of the emulated account, named after
+        the template's stack, whose outputs are the template's ``Outputs`` as resolved here (one
+        that needs a value the local deployment lacks is left out), so that a client finding a
+        stack by name (``sitemap-updater status``) finds this one; returns the name."""
+        outputs: dict[str, str] = {}
+        for key, spec in self.template.body.get("Outputs", {}).items():
+            if "Condition" in spec and not self.template.condition(spec["Condition"]):
+                continue
+            try:
+                value = self.template.resolve(spec["Value"])
+            except TemplateError:
+                continue
+            if value is not None:
+                outputs[key] = str(value)
+        body = {
+            "Resources": {"Stack": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
+            "Outputs": {key: {"Value": value} for key, value in outputs.items()},
+        }
+        cloudformation = boto3.Session(region_name=REGION).client("cloudformation")
+        name = self.template.stack_name
+        with warnings.catch_warnings():  # moto creates nothing for the handle, and says so
+            warnings.filterwarnings("ignore", "Tried to parse AWS::CloudFormation::WaitCondition")
+            cloudformation.create_stack(StackName=name, TemplateBody=json.dumps(body))
+        return name
 
     # --- the event path ---------------------------------------------------------------------
 

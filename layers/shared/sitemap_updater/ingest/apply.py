@@ -22,15 +22,13 @@ from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,
     ATTR_STATE,
+    ATTR_WRITTEN_AT,
     STATE_LIVE,
     url_hash,
 )
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
-
-#: Attribute of a URL item: when ingest wrote it (epoch ms).
-ATTR_WRITTEN_AT: Final = "wt"
 
 _CONDITION: Final = "attribute_not_exists(sk) OR ev < :ev"
 

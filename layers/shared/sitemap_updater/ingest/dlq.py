@@ -29,6 +29,7 @@ MAX_VALUE_CHARS: Final = 120
 
 # Characters SQS refuses in a body or attribute (outside #x9 #xA #xD #x20-#xD7FF
 # #xE000-#xFFFD #x10000-#x10FFFF), plus lone surrogates, which cannot be encoded at all.
+_JSON = json.JSONDecoder()
 _NOT_SENDABLE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -58,6 +59,36 @@ def describe(rejection: Rejection) -> str:
         f"{where}field {rejection.field!s} value {render_value(rejection.value)} "
         f"rejected: {sendable(rejection.rule)}"
     )
+
+
+_PART = re.compile(r"(?:entry \d+: )?field (\S+) value ")
+_NEXT_PART = re.compile(r"; (?=(?:entry \d+: )?field \S+ value )")
+_MORE = re.compile(r"; and \d+ more rejected entries \(see the message body\)$")
+_RULE = " rejected: "
+
+
+def reason_kinds(reason: str) -> list[str]:
+    """The kinds of rejection a ``reason`` attribute names, one per rejection it describes:
+    the field and the rule, without the value or the entry index (so that rejections of
+    different values for one rule count together). A value is skipped as the JSON it was
+    rendered as, so a value that looks like a rule or a separator does not mislead."""
+    reason = _MORE.sub("", reason)
+    kinds: list[str] = []
+    pos = 0
+    while (part := _PART.match(reason, pos)) is not None:
+        try:
+            _, pos = _JSON.raw_decode(reason, part.end())
+        except ValueError:  # "(missing)", a shortened value, or one JSON could not render
+            pos = reason.find(_RULE, part.end())
+        if pos < 0 or not reason.startswith(_RULE, pos):
+            break
+        following = _NEXT_PART.search(reason, pos + len(_RULE))
+        end = following.start() if following else len(reason)
+        kinds.append(f"field {part[1]}: {reason[pos + len(_RULE) : end]}")
+        if following is None:
+            break
+        pos = following.end()
+    return kinds
 
 
 def reason_line(rejections: Sequence[Rejection]) -> str:

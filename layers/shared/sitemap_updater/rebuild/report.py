@@ -8,6 +8,7 @@ from typing import Any, Literal
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
+from sitemap_updater.rebuild.freshness import Freshness
 from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
 
 Status = Literal["published", "nothing-to-do", "locked"]
@@ -56,6 +57,8 @@ class RunReport:
     #: URLs left out because one entry alone is larger than the byte cap.
     urls_skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: the lag from ingest to publish of the changes the run published (see ``freshness``)
+    freshness: Freshness = field(default_factory=Freshness)
     #: What the run sent to IndexNow (None while IndexNow is off).
     indexnow: IndexNowReport | None = None
     #: The locs whose published entry was added, changed or removed by this run's publish
@@ -72,8 +75,9 @@ class RunReport:
 
 def record_metrics(metrics: Metrics, report: RunReport) -> None:
     """The per-run metrics: ShardsRebuilt, FilesWritten, FilesDeleted, UrlsPublished, RunSeconds,
-    FeedRecords, UrlsChanged, FeedGapFullRebuilds, ObjectsRepaired, for a full rebuild (or a run
-    that repaired drift) DriftRepaired and, while
+    FeedRecords, UrlsChanged, FeedGapFullRebuilds, ObjectsRepaired, when the run published
+    changes FreshnessMaxSeconds and FreshnessMedianSeconds, for a full rebuild (or a run that
+    repaired drift) DriftRepaired and, while
     IndexNow is on, IndexNowSubmitted, IndexNowRequests, IndexNowRejected, IndexNowRetryLater,
     IndexNowDropped, IndexNowPending and IndexNowErrors."""
     metrics.add_metric(name="ShardsRebuilt", unit=MetricUnit.Count, value=report.shards_rebuilt)
@@ -93,6 +97,15 @@ def record_metrics(metrics: Metrics, report: RunReport) -> None:
     metrics.add_metric(
         name="ObjectsRepaired", unit=MetricUnit.Count, value=len(report.objects_repaired)
     )
+    if report.freshness.changes:
+        metrics.add_metric(
+            name="FreshnessMaxSeconds", unit=MetricUnit.Seconds, value=report.freshness.max_seconds
+        )
+        metrics.add_metric(
+            name="FreshnessMedianSeconds",
+            unit=MetricUnit.Seconds,
+            value=report.freshness.median_seconds,
+        )
     if report.mode == "full" or report.drift_repaired:
         metrics.add_metric(name="DriftRepaired", unit=MetricUnit.Count, value=report.drift_repaired)
     if report.indexnow is not None:

@@ -146,12 +146,20 @@ class RebuildService:
             rebuild_changed(self.tools, run, window.read, force=recovering)
         rewrite = window.full or recovering
         news = publish_news(run, force=rewrite)
+        index_record = publish_index(self.tools, run, force=rewrite, news=news)
+        published_at = self._clock()  # after the run's last write
+        run.note_published(published_at)
+        pending = tuple(sorted(run.remaining))
+        wrote = run.objects.writing
         record = replace(
-            publish_index(self.tools, run, force=rewrite, news=news),
+            index_record,
             generation=run.objects.generation,
-            pending=tuple(sorted(run.remaining)),
+            pending=pending,
             news_sha256=tuple(sorted(run.news.rendered.items())),
-        )  # after the run's last write
+            pending_since=tuple(run.held.get(leaf) for leaf in pending),
+            published_at=int(published_at) if wrote else run.published.published_at,
+            freshness=run.report.freshness if wrote else run.published.freshness,
+        )
         run.note_invalidated(self._invalidate(run))
         self._save_states(run)
         if recovering and run.remaining:  # files left unrewritten may still hold stray bytes

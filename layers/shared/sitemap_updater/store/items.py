@@ -19,6 +19,7 @@ from sitemap_updater.store.keys import (
     ATTR_LOC,
     ATTR_STATE,
     ATTR_TTL,
+    ATTR_WRITTEN_AT,
     STATE_GONE,
     STATE_LIVE,
     key_attributes,
@@ -148,6 +149,13 @@ def is_live(item: Item) -> bool:
 def loc_of(item: Item) -> str:
     """The normalized URL a URL item (live or tombstone) is about."""
     return str(item[ATTR_LOC]["S"])
+
+
+def written_at_of(item: Item) -> int | None:
+    """When ingest wrote a URL item (live or tombstone), in epoch milliseconds; None for an
+    item written before ingest stamped them."""
+    written = item.get(ATTR_WRITTEN_AT)
+    return int(written["N"]) if written is not None else None
 
 
 def url_hash_of(item: Item) -> str:

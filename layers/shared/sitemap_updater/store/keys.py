@@ -31,6 +31,8 @@ ATTR_STATE: Final = "st"
 ATTR_EVENT_KEY: Final = "ev"
 ATTR_DIGEST: Final = "digest"
 ATTR_TTL: Final = "ttl"
+#: when ingest wrote the item (epoch milliseconds, the ingest function's clock)
+ATTR_WRITTEN_AT: Final = "wt"
 STATE_LIVE: Final = "live"
 STATE_GONE: Final = "gone"
 

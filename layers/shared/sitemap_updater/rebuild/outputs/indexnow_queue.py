@@ -178,6 +178,16 @@ class _Pending:
         )
 
 
+def waiting_urls(s3: S3Client, bucket: str) -> int | None:
+    """How many URLs wait in ``bucket``'s pending set (None: there is none, IndexNow is off
+    or has had nothing to send yet)."""
+    try:
+        body = s3.get_object(Bucket=bucket, Key=PENDING_KEY)["Body"].read()
+    except s3.exceptions.NoSuchKey:
+        return None
+    return len(_Pending.decode(body).urls)
+
+
 class IndexNowQueue:
     """The pending set of one bucket and its submission through one client."""
 

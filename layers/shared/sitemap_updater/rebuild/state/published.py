@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sitemap_updater.rebuild.freshness import Freshness
 from sitemap_updater.rebuild.outputs.invalidate import SentBatch
 from sitemap_updater.store.keys import PUBLISHED_SK, key_attributes, meta_key
 
@@ -48,6 +49,17 @@ class PublishedRecord:
     #: (key, sha256) of each news file the index lists (None for a record written before they
     #: were kept): a news file read back with other bytes was written by someone else
     news_sha256: tuple[tuple[str, str], ...] | None = None
+    #: for each of ``pending``: when the oldest change it holds back was written (epoch ms;
+    #: None where unknown); the run that publishes the leaf measures the lag from it
+    pending_since: tuple[int | None, ...] = ()
+    #: when a run last wrote objects (epoch seconds), and the lag of the changes it published
+    published_at: int | None = None
+    freshness: Freshness | None = None
+
+    def held_since(self, leaf: str) -> int | None:
+        """The mark of a pending leaf (see ``pending_since``)."""
+        marks = dict(zip(self.pending, self.pending_since, strict=False))
+        return marks.get(leaf)
 
     def listing(self) -> dict[str, tuple[str | None, int]] | None:
         """File key -> (index lastmod, URL count), or None if the record does not hold it."""
@@ -99,6 +111,12 @@ class PublishedStore:
                 if "news_sha256" in item
                 else None
             ),
+            pending_since=tuple(
+                int(v["N"]) if "N" in v else None
+                for v in item.get("pending_since", {}).get("L", [])
+            ),
+            published_at=int(item["published_at"]["N"]) if "published_at" in item else None,
+            freshness=_freshness(item.get("freshness")),
         )
 
     def begin(self, owner: str) -> int:
@@ -147,9 +165,33 @@ class PublishedStore:
             item["counts"] = {"L": [{"N": str(c)} for c in record.counts]}
         if record.pending:
             item["pending"] = {"L": [{"S": leaf} for leaf in record.pending]}
+            item["pending_since"] = {
+                "L": [{"NULL": True} if v is None else {"N": str(v)} for v in record.pending_since]
+            }
         if record.news_sha256 is not None:
             item["news_sha256"] = {"M": {k: {"S": v} for k, v in record.news_sha256}}
+        if record.published_at is not None:
+            item["published_at"] = {"N": str(record.published_at)}
+        if record.freshness is not None:
+            item["freshness"] = {
+                "M": {
+                    "changes": {"N": str(record.freshness.changes)},
+                    "max_seconds": {"N": str(record.freshness.max_seconds)},
+                    "median_seconds": {"N": str(record.freshness.median_seconds)},
+                }
+            }
         if record.sent is not None:
             item["sent_reference"] = {"S": record.sent.reference}
             item["sent_changes"] = {"S": record.sent.changes}
         self._client.put_item(TableName=self._table, Item=item)
+
+
+def _freshness(value: Any) -> Freshness | None:
+    if value is None:
+        return None
+    fields = value["M"]
+    return Freshness(
+        changes=int(fields["changes"]["N"]),
+        max_seconds=float(fields["max_seconds"]["N"]),
+        median_seconds=float(fields["median_seconds"]["N"]),
+    )

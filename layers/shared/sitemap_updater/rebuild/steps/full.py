@@ -30,11 +30,12 @@ def rebuild_all(tools: Tools, run: Run) -> None:
             )
         except ScanStoppedError:
             spools.close()
-            run.defer(leaves)
+            for leaf in leaves:
+                run.defer([leaf], since_ms=run.full_since_ms(leaf))
             return
         for leaf in leaves:
             if tools.out_of_time():
-                run.defer([leaf])
+                run.defer([leaf], since_ms=run.full_since_ms(leaf))
             else:
                 _rebuild_leaf(tools, run, spools, leaf)
 
@@ -46,6 +47,7 @@ def _rebuild_leaf(tools: Tools, run: Run, spools: Spools, leaf: str) -> None:
     config = tools.config
     for part, items in spools.load(leaf, config.max_urls_per_sitemap, config.max_bytes_per_sitemap):
         run.news.replace_shard(part, items)
+        run.lags.add(items, since_ms=run.full_since_ms(leaf))
         rendered = tools.render(part, items)
         del items
         for shard in rendered:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
+from sitemap_updater.rebuild.freshness import oldest_written
 from sitemap_updater.rebuild.inputs.feed import FeedRead
 from sitemap_updater.rebuild.patch import entries_differing, patch_shard
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
-from sitemap_updater.store.items import Item, loc_of
+from sitemap_updater.store.items import Item, loc_of, url_hash_of
 from sitemap_updater.store.keys import shard_file_key
 from sitemap_updater.store.shards import leaf_for
 
@@ -34,14 +35,21 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
     run.news.apply(feed.changes)
     run.add_states(tools.store.load_states(leaf for leaf in wanted if leaf not in run.states))
     for leaf in wanted:
+        changes = groups.get(leaf, {})
+        mark = run.published.held_since(leaf) if leaf in pending else None
         if tools.out_of_time():
-            run.defer([leaf])
-        elif leaf in pending:
+            marks = [t for t in (mark, oldest_written(changes.values())) if t is not None]
+            run.defer([leaf], since_ms=min(marks) if marks else None)
+            continue
+        if leaf in pending:
             items = list(tools.source.iter_shard(leaf))
             run.news.replace_shard(leaf, items)
             run.apply(leaf, tools.render(leaf, items), force=force)
+            if mark is not None:  # the feed's changes of the leaf are counted below
+                run.lags.add((i for i in items if url_hash_of(i) not in changes), since_ms=mark)
         else:
-            patch_leaf(tools, run, leaf, groups[leaf], force=force)
+            patch_leaf(tools, run, leaf, changes, force=force)
+        run.lags.add(changes.values())
 
 
 def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bool) -> None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
+from sitemap_updater.rebuild.freshness import Lags
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
 from sitemap_updater.rebuild.render import RenderedShard
@@ -54,8 +55,14 @@ class Run:
         self.leaf_states: dict[str, NodeState] = {}
         self.inner_states: dict[str, NodeState] = {}
         self.rebuilt: set[str] = set()
-        #: leaves left for a later run (out of time)
+        #: leaves left for a later run (out of time), and the mark of each (see ``freshness``)
         self.remaining: list[str] = []
+        self.held: dict[str, int | None] = {}
+        #: the changes the run publishes, for its freshness figures
+        self.lags = Lags()
+        #: in a full rebuild, items written after this (epoch ms) are the run's changes: the
+        #: last feed read began then (every item counts on a first run)
+        self._full_since_ms = 0 if window.checkpoint is None else window.checkpoint.saved_at * 1000
         self._metadata_items = METADATA_ITEMS + len(states) + len(objects.entries)
         self.report = RunReport(
             status="nothing-to-do",
@@ -99,9 +106,17 @@ class Run:
 
     # -- leaves ------------------------------------------------------------------------------
 
-    def defer(self, leaves: Iterable[str]) -> None:
-        """Leave ``leaves`` to a later run."""
-        self.remaining.extend(leaves)
+    def defer(self, leaves: Iterable[str], *, since_ms: int | None) -> None:
+        """Leave ``leaves`` to a later run, marked with the time their oldest change held back
+        was written (None where unknown)."""
+        for leaf in leaves:
+            self.remaining.append(leaf)
+            self.held[leaf] = since_ms
+
+    def full_since_ms(self, leaf: str) -> int:
+        """In a full rebuild: the items of ``leaf`` written at or after this are its changes."""
+        mark = self.published.held_since(leaf)
+        return self._full_since_ms if mark is None else min(mark, self._full_since_ms)
 
     def apply(self, leaf: str, rendered: Sequence[RenderedShard], *, force: bool) -> None:
         """Put the changed files of a rebuilt leaf and record its new state(s)."""
@@ -174,6 +189,11 @@ class Run:
     def note_index(self, *, files: int, urls: int) -> None:
         self.report.files = files
         self.report.urls_published = urls
+
+    def note_published(self, at: float) -> None:
+        """The run's files and index are put (at ``at``, epoch seconds): measure the lag of the
+        changes it published."""
+        self.report.freshness = self.lags.measure(at)
 
     def note_invalidated(self, paths: list[str]) -> None:
         self.report.invalidated_paths = paths

@@ -1,0 +1,250 @@
+"""``sitemap-updater status``: how a deployed stack is doing, from its outputs and its state.
+
+Usage::
+
+    sitemap-updater status --stack-name NAME [--region REGION] [--endpoint-url URL] [--json]
+
+Finds the stack with CloudFormation ``DescribeStacks`` and reads what its outputs name: the
+state table (the publish record and the feed checkpoint, through the rebuild's own stores), the
+queues (their depth; the dead-letter queue's messages are peeked with a visibility timeout of
+0, so none is consumed or hidden) and the bucket (the IndexNow pending set). It prints, per site
+(sections have none of their own yet, so each site lists an empty ``sections``):
+
+- the URLs and files the published index lists, and the news articles;
+- the last publish: when, and the lag from ingest to publish of the changes it published;
+- the current freshness lag: the age of the oldest change that may still wait for its publish
+  (the checkpoint's age, or a pending leaf's oldest held-back change if older);
+- the pending leaves and the checkpoint's age;
+- the dead-letter queue's depth and its three most common rejection reasons (of the messages
+  peeked), the ingest queue's depth, and the URLs waiting for IndexNow.
+
+``--json`` prints the same as one JSON object. ``--endpoint-url`` sends every call to another
+endpoint (an emulator); boto3 also honours ``AWS_ENDPOINT_URL``. The IAM actions it needs are
+listed in docs/operations.md. Exit status: 0; 1 when an AWS call fails (the line names the call
+and the error); 2 when the stack does not exist or lacks an output the command needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import boto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+from sitemap_updater.ingest.dlq import reason_kinds
+from sitemap_updater.rebuild.news import NEWS_KEY_PREFIX
+from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, waiting_urls
+from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
+from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
+
+#: the outputs the command reads
+NEEDED = ("StateTableName", "QueueUrl", "DeadLetterQueueUrl", "BucketName")
+#: most DLQ messages peeked for the reasons (ReceiveMessage returns at most 10 a call)
+PEEK_CALLS = 10
+TOP_REASONS = 3
+
+
+class StackUnusable(Exception):
+    """The stack does not exist or lacks an output the command needs."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stack-name", required=True, metavar="NAME")
+    parser.add_argument("--region", default=None)
+    parser.add_argument("--endpoint-url", default=None, metavar="URL")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def stack_outputs(cloudformation: Any, stack_name: str) -> dict[str, str]:
+    """The outputs of ``stack_name``, by output key."""
+    try:
+        (stack,) = cloudformation.describe_stacks(StackName=stack_name)["Stacks"]
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") == "ValidationError":
+            raise StackUnusable(f"stack {stack_name!r} does not exist") from error
+        raise
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+    missing = [key for key in NEEDED if key not in outputs]
+    if missing:
+        raise StackUnusable(
+            f"stack {stack_name!r} has no output {', '.join(missing)} "
+            "(deploy the current template.yaml)"
+        )
+    return outputs
+
+
+def collect(
+    clients: Callable[[str], Any], stack_name: str, now: float | None = None
+) -> dict[str, Any]:
+    """The status of ``stack_name`` as one JSON-ready object; ``clients(name)`` gives a boto3
+    client, ``now`` is epoch seconds (the system clock by default)."""
+    now = time.time() if now is None else now
+    outputs = stack_outputs(clients("cloudformation"), stack_name)
+    dynamodb = clients("dynamodb")
+    record = PublishedStore(dynamodb, outputs["StateTableName"]).load() or PublishedRecord()
+    checkpoint = CheckpointStore(dynamodb, outputs["StateTableName"]).load()
+    sqs = clients("sqs")
+    checkpoint_age = None if checkpoint is None else max(0.0, now - checkpoint.saved_at)
+    marks = [mark / 1000 for mark in record.pending_since if mark is not None]
+    held_age = max(0.0, now - min(marks)) if marks else None
+    ages = [age for age in (checkpoint_age, held_age) if age is not None]
+    return {
+        "stack": stack_name,
+        "sites": [_site(outputs.get("SiteUrl"), record)],
+        "last_publish": _publish(record, now),
+        "current_lag_seconds": round(max(ages), 3) if ages else None,
+        "pending_leaves": list(record.pending),
+        "checkpoint_age_seconds": None if checkpoint_age is None else round(checkpoint_age, 3),
+        "queue_messages": _depth(sqs, outputs["QueueUrl"]),
+        "dead_letter_queue": {
+            "messages": _depth(sqs, outputs["DeadLetterQueueUrl"]),
+            "top_reasons": _top_reasons(sqs, outputs["DeadLetterQueueUrl"]),
+        },
+        **_indexnow(clients("s3"), outputs["BucketName"]),
+    }
+
+
+def _indexnow(s3: Any, bucket: str) -> dict[str, Any]:
+    """The URLs waiting in the IndexNow pending set, or why the set cannot be read."""
+    try:
+        return {"indexnow_waiting_urls": waiting_urls(s3, bucket), "indexnow_problem": None}
+    except (OSError, EOFError, ValueError, TypeError, AttributeError) as error:
+        problem = f"{PENDING_KEY} cannot be read: {type(error).__name__}: {error}"
+        return {"indexnow_waiting_urls": None, "indexnow_problem": problem}
+
+
+def _site(url: str | None, record: PublishedRecord) -> dict[str, Any]:
+    counts = dict(zip(record.files, record.counts or (), strict=False))
+    news = {key: n for key, n in counts.items() if key.startswith(NEWS_KEY_PREFIX)}
+    return {
+        "url": url,
+        "sections": [],
+        "urls": sum(counts.values()) - sum(news.values()),
+        "files": len(record.files) - len(news),
+        "news_articles": sum(news.values()),
+        "news_files": len(news),
+    }
+
+
+def _publish(record: PublishedRecord, now: float) -> dict[str, Any] | None:
+    if record.published_at is None:
+        return None
+    fresh = record.freshness
+    return {
+        "at": datetime.fromtimestamp(record.published_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "age_seconds": round(max(0.0, now - record.published_at), 3),
+        "changes": fresh.changes if fresh else 0,
+        "lag_max_seconds": fresh.max_seconds if fresh else None,
+        "lag_median_seconds": fresh.median_seconds if fresh else None,
+    }
+
+
+def _depth(sqs: Any, queue_url: str) -> int:
+    attributes = sqs.get_queue_attributes(
+        QueueUrl=queue_url,
+        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    )["Attributes"]
+    return int(attributes["ApproximateNumberOfMessages"]) + int(
+        attributes["ApproximateNumberOfMessagesNotVisible"]
+    )
+
+
+def _top_reasons(sqs: Any, queue_url: str) -> list[dict[str, Any]]:
+    """The most common kinds of rejection among the messages peeked (left visible)."""
+    seen: dict[str, str] = {}
+    for _ in range(PEEK_CALLS):
+        got = sqs.receive_message(
+            QueueUrl=queue_url,
+            MaxNumberOfMessages=10,
+            MessageAttributeNames=["reason"],
+            VisibilityTimeout=0,
+            WaitTimeSeconds=0,
+        ).get("Messages", [])
+        fresh = [m for m in got if m["MessageId"] not in seen]
+        if not fresh:
+            break
+        for message in fresh:
+            reason = message.get("MessageAttributes", {}).get("reason", {})
+            seen[message["MessageId"]] = str(reason.get("StringValue", ""))
+    kinds: Counter[str] = Counter()
+    for reason in seen.values():
+        kinds.update(reason_kinds(reason) or ["(no reason: moved here after failed receives)"])
+    return [{"reason": kind, "count": n} for kind, n in kinds.most_common(TOP_REASONS)]
+
+
+def render(status: Mapping[str, Any]) -> list[str]:
+    """The status as lines of text."""
+    lines = [f"stack {status['stack']}"]
+    for site in status["sites"]:
+        lines.append(
+            f"site {site['url'] or '(unknown)'}: {site['urls']} URLs in {site['files']} files, "
+            f"{site['news_articles']} news articles in {site['news_files']} files"
+        )
+    publish = status["last_publish"]
+    if publish is None:
+        lines.append("last publish: none yet")
+    else:
+        lag = (
+            f"lag max {publish['lag_max_seconds']} s, median {publish['lag_median_seconds']} s"
+            if publish["changes"]
+            else "no change"
+        )
+        lines.append(
+            f"last publish: {publish['at']} ({publish['age_seconds']:.0f} s ago), "
+            f"{publish['changes']} changes, {lag}"
+        )
+    lines.append(f"current freshness lag: {_seconds(status['current_lag_seconds'])}")
+    pending = status["pending_leaves"]
+    lines.append(f"pending leaves: {', '.join(pending) if pending else 'none'}")
+    lines.append(f"checkpoint age: {_seconds(status['checkpoint_age_seconds'])}")
+    lines.append(f"queue: {status['queue_messages']} messages")
+    dlq = status["dead_letter_queue"]
+    lines.append(f"dead-letter queue: {dlq['messages']} messages")
+    lines += [f"  {r['count']} x {r['reason']}" for r in dlq["top_reasons"]]
+    waiting = status["indexnow_waiting_urls"]
+    if status["indexnow_problem"] is not None:
+        lines.append(f"IndexNow: {status['indexnow_problem']}")
+    else:
+        lines.append(
+            "IndexNow: " + ("no pending set" if waiting is None else f"{waiting} URLs waiting")
+        )
+    return lines
+
+
+def _seconds(value: float | None) -> str:
+    return "unknown (no run has saved a checkpoint)" if value is None else f"{value:.0f} s"
+
+
+def run(args: argparse.Namespace) -> int:
+    session = boto3.Session(region_name=args.region)
+
+    def clients(name: str) -> Any:
+        return session.client(name, endpoint_url=args.endpoint_url)  # type: ignore[call-overload]
+
+    try:
+        status = collect(clients, args.stack_name)
+    except StackUnusable as error:
+        print(f"status: {error}", file=sys.stderr)
+        return 2
+    except ClientError as error:
+        info = error.response.get("Error", {})
+        print(
+            f"status: {error.operation_name} failed: {info.get('Code')}: {info.get('Message')}",
+            file=sys.stderr,
+        )
+        return 1
+    except BotoCoreError as error:
+        print(f"status: AWS call failed: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(status, indent=2))
+    else:
+        print("\n".join(render(status)))
+    return 0
