@@ -94,12 +94,10 @@ def _delete_message(self: Queue, receipt_handle: str) -> None:
     if receipt_handle in self.deleted_messages:
         return  # deleted before: moto accepts a second delete
     messages = self._messages
-    for index, message in enumerate(messages):
-        if message.had_receipt_handle(receipt_handle):
-            break
-    else:
+    found = next((i for i, m in enumerate(messages) if m.had_receipt_handle(receipt_handle)), None)
+    if found is None:
         raise ReceiptHandleIsInvalid()
-    del messages[index]
+    message = messages.pop(found)
     self.pending_messages.discard(message)
     self.deleted_messages.update(message.all_receipt_handles)  # type: ignore[arg-type]
 

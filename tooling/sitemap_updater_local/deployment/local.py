@@ -16,8 +16,8 @@ import boto3
 from moto import mock_aws
 
 from sitemap_updater.protocol.lastmod import format_w3c
-from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
 from sitemap_updater_local.deployment import linear_moto
+from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.provision import Stack, provision
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
