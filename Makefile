@@ -91,6 +91,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_scale.py --with-10m
 	$(BIN)/python benchmarks/cost_model.py
 	$(BIN)/python benchmarks/capacity.py
+	$(BIN)/python benchmarks/bench_local.py
 
 sam-build: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build

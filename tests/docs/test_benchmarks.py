@@ -157,3 +157,11 @@ def test_capacity_names_the_first_limit_a_growing_site_reaches() -> None:
     order = out.split("limits, in the order a growing site reaches them:", 1)[1].splitlines()
     first = next(line for line in order if line.strip())
     assert "meta/shardmap item" in first
+
+
+def test_local_flow_benchmark_reports_both_size_ratios() -> None:
+    out = run("bench_local.py", "--messages", "20", "--items", "200", "--factor", "2")
+    for what in ("simulate 2x messages", "plain Scan 2x items"):
+        assert re.search(
+            rf"RATIO {what}: [\d.]+ wall, [\d.]+ CPU \(target <= 12: (met|NOT met)\)", out
+        ), out
