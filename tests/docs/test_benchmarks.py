@@ -47,8 +47,12 @@ def test_render_benchmark_reports_speed_ratio_and_memory() -> None:
 
 
 def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_sizes() -> None:
-    out = run("bench_build.py", "--entries", "2000", "--no-peers")
+    sizes = ("--entries", "2000", "--peer-entries", "2000", "--rounds", "1")
+    out = run("bench_build.py", *sizes, "--no-peers")
     assert "peers skipped (--no-peers)" in out
+    for mix in ("typical", "normalizing"):
+        assert re.search(rf"floor {mix} mix, 2,000 events: [\d.]+ s \(orjson decoding", out)
+        assert re.search(rf"RATIO build / floor \({mix} mix\) = [\d.]+ \(target <= 2.0\)", out)
     for size in ("2,000", "200"):
         for command in ("build jsonl", "build csv", "backfill index", "backfill csv"):
             line = re.search(
