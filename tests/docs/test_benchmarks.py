@@ -79,8 +79,10 @@ def test_judge_benchmark_reports_both_paths_and_their_ratio() -> None:
 
 
 def test_rebuild_benchmark_reports_ratio_memory_and_a_one_url_change() -> None:
-    out = run("bench_rebuild.py", "--urls", "1500", "--cap", "400")
+    out = run("bench_rebuild.py", "--urls", "1500", "--cap", "400", "--slice-urls", "2000")
     assert re.search(r"RATIO full rebuild / plain scan = [\d.]+", out)
+    assert re.search(r"RATIO patch / floor = [\d.]+ \(target <= 1.5\)", out)
+    assert re.search(r"scheduled run on the 2,000-URL slice .* = [\d.]+ s CPU \(target", out)
     assert re.search(r"PEAK MEMORY allocated by a full rebuild: [\d.]+ MB", out)
     one = re.search(r"1-URL change: ([\d,]+) items read, objects written \[([^\]]*)\]", out)
     assert one, out
