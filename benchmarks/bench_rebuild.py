@@ -52,11 +52,11 @@ from sitemap_updater.config import (  # noqa: E402
 from sitemap_updater.protocol import Entry  # noqa: E402
 from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, gzip_bytes  # noqa: E402
 from sitemap_updater.protocol.urls import Site  # noqa: E402
-from sitemap_updater.rebuild import service as rebuild_service  # noqa: E402
 from sitemap_updater.rebuild.patch import patch_shard  # noqa: E402
 from sitemap_updater.rebuild.render import render_shard  # noqa: E402
 from sitemap_updater.rebuild.report import RunReport  # noqa: E402
 from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
+from sitemap_updater.rebuild.steps import incremental as incremental_step  # noqa: E402
 from sitemap_updater.store.items import live_item  # noqa: E402
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE  # noqa: E402
 from sitemap_updater_local.deployment.tables import create_template_table  # noqa: E402
@@ -220,9 +220,9 @@ def patch_against_floor(urls_in_file: int, changes: int) -> tuple[float, float]:
 
 @contextlib.contextmanager
 def patch_cpu_meter() -> Iterator[list[float]]:
-    """CPU seconds of every ``patch_shard`` call the rebuild service makes, while active."""
+    """CPU seconds of every ``patch_shard`` call an incremental run makes, while active."""
     spent: list[float] = []
-    original = getattr(rebuild_service, "patch_shard")  # noqa: B009 (not re-exported)
+    original = getattr(incremental_step, "patch_shard")  # noqa: B009 (not re-exported)
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         started = time.thread_time()
@@ -231,11 +231,11 @@ def patch_cpu_meter() -> Iterator[list[float]]:
         finally:
             spent.append(time.thread_time() - started)
 
-    setattr(rebuild_service, "patch_shard", timed)  # noqa: B010
+    setattr(incremental_step, "patch_shard", timed)  # noqa: B010
     try:
         yield spent
     finally:
-        setattr(rebuild_service, "patch_shard", original)  # noqa: B010
+        setattr(incremental_step, "patch_shard", original)  # noqa: B010
 
 
 def slice_figures(urls: int, changes: int, outside_patching: float) -> None:

@@ -52,6 +52,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import moto.sqs.models as sqs_models
+from moto.core.utils import camelcase_to_underscores, unix_time
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 from moto.sqs.exceptions import ReceiptHandleIsInvalid
@@ -103,8 +104,8 @@ def _delete_message(self: Queue, receipt_handle: str) -> None:
 
 
 def _retention_valid(self: SQSBackend, queue_name: str, message: Message) -> bool:
-    period = int(self.get_queue(queue_name).message_retention_period)
-    return period + message.sent_timestamp / 1000 > sqs_models.unix_time()  # type: ignore[operator]
+    period = int(getattr(self.get_queue(queue_name), "message_retention_period"))  # noqa: B009
+    return period + message.sent_timestamp / 1000 > unix_time()  # type: ignore[operator]
 
 
 def _uncounted(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -255,7 +256,7 @@ def _replacements() -> list[tuple[object, str, Any]]:
         (
             sqs_models,
             "camelcase_to_underscores",
-            functools.lru_cache(maxsize=256)(sqs_models.camelcase_to_underscores),
+            functools.lru_cache(maxsize=256)(camelcase_to_underscores),
         ),
         (Table, "all_items", _all_items),
         (Table, "put_item", _written(table["put_item"])),
