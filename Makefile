@@ -94,6 +94,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/capacity.py
 	$(BIN)/python benchmarks/bench_hostile_lines.py
 	$(BIN)/python benchmarks/bench_hostile_rebuild.py
+	$(BIN)/python benchmarks/bench_local.py
 
 sam-build: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build

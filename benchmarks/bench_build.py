@@ -28,21 +28,28 @@ memory that does not grow with the input (target: within 25 MiB). The published 
 checked against what the generator made, so a run that drops entries fails instead of looking
 fast. The load average is printed before and after, since the machine may be shared.
 
-Then, unless ``--no-peers``, the peer comparison on ``--peer-entries`` (200,000) events: the same
-``events.jsonl`` built by ``sitemap-updater build``, by sitemap.js (npm ``sitemap`` 9,
-``SitemapAndIndexStream`` + gzip, ``benchmarks/peers/sitemapjs_build.cjs``) and by
-xml-sitemap-writer (PyPI, ``benchmarks/peers/xsw_build.py``), each a fresh process, alternating,
-best of ``--rounds`` (3). The peers are installed from their registries into
-``benchmarks/.peers/`` (git-ignored) on first use, with ``npm install`` and ``pip install
---target``. It prints the three times and two ratios: build's speed-up over each peer. The peers
-write every upsert as it comes; neither resolves edits and deletes, and xml-sitemap-writer
-neither normalizes nor validates.
+Then, for each of two mixes of ``--peer-entries`` (200,000) events, the "typical" one above and a
+"normalizing" one where more than a fifth of the URLs need normalizing (IRIs with non-ASCII paths,
+spaces, upper-case hosts, default ports; a fifth more carry query strings with ``&``): build's
+best time against its floor, measured on the same events in the same run: decoding every line
+with orjson plus deflating build's output bytes at the project's gzip level, split over the same
+number of processes as ``--jobs``. It prints build's time as a multiple of the floor (target 2.0).
+
+With the peers (unless ``--no-peers``), the same events are built by ``sitemap-updater build``,
+by sitemap.js (npm ``sitemap`` 9, ``SitemapAndIndexStream`` + gzip,
+``benchmarks/peers/sitemapjs_build.cjs``) and by xml-sitemap-writer (PyPI,
+``benchmarks/peers/xsw_build.py``), each a fresh process, alternating, best of ``--rounds`` (3).
+The peers are installed from their registries into ``benchmarks/.peers/`` (git-ignored) on first
+use, with ``npm install`` and ``pip install --target``. It prints the three times and two ratios
+per mix: build's speed-up over each peer. The peers write every upsert as it comes; neither
+resolves edits and deletes, and xml-sitemap-writer neither normalizes nor validates.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -51,7 +58,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -60,7 +67,16 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from sitemap_updater_local.page_events import delete_event, page_at, upsert_event  # noqa: E402
+import orjson  # noqa: E402
+from zlib_ng import zlib_ng  # noqa: E402
+
+from sitemap_updater.protocol.gzipio import gzip_bytes  # noqa: E402
+from sitemap_updater_local.page_events import (  # noqa: E402
+    Page,
+    delete_event,
+    page_at,
+    upsert_event,
+)
 from sitemap_updater_local.pipeline.fragment_spooling import default_jobs  # noqa: E402
 
 SITE = "https://www.example.com"
@@ -83,26 +99,55 @@ class Inputs:
     jsonl_live_urls: int
 
 
-def _events(entries: int) -> Iterator[tuple[str, dict[str, object]]]:
+#: The two event mixes: "typical" (the demo's pages, their URLs already in normalized form) and
+#: "normalizing", where more than a fifth of the URLs need normalizing (see :func:`mixed_page`).
+MIXES = ("typical", "normalizing")
+
+
+def mixed_page(i: int, mix: str) -> Page:
+    """Page ``i`` of the mix. In the normalizing mix, by page number: a fifth have an IRI path
+    (``café``, ``größe``), a tenth an upper-case host, a tenth the default port, a twentieth a
+    space in the path, and another fifth a query string with ``&`` (already in normalized form).
+    Host and port variants are never translated pages, so their alternates stay on the site."""
+    page = page_at(i, SITE)
+    if mix == "typical":
+        return page
+    head, _, slug = page.url.rpartition("/")
+    if i % 5 == 1:
+        url = f"{head}/café-größe-{slug}"
+    elif i % 10 == 2:
+        url = page.url.replace("https://www.example.com", "https://WWW.Example.COM")
+    elif i % 10 == 7:
+        url = page.url.replace("https://www.example.com", "https://www.example.com:443")
+    elif i % 20 == 3:
+        url = f"{head}/{slug.replace('-', ' ', 1)}"
+    elif i % 5 == 4:
+        url = f"{page.url}?colour=red&size={i % 7}"
+    else:
+        return page
+    return replace(page, url=url)
+
+
+def _events(entries: int, mix: str = "typical") -> Iterator[tuple[str, dict[str, object]]]:
     """(kind, event) per line: kind is "new", "edit" or "delete"."""
     published = 0
     for line in range(entries):
         moment = BASE + timedelta(seconds=line)
         if line % DELETE_EVERY == DELETE_EVERY - 1 and published > DELETE_BACK:
-            yield "delete", delete_event(page_at(published - DELETE_BACK, SITE), moment)
+            yield "delete", delete_event(mixed_page(published - DELETE_BACK, mix), moment)
         elif line % EDIT_EVERY == EDIT_EVERY - 1 and published > EDIT_BACK:
-            edited = page_at(published - EDIT_BACK, SITE)
+            edited = mixed_page(published - EDIT_BACK, mix)
             yield "edit", upsert_event(edited, SITE, moment, revision=1)
         else:
-            yield "new", upsert_event(page_at(published, SITE), SITE, moment)
+            yield "new", upsert_event(mixed_page(published, mix), SITE, moment)
             published += 1
 
 
-def write_inputs(directory: Path, entries: int) -> Inputs:
+def write_inputs(directory: Path, entries: int, mix: str = "typical") -> Inputs:
     jsonl, csv = directory / "events.jsonl", directory / "export.csv"
     pages = deletes = 0
     with open(jsonl, "w", encoding="utf-8") as out:
-        for kind, event in _events(entries):
+        for kind, event in _events(entries, mix):
             out.write(json.dumps(event) + "\n")
             pages += kind == "new"
             deletes += kind == "delete"
@@ -227,12 +272,67 @@ def install_peers() -> tuple[Path, Path]:
     return npm_dir / "node_modules", pip_dir
 
 
-def compare_peers(command: str, entries: int, rounds: int, jobs: int, work: Path) -> None:
-    """Build, sitemap.js and xml-sitemap-writer on the same events, alternating, best of N."""
-    node_modules, pip_dir = install_peers()
+#: One worker's share of the floor: events file, byte range of its lines, output files to deflate.
+FloorPart = tuple[str, int, int, list[str]]
+
+
+def _floor_part(part: FloorPart) -> int:
+    """One worker's share of the floor: decode its lines of the events with orjson, deflate its
+    output files' bytes at the project's level; returns the lines decoded."""
+    events, start, end, outputs = part
+    with open(events, "rb") as fh:
+        fh.seek(start)
+        lines = fh.read(end - start).splitlines()
+    for line in lines:
+        if line.strip():
+            orjson.loads(line)
+    for path in outputs:
+        gzip_bytes(Path(path).read_bytes())
+    return len(lines)
+
+
+def floor_parts(events: Path, built: Path, jobs: int, work: Path) -> list[FloorPart]:
+    """The floor's work for ``jobs`` workers: line-aligned byte ranges of ``events``, and the
+    uncompressed bytes of every file build wrote (inflated here, before the clock starts)."""
+    size = events.stat().st_size
+    bounds = [0]
+    with open(events, "rb") as fh:
+        for k in range(1, jobs):
+            fh.seek(max(bounds[-1], size * k // jobs))
+            fh.readline()
+            bounds.append(fh.tell())
+    bounds.append(size)
+    raw = work / "floor-raw"
+    raw.mkdir(exist_ok=True)
+    outputs: list[list[str]] = [[] for _ in range(jobs)]
+    ordered = sorted(built.glob("*.xml.gz"), key=lambda p: -p.stat().st_size)
+    for n, gz in enumerate(ordered):
+        target = raw / gz.name.removesuffix(".gz")
+        target.write_bytes(zlib_ng.decompress(gz.read_bytes(), 16 + zlib_ng.MAX_WBITS))
+        outputs[n % jobs].append(str(target))
+    return [(str(events), bounds[k], bounds[k + 1], outputs[k]) for k in range(jobs)]
+
+
+def measure_floor(parts: list[FloorPart], rounds: int) -> float:
+    """Best wall seconds of the floor's work split over ``len(parts)`` worker processes."""
+    best = float("inf")
+    with multiprocessing.get_context("fork").Pool(len(parts)) as pool:
+        pool.map(abs, range(len(parts)))  # the workers exist before the clock starts
+        for _ in range(rounds):
+            started = time.perf_counter()
+            pool.map(_floor_part, parts)
+            best = min(best, time.perf_counter() - started)
+    return best
+
+
+def compare_peers(
+    command: str, entries: int, rounds: int, jobs: int, work: Path, mix: str, peers: bool
+) -> None:
+    """Build (and, with ``peers``, sitemap.js and xml-sitemap-writer) on the same events of
+    ``mix``, alternating, best of N; then the floor of the same events and of build's output."""
+    node_modules, pip_dir = install_peers() if peers else (Path(), Path())
     events = work / "events.jsonl"
-    write_inputs(work, entries)
-    out = work / "peer-out"
+    expected = write_inputs(work, entries, mix).jsonl_live_urls
     runs = {
         "sitemap-updater build": (
             [
@@ -243,42 +343,59 @@ def compare_peers(command: str, entries: int, rounds: int, jobs: int, work: Path
                 "--site",
                 SITE,
                 "--out",
-                str(out),
+                "{out}",
                 "--jobs",
                 str(jobs),
             ],
             None,
         ),
-        "sitemap.js": (
-            ["node", str(PEERS / "sitemapjs_build.cjs"), str(events), str(out), SITE],
-            {"NODE_PATH": str(node_modules)},
-        ),
-        "xml-sitemap-writer": (
-            [sys.executable, str(PEERS / "xsw_build.py"), str(events), str(out), SITE],
-            {"PYTHONPATH": str(pip_dir)},
-        ),
     }
+    if peers:
+        runs["sitemap.js"] = (
+            ["node", str(PEERS / "sitemapjs_build.cjs"), str(events), "{out}", SITE],
+            {"NODE_PATH": str(node_modules)},
+        )
+        runs["xml-sitemap-writer"] = (
+            [sys.executable, str(PEERS / "xsw_build.py"), str(events), "{out}", SITE],
+            {"PYTHONPATH": str(pip_dir)},
+        )
     best = dict.fromkeys(runs, float("inf"))
     for _ in range(rounds):
-        for label, (argv, env) in runs.items():
+        for n, (label, (argv, env)) in enumerate(runs.items()):
+            out = work / f"out-{n}"
             shutil.rmtree(out, ignore_errors=True)
             with open(work / "log", "w+", encoding="utf-8") as log:
                 started = time.perf_counter()
                 subprocess.run(
-                    argv, stdout=log, stderr=subprocess.STDOUT, check=True,
+                    [a.replace("{out}", str(out)) for a in argv],
+                    stdout=log, stderr=subprocess.STDOUT, check=True,
                     env=None if env is None else {**os.environ, **env},
                 )  # fmt: skip
                 best[label] = min(best[label], time.perf_counter() - started)
+                log.seek(0)
+                found = re.search(r"^(\d+) URLs from", log.read(), re.MULTILINE)
+            if n == 0 and (found is None or int(found.group(1)) != expected):
+                raise RuntimeError(f"build of the {mix} mix did not publish {expected} URLs")
     for label, seconds in best.items():
         print(
-            f"peer {label:<22} {entries:,} events: best of {rounds} {seconds:7.2f} s "
+            f"peer {label:<22} {mix} mix, {entries:,} events: best of {rounds} {seconds:7.2f} s "
             f"= {entries / seconds:>9,.0f} events/s"
         )
     ours = best["sitemap-updater build"]
+    floor = measure_floor(floor_parts(events, work / "out-0", jobs, work), rounds)
     print(
-        f"RATIO xml-sitemap-writer / build = {best['xml-sitemap-writer'] / ours:.2f} (target >= 1)"
+        f"floor {mix} mix, {entries:,} events: {floor:.2f} s (orjson decoding of every line and "
+        f"deflating build's output at the project's level, over {jobs} processes, best of {rounds})"
     )
-    print(f"RATIO sitemap.js / build = {best['sitemap.js'] / ours:.2f} (target >= 20)")
+    print(f"RATIO build / floor ({mix} mix) = {ours / floor:.2f} (target <= 2.0)")
+    if peers:
+        print(
+            f"RATIO xml-sitemap-writer / build ({mix} mix) = "
+            f"{best['xml-sitemap-writer'] / ours:.2f} (target >= 2)"
+        )
+        print(
+            f"RATIO sitemap.js / build ({mix} mix) = {best['sitemap.js'] / ours:.2f} (target >= 25)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,8 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="peer comparison: best of N")
     args = parser.parse_args(argv)
     if args.peers_only:
-        with tempfile.TemporaryDirectory(prefix="bench-peers-", dir=args.workdir) as tmp:
-            compare_peers(args.command, args.peer_entries, args.rounds, args.jobs, Path(tmp))
+        compare_mixes(args, peers=not args.no_peers)
         return 0
     if args.entries < 100:
         parser.error(f"--entries {args.entries}: must be at least 100")
@@ -346,10 +462,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"memory {verdict} (target: each difference within {MEMORY_TOLERANCE_MIB:.0f} MiB)")
     if args.no_peers:
         print("peers skipped (--no-peers): sitemap.js and xml-sitemap-writer not run")
-    else:
-        with tempfile.TemporaryDirectory(prefix="bench-peers-", dir=args.workdir) as tmp:
-            compare_peers(args.command, args.peer_entries, args.rounds, args.jobs, Path(tmp))
+    compare_mixes(args, peers=not args.no_peers)
     return 0 if flat else 1
+
+
+def compare_mixes(args: argparse.Namespace, *, peers: bool) -> None:
+    """Build against its floor (and the peers) on each mix of ``--peer-entries`` events."""
+    for mix in MIXES:
+        with tempfile.TemporaryDirectory(prefix="bench-peers-", dir=args.workdir) as tmp:
+            compare_peers(
+                args.command, args.peer_entries, args.rounds, args.jobs, Path(tmp), mix, peers
+            )
 
 
 if __name__ == "__main__":

@@ -3,14 +3,22 @@
 moto runs as a server in a process of its own (``moto.server.ThreadedMotoServer`` on
 127.0.0.1, a free port) and the boto3 clients reach it over HTTP, as a Lambda reaches DynamoDB
 and S3: the table's items and the bucket's objects are not counted as this process's memory.
+The server is the local deployment's emulator: moto with its linear-time table paging
+(``sitemap_updater_local.deployment.linear_moto``).
 
 Prints
   * the full rebuild's wall time as a ratio to a plain boto3 Scan paging loop (target <= 1.5),
   * the peak RSS of this (the measured) process across the full rebuild (target < 250 MB),
   * for a 1-URL change afterwards: the DynamoDB items read and the objects written,
-  * unless ``--no-memory``: the peak memory a second full rebuild allocates (tracemalloc).
+  * unless ``--no-memory``: the peak memory a second full rebuild allocates (tracemalloc),
+  * patching one file of the 1M-URL slice (``--slice-urls`` over the files a site of that size
+    has at the default cap, ``--slice-changes`` spread over them) against its floor, inflating
+    that file and deflating it again at the project's level (target <= 1.5),
+  * one scheduled run's CPU on that slice: every touched file patched, plus the 1-URL run's CPU
+    outside patching (target <= 1.5 s).
 
     .venv/bin/python benchmarks/bench_rebuild.py [--urls 200000] [--segments 8] [--cap 40000]
+        [--slice-urls 1000000] [--slice-changes 347]
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import math
 import os
 import resource
 import subprocess
@@ -33,16 +42,27 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
 import boto3  # noqa: E402
 from botocore.config import Config  # noqa: E402
+from zlib_ng import zlib_ng  # noqa: E402
 
-from sitemap_updater.config import DEFAULT_MAX_URLS_PER_SITEMAP, RebuildConfig  # noqa: E402
+from sitemap_updater.config import (  # noqa: E402
+    DEFAULT_MAX_BYTES_PER_SITEMAP,
+    DEFAULT_MAX_URLS_PER_SITEMAP,
+    RebuildConfig,
+)
 from sitemap_updater.protocol import Entry  # noqa: E402
+from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, gzip_bytes  # noqa: E402
+from sitemap_updater.protocol.urls import Site  # noqa: E402
+from sitemap_updater.rebuild.patch import patch_shard  # noqa: E402
+from sitemap_updater.rebuild.render import render_shard  # noqa: E402
 from sitemap_updater.rebuild.report import RunReport  # noqa: E402
 from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
+from sitemap_updater.rebuild.steps import incremental as incremental_step  # noqa: E402
 from sitemap_updater.store.items import live_item  # noqa: E402
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE  # noqa: E402
 from sitemap_updater_local.deployment.tables import create_template_table  # noqa: E402
 
 SITE = "https://www.example.com"
+MAX_BYTES = DEFAULT_MAX_BYTES_PER_SITEMAP
 TABLE = "bench-sitemap"
 STATE_TABLE = "bench-sitemap-state"
 BUCKET = "bench-sitemap-bucket"
@@ -60,6 +80,8 @@ import logging
 import os
 import sys
 from moto.server import ThreadedMotoServer
+from sitemap_updater_local.deployment.linear_moto import install
+install()
 logging.getLogger("werkzeug").setLevel(logging.ERROR)
 server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
 server.start()
@@ -164,6 +186,79 @@ def _plain_scan(dynamodb: Any) -> int:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
+def _best_cpu(work: Any, repeat: int = 3) -> float:
+    """The least CPU seconds ``work()`` took in ``repeat`` runs."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.process_time()
+        work()
+        best = min(best, time.process_time() - started)
+    return best
+
+
+def patch_against_floor(urls_in_file: int, changes: int) -> tuple[float, float]:
+    """CPU seconds (best of 3) of patching one published file of ``urls_in_file`` URLs with
+    ``changes`` changed entries, and of its floor: inflating the file and deflating the result
+    at the project's level."""
+    site = Site.parse(SITE)
+    items = sorted((_item(_entry(i)) for i in range(urls_in_file)), key=lambda it: it["sk"]["S"])
+    cap = max(DEFAULT_MAX_URLS_PER_SITEMAP, urls_in_file)
+    [published] = render_shard("r", items, site, max_urls=cap, max_bytes=MAX_BYTES)
+    body = published.body
+    assert body is not None
+    step = max(1, urls_in_file // changes)
+    changed = {
+        it["sk"]["S"]: it for it in (_item(_entry(i, day=20)) for i in range(0, urls_in_file, step))
+    }
+    changed = dict(list(changed.items())[:changes])
+    patch = _best_cpu(
+        lambda: patch_shard("r", body, changed, site, max_urls=cap, max_bytes=MAX_BYTES)
+    )
+    floor = _best_cpu(lambda: gzip_bytes(zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)))
+    return patch, floor
+
+
+@contextlib.contextmanager
+def patch_cpu_meter() -> Iterator[list[float]]:
+    """CPU seconds of every ``patch_shard`` call an incremental run makes, while active."""
+    spent: list[float] = []
+    original = getattr(incremental_step, "patch_shard")  # noqa: B009 (not re-exported)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.thread_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent.append(time.thread_time() - started)
+
+    setattr(incremental_step, "patch_shard", timed)  # noqa: B010
+    try:
+        yield spent
+    finally:
+        setattr(incremental_step, "patch_shard", original)  # noqa: B010
+
+
+def slice_figures(urls: int, changes: int, outside_patching: float) -> None:
+    """Print patching against its floor and one scheduled run's CPU on the slice."""
+    files = 2 ** max(0, math.ceil(math.log2(urls / DEFAULT_MAX_URLS_PER_SITEMAP)))
+    per_file = round(urls / files)
+    touched = round(files * (1 - (1 - 1 / files) ** changes))
+    per_touched = max(1, round(changes / touched))
+    patch, floor = patch_against_floor(per_file, per_touched)
+    print(
+        f"patching a file of {per_file:,} URLs with {per_touched} changes: {patch * 1000:.1f} ms "
+        f"CPU; floor (inflate + deflate at level {DEFAULT_COMPRESSLEVEL}) {floor * 1000:.1f} ms"
+    )
+    print(f"RATIO patch / floor = {patch / floor:.2f} (target <= 1.5)")
+    run_cpu = touched * patch + outside_patching
+    print(
+        f"scheduled run on the {urls:,}-URL slice ({changes} changes, {touched} of {files} "
+        f"files patched): {touched} x {patch:.3f} s + {outside_patching:.3f} s outside patching "
+        f"(the 1-URL run's) = {run_cpu:.2f} s CPU (target <= 1.5 s)",
+        flush=True,
+    )
+
+
 def _service(dynamodb: Any, s3: Any, segments: int, cap: int) -> RebuildService:
     config = RebuildConfig.from_env(
         {
@@ -203,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-memory", action="store_true", help="skip the tracemalloc pass (it is slower)"
     )
+    parser.add_argument("--slice-urls", type=int, default=1_000_000, help="site of the slice")
+    parser.add_argument("--slice-changes", type=int, default=347, help="changes in the slice")
     args = parser.parse_args(argv)
     for name, value in CREDENTIALS.items():
         os.environ.setdefault(name, value)
@@ -242,14 +339,18 @@ def main(argv: list[str] | None = None) -> int:
         dynamodb.put_item(TableName=TABLE, Item=_item(changed))
         started = time.perf_counter()
         cpu = time.process_time()
-        one = _service(dynamodb, s3, args.segments, args.cap).run()
+        with patch_cpu_meter() as patching:
+            one = _service(dynamodb, s3, args.segments, args.cap).run()
+        one_cpu = time.process_time() - cpu
         print(
             f"1-URL change: {one.dynamodb_items_read:,} items read, objects written "
             f"{one.objects_written} in {time.perf_counter() - started:.2f} s, "
-            f"{time.process_time() - cpu:.2f} s CPU ({one.feed_records} stream records, "
+            f"{one_cpu:.2f} s CPU ({one.feed_records} stream records, "
             f"published files read back {one.s3_objects_read})",
             flush=True,
         )
+
+        slice_figures(args.slice_urls, args.slice_changes, one_cpu - sum(patching))
 
         if not args.no_memory:
             tracemalloc.start()

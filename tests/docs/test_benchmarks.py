@@ -47,8 +47,12 @@ def test_render_benchmark_reports_speed_ratio_and_memory() -> None:
 
 
 def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_sizes() -> None:
-    out = run("bench_build.py", "--entries", "2000", "--no-peers")
+    sizes = ("--entries", "2000", "--peer-entries", "2000", "--rounds", "1")
+    out = run("bench_build.py", *sizes, "--no-peers")
     assert "peers skipped (--no-peers)" in out
+    for mix in ("typical", "normalizing"):
+        assert re.search(rf"floor {mix} mix, 2,000 events: [\d.]+ s \(orjson decoding", out)
+        assert re.search(rf"RATIO build / floor \({mix} mix\) = [\d.]+ \(target <= 2.0\)", out)
     for size in ("2,000", "200"):
         for command in ("build jsonl", "build csv", "backfill index", "backfill csv"):
             line = re.search(
@@ -83,8 +87,10 @@ def test_judge_benchmark_reports_both_paths_and_their_ratio() -> None:
 
 
 def test_rebuild_benchmark_reports_ratio_memory_and_a_one_url_change() -> None:
-    out = run("bench_rebuild.py", "--urls", "1500", "--cap", "400")
+    out = run("bench_rebuild.py", "--urls", "1500", "--cap", "400", "--slice-urls", "2000")
     assert re.search(r"RATIO full rebuild / plain scan = [\d.]+", out)
+    assert re.search(r"RATIO patch / floor = [\d.]+ \(target <= 1.5\)", out)
+    assert re.search(r"scheduled run on the 2,000-URL slice .* = [\d.]+ s CPU \(target", out)
     assert re.search(r"PEAK MEMORY allocated by a full rebuild: [\d.]+ MB", out)
     one = re.search(r"1-URL change: ([\d,]+) items read, objects written \[([^\]]*)\]", out)
     assert one, out
@@ -191,3 +197,11 @@ def test_hostile_rebuild_benchmark_reports_the_bomb_and_the_large_leaf() -> None
     out = run("bench_hostile_rebuild.py", "--bomb-mib", "8", "--items", "20", "--images", "50")
     assert re.search(r"gzip bomb: .* read-back peak [\d.]+ MiB = [\d.]+ x the bound", out)
     assert re.search(r"leaf of 20 items x 50 images: peak \d+ MiB split .* ratio [\d.]+", out)
+
+
+def test_local_flow_benchmark_reports_both_size_ratios() -> None:
+    out = run("bench_local.py", "--messages", "20", "--items", "200", "--factor", "2")
+    for what in ("simulate 2x messages", "plain Scan 2x items"):
+        assert re.search(
+            rf"RATIO {what}: [\d.]+ wall, [\d.]+ CPU \(target <= 12: (met|NOT met)\)", out
+        ), out

@@ -17,6 +17,7 @@ import boto3
 from moto import mock_aws
 
 from sitemap_updater.protocol.lastmod import format_w3c
+from sitemap_updater_local.deployment import linear_moto
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.provision import Stack, provision
@@ -137,6 +138,7 @@ class LocalDeployment:
         boto3.DEFAULT_SESSION = None
         self._mock = mock_aws()
         self._mock.start()
+        linear_moto.install()
         self._started = True
         try:
             self._provision()
@@ -151,6 +153,7 @@ class LocalDeployment:
         self._started = False
         if self.faults is not None:
             self.faults.uninstall()
+        linear_moto.uninstall()
         self._mock.stop()
         boto3.DEFAULT_SESSION = self._saved_default_session
         for name, value in self._saved_env.items():

@@ -15,18 +15,20 @@ A file this module cannot take apart (not our format, or truncated) raises
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.render.fragments import (
+    URLSET_FRAME_BYTES,
     PublishedFormatError,
     entry_fragment,
     fragment_loc,
     fragments_of,
 )
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.rebuild.render import RenderedShard, render_fragments
+from sitemap_updater.rebuild.render import RenderedShard, render_fragments, render_joined
 from sitemap_updater.store.items import Item, entry_from_item, is_live, loc_of
 from sitemap_updater.store.keys import url_hash
 
@@ -111,7 +113,68 @@ def patch_shard(
     max_bytes: int,
 ) -> Patched:
     """``published`` (the shard's file, None if it has none) with ``changes`` applied."""
+    if published is not None:
+        patched = patch_in_place(shard_id, published, changes, site, max_urls, max_bytes)
+        if patched is not None:
+            return patched
     fragments = parse_published(published) if published is not None else {}
     changed, skipped = apply_changes(fragments, changes, site, max_bytes=max_bytes)
     rendered = render_fragments(shard_id, fragments, max_urls=max_urls, max_bytes=max_bytes)
     return Patched(rendered, changed, skipped)
+
+
+def patch_in_place(
+    shard_id: str,
+    published: bytes,
+    changes: Mapping[str, Item | None],
+    site: Site,
+    max_urls: int,
+    max_bytes: int,
+) -> Patched | None:
+    """:func:`patch_shard` of a file that stays one leaf, found rather than parsed: the file is
+    in hash order, so each change's place is a binary search that hashes the locs of a few
+    fragments, and every other fragment is copied unread. None when the result would not be
+    exactly one file within both caps (the caller then takes the path that parses every entry)."""
+    pieces = fragments_of(published)
+    hashes: dict[int, str] = {}
+
+    def hash_at(index: int) -> str:
+        if index not in hashes:
+            hashes[index] = url_hash(fragment_loc(pieces[index]))
+        return hashes[index]
+
+    edits: dict[str, tuple[int, bytes | None]] = {}
+    found: dict[str, bytes] = {}
+    for uh in changes:
+        at = bisect_left(range(len(pieces)), uh, key=hash_at)
+        if at < len(pieces) and hash_at(at) == uh:
+            found[uh] = pieces[at]
+        edits[uh] = (at, None)
+    changed, skipped = apply_changes(found, changes, site, max_bytes=max_bytes)
+    for uh, (at, _) in edits.items():
+        edits[uh] = (at, found.get(uh))
+    kept = _spliced(pieces, edits, hash_at)
+    if not kept or len(kept) > max_urls or URLSET_FRAME_BYTES + sum(map(len, kept)) > max_bytes:
+        return None
+    return Patched([render_joined(shard_id, kept)], changed, skipped)
+
+
+def _spliced(
+    pieces: list[bytes],
+    edits: Mapping[str, tuple[int, bytes | None]],
+    hash_at: Callable[[int], str],
+) -> list[bytes]:
+    """``pieces`` with each edit (URL hash -> its place and new fragment, None to drop it)
+    applied: a fragment at its place with the same hash is replaced, else the new one goes in
+    before it; new fragments for one place go in hash order."""
+    out: list[bytes] = []
+    start = 0
+    for uh, (at, fragment) in sorted(edits.items(), key=lambda e: (e[1][0], e[0])):
+        out.extend(pieces[start:at])
+        start = at
+        if at < len(pieces) and hash_at(at) == uh:
+            start = at + 1
+        if fragment is not None:
+            out.append(fragment)
+    out.extend(pieces[start:])
+    return out

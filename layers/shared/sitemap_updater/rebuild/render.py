@@ -71,12 +71,17 @@ def _render_fitting(
         zero = [p for p in pairs if hash_bits(p[0], depth)[-1] == "0"]
         one = [p for p in pairs if hash_bits(p[0], depth)[-1] == "1"]
         return _render_fitting(left, zero, max_bytes) + _render_fitting(right, one, max_bytes)
+    return [render_joined(shard_id, fragments, skipped)]
+
+
+def render_joined(
+    shard_id: str, fragments: Sequence[bytes], skipped: tuple[str, ...] = ()
+) -> RenderedShard:
+    """One leaf holding ``fragments`` (not empty, in hash order, within both caps), rendered."""
     text = urlset_of(fragments)
-    return [
-        RenderedShard(
-            shard_id, gzip_bytes(text), len(fragments), len(text), _newest(text), skipped=skipped
-        )
-    ]
+    return RenderedShard(
+        shard_id, gzip_bytes(text), len(fragments), len(text), _newest(text), skipped=skipped
+    )
 
 
 def render_leaves(
