@@ -56,9 +56,21 @@ class StackUnusable(Exception):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stack-name", required=True, metavar="NAME")
-    parser.add_argument("--region", default=None)
-    parser.add_argument("--endpoint-url", default=None, metavar="URL")
+    parser.add_argument(
+        "--stack-name",
+        required=True,
+        metavar="NAME",
+        help="the CloudFormation stack (the local deployment registers its own)",
+    )
+    parser.add_argument(
+        "--region", default=None, metavar="R", help="AWS region (default: from the environment)"
+    )
+    parser.add_argument(
+        "--endpoint-url",
+        default=None,
+        metavar="URL",
+        help="one endpoint for every AWS service (for emulators such as moto's server)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
