@@ -54,3 +54,10 @@ def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     for name, value in FAKE_AWS_ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
     return monkeypatch
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The fault-replay files first: their module fixtures are the longest single pieces of the
+    suite, so started first on a worker they end with the rest of the suite instead of after it
+    (pytest-xdist hands out whole files in collection order)."""
+    items.sort(key=lambda item: not item.path.name.startswith("test_faults"))
