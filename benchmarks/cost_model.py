@@ -83,8 +83,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -107,7 +106,8 @@ from sitemap_updater_local.deployment.runtime import (  # noqa: E402
 # while stdout is a function output, so that the handlers' log lines never reach this script's
 # stdout (``--json`` prints one JSON object and nothing else).
 with FunctionOutput().capture():
-    import sitemap_updater.rebuild.steps.incremental as rebuild_service
+    from bench_rebuild import patch_cpu_meter  # the one meter of the patch's CPU
+
     from sitemap_updater.ingest.item_size import item_size
     from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.protocol import Entry, Site
@@ -322,26 +322,6 @@ def _timed(function: LocalFunction, durations: list[tuple[float, float]]) -> Non
         return inv
 
     function.invoke = invoke  # type: ignore[method-assign]
-
-
-@contextmanager
-def patch_cpu_meter() -> Iterator[list[float]]:
-    """CPU seconds of every ``patch_shard`` call the rebuild service makes, while active."""
-    spent: list[float] = []
-    original = getattr(rebuild_service, "patch_shard")  # noqa: B009 (not re-exported)
-
-    def timed(*args: Any, **kwargs: Any) -> Any:
-        started = time.thread_time()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            spent.append(time.thread_time() - started)
-
-    setattr(rebuild_service, "patch_shard", timed)  # noqa: B010
-    try:
-        yield spent
-    finally:
-        setattr(rebuild_service, "patch_shard", original)  # noqa: B010
 
 
 # --- the site -------------------------------------------------------------------------------
