@@ -365,9 +365,9 @@ def test_python_samples_are_the_example_files_verbatim() -> None:
     assert shown == {path.resolve() for path in EXAMPLES.glob("*.py")}
 
 
-def test_python_producer_example_sends_to_the_queue(
-    stack: Stack, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _run_example(name: str, stack: Stack, monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """Run ``docs/examples/NAME`` against the stack, as a producer with its variables set
+    would; returns the SQS operations it called."""
     for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
         monkeypatch.setenv(key, stack.env[key])
     monkeypatch.setenv("AWS_ENDPOINT_URL", stack.endpoint)
@@ -377,8 +377,14 @@ def test_python_producer_example_sends_to_the_queue(
     boto3.DEFAULT_SESSION.events.register(  # type: ignore[union-attr]
         "before-call.sqs", lambda model, **_: calls.append(model.name)
     )
-    runpy.run_path(str(EXAMPLES / "send_changes.py"), run_name="__main__")
-    called = set(calls)
+    runpy.run_path(str(EXAMPLES / name), run_name="__main__")
+    return set(calls)
+
+
+def test_python_producer_example_sends_to_the_queue(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    called = _run_example("send_changes.py", stack, monkeypatch)
     bodies = _queued_bodies(stack, stack.queue_url)
     assert json.loads(bodies[0])["url"] == f"{SITE}/shoes/42"
     assert len(json.loads(bodies[1])) == 500
@@ -393,17 +399,7 @@ def test_python_producer_example_sends_to_the_queue(
 def test_python_producer_client_example_sends_checked_array_messages(
     stack: Stack, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION"):
-        monkeypatch.setenv(key, stack.env[key])
-    monkeypatch.setenv("AWS_ENDPOINT_URL", stack.endpoint)
-    monkeypatch.setenv("QUEUE_URL", stack.queue_url)
-    boto3.setup_default_session()
-    calls: list[str] = []
-    boto3.DEFAULT_SESSION.events.register(  # type: ignore[union-attr]
-        "before-call.sqs", lambda model, **_: calls.append(model.name)
-    )
-    runpy.run_path(str(EXAMPLES / "producer_client.py"), run_name="__main__")
-    called = set(calls)
+    called = _run_example("producer_client.py", stack, monkeypatch)
     changes = [c for body in _queued_bodies(stack, stack.queue_url) for c in json.loads(body)]
     assert len(changes) == 1002
     assert {c["url"] for c in changes if c["action"] == "delete"} == {f"{SITE}/shoes/41"}
