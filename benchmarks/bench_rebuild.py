@@ -52,7 +52,7 @@ from sitemap_updater.config import (  # noqa: E402
 from sitemap_updater.protocol import Entry  # noqa: E402
 from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, gzip_bytes  # noqa: E402
 from sitemap_updater.protocol.urls import Site  # noqa: E402
-from sitemap_updater.rebuild.patch import patch_shard  # noqa: E402
+from sitemap_updater.rebuild.patch import Recorded, patch_shard  # noqa: E402
 from sitemap_updater.rebuild.render import render_shard  # noqa: E402
 from sitemap_updater.rebuild.report import RunReport  # noqa: E402
 from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
@@ -212,7 +212,15 @@ def patch_against_floor(urls_in_file: int, changes: int) -> tuple[float, float]:
     }
     changed = dict(list(changed.items())[:changes])
     patch = _best_cpu(
-        lambda: patch_shard("r", body, changed, site, max_urls=cap, max_bytes=MAX_BYTES)
+        lambda: patch_shard(
+            "r",
+            body,
+            changed,
+            site,
+            max_urls=cap,
+            max_bytes=MAX_BYTES,
+            recorded=Recorded(published.url_count, published.newest_lastmod),
+        )
     )
     floor = _best_cpu(lambda: gzip_bytes(zlib_ng.decompress(body, 16 + zlib_ng.MAX_WBITS)))
     return patch, floor

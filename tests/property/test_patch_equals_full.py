@@ -11,7 +11,7 @@ from sitemap_updater.protocol import Entry, Site
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.rebuild.news import NewsDesk
-from sitemap_updater.rebuild.patch import parse_published, patch_shard
+from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash
@@ -111,15 +111,25 @@ def _apply(
     after=st.lists(st.tuples(entries, st.booleans()), max_size=25),
     cap=st.integers(min_value=1, max_value=30),
     max_bytes=st.sampled_from([2_000, 50_000]),
+    with_record=st.booleans(),
 )
 def test_patched_shard_equals_full_render(
-    before: list[Entry], after: list[tuple[Entry, bool]], cap: int, max_bytes: int
+    before: list[Entry],
+    after: list[tuple[Entry, bool]],
+    cap: int,
+    max_bytes: int,
+    with_record: bool,
 ) -> None:
+    """With and without the record of the published file (its URL count and newest lastmod,
+    which spare the patch from reading the whole file for them)."""
     old_state = {url_hash(e.loc): _item(e) for e in before}
     old = _full(old_state, 50_000, 50_000)
     assert len(old) == 1
     changes, new_state = _apply(old_state, after)
-    patched = patch_shard("r", old[0].body, changes, SITE, max_urls=cap, max_bytes=max_bytes)
+    recorded = Recorded(old[0].url_count, old[0].newest_lastmod) if with_record else None
+    patched = patch_shard(
+        "r", old[0].body, changes, SITE, max_urls=cap, max_bytes=max_bytes, recorded=recorded
+    )
     full = _full(new_state, cap, max_bytes)
     assert [(r.shard_id, r.body, r.url_count, r.newest_lastmod) for r in patched.rendered] == [
         (r.shard_id, r.body, r.url_count, r.newest_lastmod) for r in full

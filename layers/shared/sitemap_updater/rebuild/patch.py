@@ -15,20 +15,27 @@ A file this module cannot take apart (not our format, or truncated) raises
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.render.fragments import (
-    URLSET_FRAME_BYTES,
+    URL_END,
+    URLSET_CLOSE_BYTES,
+    URLSET_OPEN_BYTES,
     PublishedFormatError,
     entry_fragment,
     fragment_loc,
     fragments_of,
+    urlset_text,
 )
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.rebuild.render import RenderedShard, render_fragments, render_joined
+from sitemap_updater.rebuild.render import (
+    RenderedShard,
+    newest_lastmod,
+    render_fragments,
+    render_text,
+)
 from sitemap_updater.store.items import Item, entry_from_item, is_live, loc_of
 from sitemap_updater.store.keys import url_hash
 
@@ -60,6 +67,15 @@ def entries_differing(old: bytes, rendered: Sequence[RenderedShard]) -> list[str
         if shard.body is not None:
             after.update(parse_published(shard.body))
     return changed_between(before, after)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What the last publish recorded for a published file: its URL count and newest lastmod
+    (a node state's ``url_count`` and ``file_lastmod``)."""
+
+    url_count: int
+    newest_lastmod: str | None
 
 
 @dataclass(slots=True)
@@ -111,10 +127,15 @@ def patch_shard(
     *,
     max_urls: int,
     max_bytes: int,
+    recorded: Recorded | None = None,
 ) -> Patched:
-    """``published`` (the shard's file, None if it has none) with ``changes`` applied."""
+    """``published`` (the shard's file, None if it has none) with ``changes`` applied.
+
+    ``recorded`` is what the last publish recorded for these very bytes; with it, the patched
+    file's URL count and newest lastmod come from the record and the changed entries, and the
+    file is not read for them."""
     if published is not None:
-        patched = patch_in_place(shard_id, published, changes, site, max_urls, max_bytes)
+        patched = patch_in_place(shard_id, published, changes, site, max_urls, max_bytes, recorded)
         if patched is not None:
             return patched
     fragments = parse_published(published) if published is not None else {}
@@ -130,51 +151,62 @@ def patch_in_place(
     site: Site,
     max_urls: int,
     max_bytes: int,
+    recorded: Recorded | None = None,
 ) -> Patched | None:
     """:func:`patch_shard` of a file that stays one leaf, found rather than parsed: the file is
-    in hash order, so each change's place is a binary search that hashes the locs of a few
-    fragments, and every other fragment is copied unread. None when the result would not be
-    exactly one file within both caps (the caller then takes the path that parses every entry)."""
-    pieces = fragments_of(published)
-    hashes: dict[int, str] = {}
-
-    def hash_at(index: int) -> str:
-        if index not in hashes:
-            hashes[index] = url_hash(fragment_loc(pieces[index]))
-        return hashes[index]
-
-    edits: dict[str, tuple[int, bytes | None]] = {}
-    found: dict[str, bytes] = {}
-    for uh in changes:
-        at = bisect_left(range(len(pieces)), uh, key=hash_at)
-        if at < len(pieces) and hash_at(at) == uh:
-            found[uh] = pieces[at]
-        edits[uh] = (at, None)
+    in hash order, so each change's place is a binary search over the text that hashes the locs
+    of a few fragments, and the text between the changes is copied unread, never cut into
+    fragments. None when the result would not be exactly one file within both caps (the caller
+    then takes the path that parses every entry)."""
+    text, start, end = urlset_text(published)
+    places = {uh: _place(text, start, end, uh) for uh in changes}
+    found = {uh: text[at:until] for uh, (at, until) in places.items() if until > at}
     changed, skipped = apply_changes(found, changes, site, max_bytes=max_bytes)
-    for uh, (at, _) in edits.items():
-        edits[uh] = (at, found.get(uh))
-    kept = _spliced(pieces, edits, hash_at)
-    if not kept or len(kept) > max_urls or URLSET_FRAME_BYTES + sum(map(len, kept)) > max_bytes:
-        return None
-    return Patched([render_joined(shard_id, kept)], changed, skipped)
-
-
-def _spliced(
-    pieces: list[bytes],
-    edits: Mapping[str, tuple[int, bytes | None]],
-    hash_at: Callable[[int], str],
-) -> list[bytes]:
-    """``pieces`` with each edit (URL hash -> its place and new fragment, None to drop it)
-    applied: a fragment at its place with the same hash is replaced, else the new one goes in
-    before it; new fragments for one place go in hash order."""
-    out: list[bytes] = []
-    start = 0
-    for uh, (at, fragment) in sorted(edits.items(), key=lambda e: (e[1][0], e[0])):
-        out.extend(pieces[start:at])
-        start = at
-        if at < len(pieces) and hash_at(at) == uh:
-            start = at + 1
+    view = memoryview(text)  # slices of it are joined without a copy of their own
+    pieces: list[bytes | memoryview] = [URLSET_OPEN_BYTES]
+    count = recorded.url_count if recorded else text.count(URL_END, start, end)
+    cursor = start
+    for uh, (at, until) in sorted(places.items(), key=lambda place: (place[1][0], place[0])):
+        pieces.append(view[cursor:at])
+        cursor = until
+        fragment = found.get(uh)
         if fragment is not None:
-            out.append(fragment)
-    out.extend(pieces[start:])
-    return out
+            pieces.append(fragment)
+        count += (fragment is not None) - (until > at)
+    pieces += [view[cursor:end], URLSET_CLOSE_BYTES]
+    patched = b"".join(pieces)
+    if not count or count > max_urls or len(patched) > max_bytes:
+        return None
+    newest = _newest_after(patched, recorded, found.values())
+    return Patched([render_text(shard_id, patched, count, newest)], changed, skipped)
+
+
+def _place(text: bytes, start: int, end: int, uh: str) -> tuple[int, int]:
+    """Where the fragment of URL hash ``uh`` lies in ``text[start:end]`` (fragments in hash
+    order) as (its start, its end), or, when there is none, (where it would go) twice."""
+    low, high = start, end
+    while low < high:
+        middle = (low + high) // 2
+        at = text.rfind(URL_END, low, middle)
+        at = low if at < 0 else at + len(URL_END)
+        until = text.find(URL_END, at, high) + len(URL_END)
+        found = url_hash(fragment_loc(text[at:until]))
+        if found == uh:
+            return at, until
+        if found < uh:
+            low = until
+        else:
+            high = at
+    return low, low
+
+
+def _newest_after(patched: bytes, recorded: Recorded | None, added: Iterable[bytes]) -> str | None:
+    """The newest lastmod of ``patched``: the ``recorded`` one of the file before, when an entry
+    still holds it, or the newest of the ``added`` fragments; read from ``patched`` when the
+    record does not settle it."""
+    if recorded is None:
+        return newest_lastmod(patched)
+    before = recorded.newest_lastmod
+    if before is not None and f"<lastmod>{before}</lastmod>".encode() not in patched:
+        return newest_lastmod(patched)
+    return max(filter(None, (before, *map(newest_lastmod, added))), default=None)

@@ -51,7 +51,8 @@ class RenderedShard:
 Rendered = tuple[str, bytes | str]
 
 
-def _newest(text: bytes) -> str | None:
+def newest_lastmod(text: bytes) -> str | None:
+    """The newest ``<lastmod>`` in a urlset's (or a fragment's) text, None if it has none."""
     found = _LASTMOD.findall(text)
     return max(found).decode("ascii") if found else None
 
@@ -79,9 +80,15 @@ def render_joined(
 ) -> RenderedShard:
     """One leaf holding ``fragments`` (not empty, in hash order, within both caps), rendered."""
     text = urlset_of(fragments)
-    return RenderedShard(
-        shard_id, gzip_bytes(text), len(fragments), len(text), _newest(text), skipped=skipped
-    )
+    return render_text(shard_id, text, len(fragments), newest_lastmod(text), skipped)
+
+
+def render_text(
+    shard_id: str, text: bytes, url_count: int, newest: str | None, skipped: tuple[str, ...] = ()
+) -> RenderedShard:
+    """One leaf whose urlset is ``text`` (``url_count`` fragments, the newest lastmod
+    ``newest``), compressed."""
+    return RenderedShard(shard_id, gzip_bytes(text), url_count, len(text), newest, skipped=skipped)
 
 
 def render_leaves(

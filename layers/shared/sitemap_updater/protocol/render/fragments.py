@@ -28,13 +28,13 @@ from sitemap_updater.protocol.urlset import (
     URLSET_OPEN,
 )
 
-_OPEN: Final = URLSET_OPEN.encode("utf-8")
+URLSET_OPEN_BYTES: Final = URLSET_OPEN.encode("utf-8")
 _LEGACY_OPEN: Final = LEGACY_URLSET_OPEN.encode("utf-8")
-_CLOSE: Final = URLSET_CLOSE.encode("utf-8")
+URLSET_CLOSE_BYTES: Final = URLSET_CLOSE.encode("utf-8")
 URL_END: Final = b"</url>\n"
 _LOC_START: Final = b"<url><loc>"
 #: Bytes a urlset adds around its fragments.
-URLSET_FRAME_BYTES: Final = len(_OPEN) + len(_CLOSE)
+URLSET_FRAME_BYTES: Final = len(URLSET_OPEN_BYTES) + len(URLSET_CLOSE_BYTES)
 #: The five entities the writer's ``escape`` produces, undone in the reverse order.
 _ENTITIES: Final = (("&apos;", "'"), ("&quot;", '"'), ("&gt;", ">"), ("&lt;", "<"), ("&amp;", "&"))
 
@@ -60,9 +60,9 @@ def fragment_loc(fragment: bytes) -> str:
     return loc
 
 
-def fragments_of(body: bytes) -> list[bytes]:
-    """The ``<url>`` fragments of a gzipped urlset the writer wrote, in order; raises
-    :class:`PublishedFormatError` for any other file, one that inflates past
+def urlset_text(body: bytes) -> tuple[bytes, int, int]:
+    """The text of a gzipped urlset the writer wrote, and where its fragments start and end in
+    it; raises :class:`PublishedFormatError` for any other file, one that inflates past
     :data:`MAX_READ_BACK_BYTES` included. No XML parser reads the file: it is cut at the
     writer's fixed markup, so a DTD or an entity is never expanded; one in a file makes it
     not the writer's format (the frame or a fragment's form does not match)."""
@@ -70,20 +70,27 @@ def fragments_of(body: bytes) -> list[bytes]:
         text = inflate(body, MAX_READ_BACK_BYTES)
     except InflateError as error:
         raise PublishedFormatError(str(error)) from error
-    opening = _OPEN if text.startswith(_OPEN) else _LEGACY_OPEN
-    if not text.startswith(opening) or not text.endswith(_CLOSE):
+    opening = URLSET_OPEN_BYTES if text.startswith(URLSET_OPEN_BYTES) else _LEGACY_OPEN
+    if not text.startswith(opening) or not text.endswith(URLSET_CLOSE_BYTES):
         raise PublishedFormatError("the file does not have the urlset header and footer")
-    inner = text[len(opening) : len(text) - len(_CLOSE)]
-    if not inner:
-        return []
-    if not inner.endswith(URL_END):
+    start, end = len(opening), len(text) - len(URLSET_CLOSE_BYTES)
+    if end > start and not text.endswith(URL_END, start, end):
         raise PublishedFormatError("the last <url> element is not closed")
-    return [piece + URL_END for piece in inner[: -len(URL_END)].split(URL_END)]
+    return text, start, end
+
+
+def fragments_of(body: bytes) -> list[bytes]:
+    """The ``<url>`` fragments of a gzipped urlset the writer wrote, in order (see
+    :func:`urlset_text` for what it refuses)."""
+    text, start, end = urlset_text(body)
+    if start == end:
+        return []
+    return [piece + URL_END for piece in text[start : end - len(URL_END)].split(URL_END)]
 
 
 def urlset_of(fragments: Sequence[bytes]) -> bytes:
     """The uncompressed urlset that holds ``fragments`` in order."""
-    return b"".join([_OPEN, *fragments, _CLOSE])
+    return b"".join([URLSET_OPEN_BYTES, *fragments, URLSET_CLOSE_BYTES])
 
 
 def too_large(loc: str, max_bytes: int) -> str:

@@ -11,7 +11,7 @@ from sitemap_updater.observability import logger
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.rebuild.freshness import oldest_written
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.patch import entries_differing, patch_shard
+from sitemap_updater.rebuild.patch import Recorded, entries_differing, patch_shard
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
@@ -73,6 +73,7 @@ def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bo
             tools.site,
             max_urls=tools.config.max_urls_per_sitemap,
             max_bytes=tools.config.max_bytes_per_sitemap,
+            recorded=Recorded(state.url_count, state.file_lastmod) if state and body else None,
         )
     except PublishedFormatError as error:
         _rebuild_from_table(tools, run, leaf, body, str(error), crashed=force)
