@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 from moto.dynamodb.models.table import Table
+from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 from moto.sqs.models import Queue
 
 from sitemap_updater_local.deployment import LocalDeployment
@@ -346,15 +347,76 @@ def test_any_writes_and_paged_reads_answer_as_moto_does(operations: list[Any]) -
     _same_answers("dynamodb", story)
 
 
+# --- DynamoDB Streams ---------------------------------------------------------------------------
+
+
+def _streamed_table(dynamodb: Any) -> str:
+    """A table with a stream of both images, written with every attribute type the project's
+    items use; returns the stream's ARN."""
+    dynamodb.create_table(
+        TableName="streamed",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    )
+    for i in range(12):
+        item = {
+            "pk": {"S": f"url#{i % 5} é &<>\"'"},
+            "n": {"N": str(i * 1.5)},
+            "flag": {"BOOL": i % 2 == 0},
+            "none": {"NULL": True},
+            "list": {"L": [{"S": "a"}, {"N": "2"}, {"M": {"k": {"S": "v"}}}]},
+            "map": {"M": {"tags": {"SS": ["x", "y"]}, "sizes": {"NS": ["1", "2.5"]}}},
+        }
+        dynamodb.put_item(TableName="streamed", Item=item)
+        if i % 4 == 3:
+            dynamodb.delete_item(TableName="streamed", Key={"pk": item["pk"]})
+    return str(dynamodb.describe_table(TableName="streamed")["Table"]["LatestStreamArn"])
+
+
+def _all_records(streams: Any, arn: str, limit: int) -> list[dict[str, Any]]:
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(
+        StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON"
+    )["ShardIterator"]
+    pages: list[dict[str, Any]] = []
+    while iterator and len(pages) < 40:
+        page = streams.get_records(ShardIterator=iterator, Limit=limit)
+        pages.append(page["Records"])
+        iterator = page.get("NextShardIterator") if page["Records"] else None
+    return pages
+
+
+@pytest.mark.parametrize("limit", [1, 5, 1000])
+def test_stream_records_are_the_records_moto_serializes(limit: int) -> None:
+    """The same records of one table, read with moto's serializer and with the local one."""
+    with mock_aws():
+        arn = _streamed_table(boto3.client("dynamodb", region_name=REGION))
+        streams = boto3.client("dynamodbstreams", region_name=REGION)
+        plain = _all_records(streams, arn, limit)
+        with linear_moto():
+            linear = _all_records(streams, arn, limit)
+    assert linear == plain
+    assert sum(len(page) for page in plain) == 15
+
+
 # --- confinement --------------------------------------------------------------------------------
 
 
 def test_the_changes_last_as_long_as_the_local_deployment(stack_template: Any) -> None:
-    originals = (Queue.__dict__["messages"], Table.__dict__["scan"])
+    def installed() -> tuple[Any, ...]:
+        return (
+            Queue.__dict__["messages"],
+            Table.__dict__["scan"],
+            DynamoDBStreamsHandler.__dict__["get_records"],
+        )
+
+    originals = installed()
     with LocalDeployment(stack_template, "https://www.example.com"):
-        assert (Queue.__dict__["messages"], Table.__dict__["scan"]) != originals
+        assert all(now is not before for now, before in zip(installed(), originals, strict=True))
         with linear_moto():
             pass
         assert Table.__dict__["scan"] is not originals[1]
-    assert (Queue.__dict__["messages"], Table.__dict__["scan"]) == originals
+    assert installed() == originals
     assert os.environ.get("AWS_ACCESS_KEY_ID") == "testing"
