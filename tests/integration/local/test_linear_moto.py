@@ -17,8 +17,8 @@ from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
+from moto.core.serialize import BaseJSONSerializer
 from moto.dynamodb.models.table import Table
-from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 from moto.sqs.models import Queue
 
 from sitemap_updater_local.deployment import LocalDeployment
@@ -351,8 +351,8 @@ def test_any_writes_and_paged_reads_answer_as_moto_does(operations: list[Any]) -
 
 
 def _streamed_table(dynamodb: Any) -> str:
-    """A table with a stream of both images, written with every attribute type the project's
-    items use; returns the stream's ARN."""
+    """A table with a stream of both images, written with every attribute type (binary ones
+    too, which the local serializer leaves to moto's); returns the stream's ARN."""
     dynamodb.create_table(
         TableName="streamed",
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -368,6 +368,7 @@ def _streamed_table(dynamodb: Any) -> str:
             "none": {"NULL": True},
             "list": {"L": [{"S": "a"}, {"N": "2"}, {"M": {"k": {"S": "v"}}}]},
             "map": {"M": {"tags": {"SS": ["x", "y"]}, "sizes": {"NS": ["1", "2.5"]}}},
+            **({"bin": {"B": bytes([i, 255])}, "bins": {"BS": [b"a", b"b"]}} if i % 3 else {}),
         }
         dynamodb.put_item(TableName="streamed", Item=item)
         if i % 4 == 3:
@@ -389,16 +390,27 @@ def _all_records(streams: Any, arn: str, limit: int) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("limit", [1, 5, 1000])
-def test_stream_records_are_the_records_moto_serializes(limit: int) -> None:
-    """The same records of one table, read with moto's serializer and with the local one."""
+def test_items_and_stream_records_are_written_as_moto_writes_them(limit: int) -> None:
+    """The same items and stream records of one table, answered with moto's serializer and
+    with the local one."""
+
+    def read(dynamodb: Any, streams: Any, arn: str) -> list[Any]:
+        return [
+            _all_records(streams, arn, limit),
+            list(_pages(dynamodb.scan, TableName="streamed", Limit=limit)),
+        ]
+
     with mock_aws():
-        arn = _streamed_table(boto3.client("dynamodb", region_name=REGION))
+        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        arn = _streamed_table(dynamodb)
         streams = boto3.client("dynamodbstreams", region_name=REGION)
-        plain = _all_records(streams, arn, limit)
+        plain = read(dynamodb, streams, arn)
         with linear_moto():
-            linear = _all_records(streams, arn, limit)
+            linear = read(dynamodb, streams, arn)
     assert linear == plain
-    assert sum(len(page) for page in plain) == 15
+    records, pages = plain
+    assert sum(len(page) for page in records) == 15
+    assert any("bin" in item for page in pages for item in page["Items"])
 
 
 # --- confinement --------------------------------------------------------------------------------
@@ -409,7 +421,7 @@ def test_the_changes_last_as_long_as_the_local_deployment(stack_template: Any) -
         return (
             Queue.__dict__["messages"],
             Table.__dict__["scan"],
-            DynamoDBStreamsHandler.__dict__["get_records"],
+            BaseJSONSerializer.__dict__["_serialize_type_structure"],
         )
 
     originals = installed()
