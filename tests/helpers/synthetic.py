@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from sitemap_updater.protocol import Alternate, Entry, Image
+from sitemap_updater.rebuild.inputs.source import Removed
 from sitemap_updater.store.items import Item, live_item, url_hash_of
 from sitemap_updater.store.keys import hash_bits, url_hash
 from sitemap_updater.store.shards import bits_of
@@ -58,15 +59,17 @@ class SyntheticSource:
         digest = url_hash(entry.loc)
         return live_item(entry, f"20260101T000000.000000Z#0#{digest}", digest)
 
-    def scan_all(self, segments: int) -> Iterator[Item]:
+    def scan_all(self, segments: int, *, removed: Removed | None = None) -> Iterator[Item]:
+        """Every item once, in index order (there are no tombstones for ``removed``)."""
         if segments < 1:
             raise ValueError(f"segments={segments} must be >= 1")
         for i in range(self.urls):
             self.items_read += 1
             yield self.item(i)
 
-    def iter_shard(self, shard_id: str) -> Iterator[Item]:
-        """The shard's items in hash order (generates every item: for small sources)."""
+    def iter_shard(self, shard_id: str, *, removed: Removed | None = None) -> Iterator[Item]:
+        """The shard's items in hash order (generates every item: for small sources; there are
+        no tombstones to add to ``removed``)."""
         bits = bits_of(shard_id)
         found = []
         for i in range(self.urls):

@@ -6,11 +6,12 @@ Which changes a run publishes:
 - in an incremental run, every change the feed gave it (upserts and deletes: a tombstone is
   stamped too) in a leaf it rebuilt; the changes of a leaf it left for later count in the run
   that publishes that leaf;
-- a leaf left pending is rebuilt from the table later: its changes are then the live items
-  written at or after the leaf's mark, the time of the oldest change held back (a delete held
-  back there is not seen, because the table read skips tombstones);
-- in a full rebuild, the live items written after the checkpoint of the last feed read was
-  taken (every item on a first run), or after the leaf's mark for a leaf left pending before.
+- a leaf left pending is rebuilt from the table later: its changes are then the items (live
+  ones and tombstones) written at or after the leaf's mark, the time of the oldest change held
+  back;
+- in a full rebuild, the items (live ones and tombstones) written after the checkpoint of the
+  last feed read was taken (every item on a first run), or after the leaf's mark for a leaf
+  left pending before.
 
 A run that fails publishes nothing and saves no checkpoint: the next run reads the same changes
 again, so their lag includes the failed run's time. The publish time is one reading of the

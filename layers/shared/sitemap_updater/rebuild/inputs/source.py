@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sitemap_updater.rebuild.state.nodes import BATCH_GET_LIMIT
@@ -31,14 +31,31 @@ _LIVE_NAMES = {"#st": ATTR_STATE}
 _LIVE_VALUES = {":live": {"S": STATE_LIVE}}
 
 
+#: Takes each tombstone a read came across, where a caller asks for them.
+Removed = Callable[[Item], None]
+
+
+def _live(items: list[Item], removed: Removed | None) -> Iterator[Item]:
+    """The live items of a page read without the live filter when ``removed`` takes the others
+    (with the filter, every item is live)."""
+    if removed is None:
+        yield from items
+        return
+    for item in items:
+        if is_live(item):
+            yield item
+        else:
+            removed(item)
+
+
 class ShardSource(Protocol):
     """Live URL items of one shard (in hash order) or of the whole table (in any order)."""
 
     items_read: int
 
-    def iter_shard(self, shard_id: str) -> Iterator[Item]: ...
+    def iter_shard(self, shard_id: str, *, removed: Removed | None = None) -> Iterator[Item]: ...
 
-    def scan_all(self, segments: int) -> Iterator[Item]: ...
+    def scan_all(self, segments: int, *, removed: Removed | None = None) -> Iterator[Item]: ...
 
     def items_by_hash(self, hashes: Iterable[str]) -> Iterator[Item]: ...
 
@@ -72,9 +89,11 @@ class DynamoShardSource:
                 yield from (item for item in items if is_live(item))
                 request = dict(response.get("UnprocessedKeys") or {})
 
-    def iter_shard(self, shard_id: str) -> Iterator[Item]:
+    def iter_shard(self, shard_id: str, *, removed: Removed | None = None) -> Iterator[Item]:
+        """The live URL items of ``shard_id``, in hash order. With ``removed``, its tombstones
+        are read too and handed to it (DynamoDB bills the items it reads either way)."""
         for rng in query_ranges(shard_id):
-            values: dict[str, Any] = {":pk": {"S": rng.pk}, **_LIVE_VALUES}
+            values: dict[str, Any] = {":pk": {"S": rng.pk}}
             condition = "pk = :pk"
             if rng.sk_lo is not None and rng.sk_hi is not None:
                 condition += " AND sk BETWEEN :lo AND :hi"
@@ -83,35 +102,44 @@ class DynamoShardSource:
             kwargs: dict[str, Any] = {
                 "TableName": self._table,
                 "KeyConditionExpression": condition,
-                "FilterExpression": _LIVE_FILTER,
-                "ExpressionAttributeNames": _LIVE_NAMES,
                 "ExpressionAttributeValues": values,
                 "ConsistentRead": True,
             }
+            if removed is None:
+                values.update(_LIVE_VALUES)
+                kwargs.update(FilterExpression=_LIVE_FILTER, ExpressionAttributeNames=_LIVE_NAMES)
             if self._page_size:
                 kwargs["Limit"] = self._page_size
             while True:
                 page = self._client.query(**kwargs)
                 self._count(dict(page))
                 items: list[Item] = page.get("Items", [])  # type: ignore[assignment]
-                yield from items
+                yield from _live(items, removed)
                 last = page.get("LastEvaluatedKey")
                 if not last:
                     break
                 kwargs["ExclusiveStartKey"] = last
 
     def _scan_segment(
-        self, segment: int, total: int, out: queue.Queue[Any], stop: threading.Event
+        self,
+        segment: int,
+        total: int,
+        out: queue.Queue[Any],
+        stop: threading.Event,
+        live_only: bool,
     ) -> None:
         kwargs: dict[str, Any] = {
             "TableName": self._table,
             "Segment": segment,
             "TotalSegments": total,
-            "FilterExpression": f"{_LIVE_FILTER} AND begins_with(pk, :u)",
-            "ExpressionAttributeNames": _LIVE_NAMES,
-            "ExpressionAttributeValues": {**_LIVE_VALUES, ":u": {"S": URL_PK_PREFIX}},
+            "FilterExpression": "begins_with(pk, :u)",
+            "ExpressionAttributeValues": {":u": {"S": URL_PK_PREFIX}},
             "ConsistentRead": True,
         }
+        if live_only:
+            kwargs["FilterExpression"] = f"{_LIVE_FILTER} AND begins_with(pk, :u)"
+            kwargs["ExpressionAttributeNames"] = _LIVE_NAMES
+            kwargs["ExpressionAttributeValues"].update(_LIVE_VALUES)
         if self._page_size:
             kwargs["Limit"] = self._page_size
         try:
@@ -128,8 +156,9 @@ class DynamoShardSource:
         finally:
             out.put(None)
 
-    def scan_all(self, segments: int) -> Iterator[Item]:
-        """Every live URL item, read by ``segments`` parallel Scan threads.
+    def scan_all(self, segments: int, *, removed: Removed | None = None) -> Iterator[Item]:
+        """Every live URL item, read by ``segments`` parallel Scan threads; with ``removed``,
+        every tombstone is read too and handed to it.
 
         Pages pass through a queue of one page, so memory stays bounded however large the table
         is: a reader whose page is not taken yet waits holding it, so about ``segments + 2``
@@ -143,7 +172,7 @@ class DynamoShardSource:
         threads = [
             threading.Thread(
                 target=self._scan_segment,
-                args=(s, segments, out, stop),
+                args=(s, segments, out, stop, removed is None),
                 daemon=True,
                 name=f"scan-{s}",
             )
@@ -160,7 +189,7 @@ class DynamoShardSource:
                 elif isinstance(got, BaseException):
                     raise got
                 else:
-                    yield from got
+                    yield from _live(got, removed)
         finally:
             stop.set()
             # Drain so producers blocked on a full queue can finish, then wait for them.

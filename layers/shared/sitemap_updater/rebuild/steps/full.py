@@ -1,5 +1,6 @@
 """A full rebuild's leaves: spool a parallel Scan of the table per leaf, then render and put every
-leaf, counting the entries that differed from the published files (drift).
+leaf, counting the entries that differed from the published files (drift). The Scan's
+tombstones count as the run's changes where they are new enough (``freshness``).
 
 Each part of a leaf is rendered and put before the next is loaded, so a leaf that splits into
 many files holds one file's items and bytes at a time, not all of them.
@@ -16,7 +17,9 @@ from sitemap_updater.rebuild.patch import changed_between, parse_published
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
+from sitemap_updater.store.items import Item, url_hash_of, written_at_of
 from sitemap_updater.store.keys import shard_file_key
+from sitemap_updater.store.shards import leaf_for
 
 
 def rebuild_all(tools: Tools, run: Run) -> None:
@@ -24,10 +27,17 @@ def rebuild_all(tools: Tools, run: Run) -> None:
     leaves = sorted(run.shard_map.leaves)
     with tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=tools.spool_root) as tmp:
         spools = Spools(Path(tmp), leaves)
+        earliest = min(run.full_since_ms(leaf) for leaf in leaves)
+
+        def count_removed(item: Item) -> None:
+            written = written_at_of(item)
+            if written is not None and written >= earliest:  # else too old for any leaf
+                leaf = leaf_for(url_hash_of(item), leaves)
+                run.lags.add([item], since_ms=run.full_since_ms(leaf))
+
         try:
-            spools.fill(
-                tools.source.scan_all(tools.config.full_rebuild_segments), tools.out_of_time
-            )
+            scan = tools.source.scan_all(tools.config.full_rebuild_segments, removed=count_removed)
+            spools.fill(scan, tools.out_of_time)
         except ScanStoppedError:
             spools.close()
             for leaf in leaves:

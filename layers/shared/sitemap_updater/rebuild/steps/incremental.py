@@ -42,11 +42,13 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
             run.defer([leaf], since_ms=min(marks) if marks else None)
             continue
         if leaf in pending:
-            items = list(tools.source.iter_shard(leaf))
+            removed: list[Item] = []
+            items = list(tools.source.iter_shard(leaf, removed=removed.append))
             run.news.replace_shard(leaf, items)
             run.apply(leaf, tools.render(leaf, items), force=force)
             if mark is not None:  # the feed's changes of the leaf are counted below
-                run.lags.add((i for i in items if url_hash_of(i) not in changes), since_ms=mark)
+                held = (i for i in (*items, *removed) if url_hash_of(i) not in changes)
+                run.lags.add(held, since_ms=mark)
         else:
             patch_leaf(tools, run, leaf, changes, force=force)
         run.lags.add(changes.values())
