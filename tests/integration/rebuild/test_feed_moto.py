@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from unittest.mock import ANY
 
 import boto3
 import pytest
@@ -158,6 +159,31 @@ def test_tip_then_read_sees_only_writes_after_the_tip(stream: Stream) -> None:
 
     # a tip from an earlier checkpoint of the same stream lands at the same end
     assert stream.feed().tip(first_tip) == stream.feed().tip(None)
+
+
+def test_a_tip_reads_sequence_numbers_only_and_ends_where_a_full_read_ends(
+    stream: Stream,
+) -> None:
+    start = stream.feed().tip(None)
+    for n in range(30):
+        stream.upsert(n % 7, f"2024-05-{n % 28 + 1:02d}")
+    stream.tombstone(3)
+    records: list[dict[str, Any]] = []
+
+    def keep(parsed: dict[str, Any], **_: Any) -> None:
+        records.extend(parsed.get("Records", []))
+
+    stream.streams.meta.events.register("after-call.dynamodb-streams.GetRecords", keep)
+    tip = stream.feed().tip(start)
+    read_by_tip, records[:] = list(records), []
+    whole = stream.read(start)
+    stream.streams.meta.events.unregister("after-call.dynamodb-streams.GetRecords", keep)
+
+    assert tip.positions == whole.checkpoint.positions
+    assert len(read_by_tip) == whole.records == 31
+    assert all(record == {"dynamodb": {"SequenceNumber": ANY}} for record in read_by_tip)
+    assert all("Keys" in record["dynamodb"] for record in records)
+    assert len(whole.changes) == 7  # the images are back once the tip is taken
 
 
 def test_checkpoint_store_round_trips_and_its_own_item_is_skipped(stream: Stream) -> None:

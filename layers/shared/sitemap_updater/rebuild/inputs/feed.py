@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from botocore.exceptions import ClientError
 
+from sitemap_updater.rebuild.inputs.positions import positions_only
 from sitemap_updater.rebuild.state.checkpoint import Checkpoint
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import URL_PK_PREFIX
@@ -211,7 +212,8 @@ class StreamFeed:
     def tip(self, checkpoint: Checkpoint | None) -> Checkpoint:
         """A checkpoint at the end of every shard now (for a full rebuild taken now): closed
         shards count as finished unread, open shards are drained without keeping records.
-        A ``checkpoint`` of this stream only saves reading open shards from their start."""
+        A ``checkpoint`` of this stream only saves reading open shards from their start. The
+        records are read for their sequence numbers only (``positions``)."""
         now = int(self._clock())
         shards = self.describe()
         known = (
@@ -224,9 +226,10 @@ class StreamFeed:
             out_of_time=lambda: False,
             keep_changes=False,
         )
-        for shard in shards:
-            if not shard.closed:
-                self._drain(run, shard, tolerate_trim=True)
+        with positions_only(self._client):
+            for shard in shards:
+                if not shard.closed:
+                    self._drain(run, shard, tolerate_trim=True)
         return self._checkpoint(run, shards, now)
 
     def describe(self) -> list[StreamShard]:
