@@ -270,6 +270,11 @@ def _wait_for(condition: Callable[[], bool], process: subprocess.Popen[bytes]) -
         time.sleep(0.005)
 
 
+def _default_interrupt() -> None:
+    """In the child, before the command starts: SIGINT takes its default action again."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _group_alive(pgid: int) -> list[str]:
     """The live (not zombie) processes of a process group."""
     listing = subprocess.run(
@@ -307,13 +312,15 @@ def test_a_stopped_build_stops_its_workers_and_leaves_the_output_as_it_was(
     command = [sys.executable, "-m", "sitemap_updater_local.cli", "build", "--from", str(events)]
     command += ["--site", SITE, "--out", str(four_files), "--jobs", "2"]
     command += ["--max-urls-per-sitemap", "2000"]
-    # its own session, as a terminal's foreground group
+    # its own session, as a terminal's foreground group, with Ctrl-C's default action even when
+    # the tests run in the background of a shell without job control (which ignores SIGINT)
     process = subprocess.Popen(
         command,
         env={**os.environ, "TMPDIR": str(spool_root)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=_default_interrupt,
     )
     try:
         if phase == "judging":
