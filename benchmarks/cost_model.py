@@ -28,8 +28,9 @@ What it counts, with botocore events (nothing is estimated from the code):
 * every SQS request the emulated event source mapping and the producer make (the emulator's
   own SQS client), and the AWS upper figure (see below);
 * every invocation of each function as the emulator makes it, with the CPU time of the thread
-  that ran the handler, and the CPU time moto spends answering each call (between the first and
-  the last botocore ``before-send`` handler: moto answers in between).
+  that ran the handler (less the CPU of the meter's own reads of stored items, which run in that
+  thread), and the CPU time moto spends answering each call (between the first and the last
+  botocore ``before-send`` handler: moto answers in between).
 
 Rebuild CPU at the real size: the local files are tiny, so the CPU of patching real files is
 measured in this process: one published file of urls / leaves entries rendered by the project's
