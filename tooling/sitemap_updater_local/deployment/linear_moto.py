@@ -37,19 +37,9 @@ DynamoDB
     partition key. Here it is given the partition's items only.
 
 Responses
-  * moto answers DynamoDB and DynamoDB Streams through its generic JSON serializer
-    (``moto/core/serialize.py``), which walks botocore's shape model for every value of every
-    item: over 2 ms of CPU for an item of ten attributes, so paging 200,000 items costs
-    minutes. An ``AttributeValue`` is already in its wire form in moto (``{"S": ...}``,
-    ``{"N": "1.5"}``, ``{"M": {...}}``), and the serializer writes such a value unchanged, so
-    here one whose every part is a string, number, boolean, null, list, map or set of strings or
-    numbers is written as it is, and so is a map of such values (an item or a key); any other (a
-    binary value) still goes through the walk.
-  * ``DynamoDBStreamsHandler.get_records`` (``moto/dynamodbstreams/responses.py``) answers through
-    the same serializer, which also walks the two structures around every stream record: here
-    records whose values are all in wire form are written with ``json.dumps``, and their creation
-    times with the serializer's own conversion to epoch seconds (a record with a binary value
-    still goes through the serializer).
+  * moto writes its DynamoDB and DynamoDB Streams answers through a generic serializer that
+    walks every value; :mod:`sitemap_updater_local.deployment.wire_form` writes the values that
+    are already in wire form as they are.
 
 The changes are installed on moto's classes by :func:`install` and removed by :func:`uninstall`
 (counted: nested deployments share one installation), so anything else using moto in the process
@@ -61,22 +51,19 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
-import json
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from typing import Any
 
 import moto.sqs.models as sqs_models
-from moto.core.responses import ActionResult
-from moto.core.serialize import BaseJSONSerializer, TimestampSerializer
 from moto.core.utils import camelcase_to_underscores, unix_time
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
-from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 from moto.sqs.exceptions import ReceiptHandleIsInvalid
 from moto.sqs.models import Message, Queue, SQSBackend
+
+from sitemap_updater_local.deployment import wire_form
 
 _local = threading.local()
 _lock = threading.Lock()
@@ -252,85 +239,6 @@ def _query(original: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-# --- responses --------------------------------------------------------------------------------
-
-_TEXT_KINDS = frozenset({"S", "N"})
-_FLAG_KINDS = frozenset({"BOOL", "NULL"})
-_SET_KINDS = frozenset({"SS", "NS"})
-
-
-def _in_wire_form(value: object) -> bool:
-    """Whether an ``AttributeValue`` is one the serializer writes unchanged (no binary part)."""
-    if not isinstance(value, dict) or len(value) != 1:
-        return False
-    ((kind, inner),) = value.items()
-    if kind in _TEXT_KINDS:
-        return isinstance(inner, str)
-    if kind in _FLAG_KINDS:
-        return isinstance(inner, bool)
-    if kind in _SET_KINDS:
-        return isinstance(inner, list) and all(isinstance(v, str) for v in inner)
-    if kind == "L":
-        return isinstance(inner, list) and all(map(_in_wire_form, inner))
-    if kind == "M":
-        return isinstance(inner, dict) and all(map(_in_wire_form, inner.values()))
-    return False
-
-
-def _structure(original: Callable[..., None]) -> Callable[..., None]:
-    @functools.wraps(original)
-    def serialize(
-        self: BaseJSONSerializer, serialized: Any, value: Any, shape: Any, key: str
-    ) -> None:
-        if key and shape.name == "AttributeValue" and _in_wire_form(value):
-            self._default_serialize(serialized, value, shape, key)
-        else:
-            original(self, serialized, value, shape, key)
-
-    return serialize
-
-
-def _map(original: Callable[..., None]) -> Callable[..., None]:
-    """A map of attribute values (an item, a key) in wire form is written as it is, too."""
-
-    @functools.wraps(original)
-    def serialize(
-        self: BaseJSONSerializer, serialized: Any, value: Any, shape: Any, key: str
-    ) -> None:
-        if (
-            key
-            and shape.value.name == "AttributeValue"
-            and isinstance(value, dict)
-            and all(map(_in_wire_form, value.values()))
-        ):
-            self._default_serialize(serialized, value, shape, key)
-        else:
-            original(self, serialized, value, shape, key)
-
-    return serialize
-
-
-def _epoch_seconds(value: object) -> float:
-    if not isinstance(value, datetime):
-        raise TypeError(f"{type(value).__name__} is not JSON serializable")
-    return TimestampSerializer._timestamp_unixtimestamp(value)
-
-
-def _get_records(self: DynamoDBStreamsHandler) -> str | ActionResult:
-    limit = self._get_param("Limit")
-    iterator = self._get_param("ShardIterator")
-    result = self.backend.get_records(iterator, 1000 if limit is None else limit)
-    images = (
-        image
-        for record in result["Records"]
-        for name in ("Keys", "NewImage", "OldImage")
-        for image in record["dynamodb"].get(name, {}).values()
-    )
-    if all(map(_in_wire_form, images)):
-        return json.dumps(result, default=_epoch_seconds)
-    return ActionResult(result)  # a binary value: moto's own serializer, as moto answers
-
-
 # --- installation -------------------------------------------------------------------------------
 
 
@@ -362,17 +270,7 @@ def _replacements() -> list[tuple[object, str, Any]]:
         (Table, "delete_item", _written(table["delete_item"])),
         (Table, "scan", _scan(table["scan"])),
         (Table, "query", _query(table["query"])),
-        (
-            BaseJSONSerializer,
-            "_serialize_type_structure",
-            _structure(BaseJSONSerializer.__dict__["_serialize_type_structure"]),
-        ),
-        (DynamoDBStreamsHandler, "get_records", _get_records),
-        (
-            BaseJSONSerializer,
-            "_serialize_type_map",
-            _map(BaseJSONSerializer.__dict__["_serialize_type_map"]),
-        ),
+        *wire_form.replacements(),
     ]
 
 
