@@ -32,6 +32,7 @@ from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import is_live
 from sitemap_updater.store.keys import LEASE_SK, meta_key
 from tests.integration.rebuild.conftest import (
@@ -217,7 +218,7 @@ def test_incremental_runs_with_crashes_and_faults_publish_what_a_full_rebuild_do
         else:  # no live URL: the empty-site file, which holds only the site root
             assert list(aws.crawl()) == ["sitemap-home.xml.gz"]
 
-        news = NewsDesk(Site.parse(SITE), window_hours=48, now=clock[0], max_bytes=47_185_920)
+        news = NewsDesk(Sites.parse(SITE), window_hours=48, now=clock[0], max_bytes=47_185_920)
         news.replace_shard("r", live_items(aws))
         expected_news = {f.key: f.body for f in news.render()}
         listed = [key for key in aws.crawl() if is_news_key(key)]

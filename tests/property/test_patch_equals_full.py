@@ -13,6 +13,7 @@ from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
+from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash
 from tests.helpers.xsd import assert_valid_urlset
@@ -164,16 +165,16 @@ def test_patched_news_files_equal_a_full_render(
     """The news files read back, expired by a later clock and patched with the changes hold
     what a render of the new table state at that clock holds."""
     old_state = {url_hash(e.loc): _item(e) for e in before}
-    first = NewsDesk(SITE, window_hours=48, now=NOW - 3600 * 47.5, max_bytes=max_bytes)
+    first = NewsDesk(Sites((SITE,)), window_hours=48, now=NOW - 3600 * 47.5, max_bytes=max_bytes)
     first.replace_shard("r", old_state.values())
     published = {f.key: f.body for f in first.render()}
     changes, new_state = _apply(old_state, after)
     now = NOW - 3600 * 47.5 + 3600 * hours_later
-    patched = NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
+    patched = NewsDesk(Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes)
     for key, body in published.items():
         patched.load(key, body)
     patched.apply(changes)
-    full = NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
+    full = NewsDesk(Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes)
     full.replace_shard("r", new_state.values())
     files = _news_files(patched)
     assert files == _news_files(full)

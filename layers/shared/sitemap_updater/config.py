@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sitemap_updater.indexnow import (
     DEFAULT_ENDPOINT,
@@ -12,9 +12,10 @@ from sitemap_updater.indexnow import (
     check_endpoint,
     check_key,
 )
-from sitemap_updater.protocol.errors import InvalidUrlError
+from sitemap_updater.protocol.errors import InvalidUrlError, SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 from sitemap_updater.protocol.urls import media_hosts_of
+from sitemap_updater.sections import SectionRules
 
 #: The default shard cap and byte cap of a file: a margin under the protocol's 50,000 URLs and
 #: 50 MiB, so that a shard can grow between splits. template.yaml sets the same values (its
@@ -111,6 +112,10 @@ class RebuildConfig:
     indexnow_endpoint: str = DEFAULT_ENDPOINT
     #: how long after its publication_date an article stays in the news files (Google: 2 days)
     news_window_hours: int = MAX_NEWS_WINDOW_HOURS
+    #: ordered path-prefix rules that place a URL without a section of its own
+    section_rules: SectionRules = field(default_factory=SectionRules)
+    #: whether hreflang alternates may point to any host, not only to a listed one
+    alternates_any_host: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -142,7 +147,16 @@ class RebuildConfig:
             news_window_hours=_int(
                 e, "NEWS_WINDOW_HOURS", MAX_NEWS_WINDOW_HOURS, 1, MAX_NEWS_WINDOW_HOURS
             ),
+            section_rules=_section_rules(e),
+            alternates_any_host=_bool(e, "ALTERNATES_ANY_HOST", False),
         )
+
+
+def _section_rules(env: Mapping[str, str]) -> SectionRules:
+    try:
+        return SectionRules.parse(env.get("SECTION_RULES", ""))
+    except SitemapError as error:
+        raise ConfigError(f"environment variable {error}") from None
 
 
 def _indexnow_key(env: Mapping[str, str]) -> str:

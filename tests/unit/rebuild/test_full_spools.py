@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.rebuild.inputs.spools import LeafIndex, ScanStoppedError, Spools
+from sitemap_updater.rebuild.inputs.spools import ScanStoppedError, Spools
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import HASH_HEX_LEN, hash_bits
-from sitemap_updater.store.shards import ShardIdError, leaf_for, split_counts
+from sitemap_updater.store.shards import LeafIndex, ShardIdError, split_counts
 
 #: a byte bound no spool here reaches
 ANY_SIZE = 1 << 30
@@ -30,14 +30,29 @@ def _item(uh: str) -> Item:
 
 
 @given(st.text(alphabet="0123456789abcdef", min_size=HASH_HEX_LEN, max_size=HASH_HEX_LEN))
-def test_leaf_index_agrees_with_leaf_for(uh: str) -> None:
-    leaves = ["r00", "r010", "r011", "r1"]
-    assert LeafIndex(leaves).leaf_for(uh) == leaf_for(uh, leaves)
+def test_every_hash_has_exactly_one_leaf_in_each_space(uh: str) -> None:
+    bits = ["00", "010", "011", "1"]
+    leaves = [f"{space}r{b}" for space in ("pages/", "de.example.com/news/") for b in bits]
+    index = LeafIndex(leaves)
+    for space in ("pages/", "de.example.com/news/"):
+        leaf = index.leaf_for(space, uh)
+        assert leaf.startswith(space + "r")
+        assert hash_bits(uh, len(leaf) - len(space) - 1) == leaf[len(space) + 1 :]
+
+
+def test_a_space_without_leaves_starts_at_its_root() -> None:
+    index = LeafIndex(["pages/r0", "pages/r1"])
+    assert index.leaf_for("products/", "f" * HASH_HEX_LEN) == "products/r"
+    assert index.new_roots == ["products/r"]
 
 
 def test_leaf_index_rejects_a_hash_no_leaf_covers() -> None:
-    with pytest.raises(ShardIdError, match="no leaf covers hash"):
-        LeafIndex(["r0"]).leaf_for("f" * HASH_HEX_LEN)
+    with pytest.raises(ShardIdError, match="covers hash"):
+        LeafIndex(["r0"]).leaf_for("", "f" * HASH_HEX_LEN)
+
+
+def _space(item: Item) -> str:
+    return ""
 
 
 @settings(max_examples=40, deadline=None)
@@ -46,7 +61,7 @@ def test_loaded_parts_equal_split_counts_and_are_in_hash_order(
     tmp_path_factory: pytest.TempPathFactory, uhs: list[str], cap: int
 ) -> None:
     leaves = ["r0", "r1"]
-    spools = Spools(tmp_path_factory.mktemp("spool"), leaves)
+    spools = Spools(tmp_path_factory.mktemp("spool"), leaves, _space)
     shuffled = list(uhs)
     random.Random(7).shuffle(shuffled)
     spools.fill((_item(u) for u in shuffled), should_stop=lambda: False)
@@ -65,13 +80,13 @@ def test_spooled_items_come_back_unchanged(tmp_path: Path) -> None:
     item = _item("a" * HASH_HEX_LEN)
     item["priority"] = {"N": "0.5"}
     item["alternates"] = {"L": [{"M": {"hreflang": {"S": "de"}, "href": {"S": "https://e.com/"}}}]}
-    spools = Spools(tmp_path, ["r"])
+    spools = Spools(tmp_path, ["r"], _space)
     spools.fill([item], should_stop=lambda: False)
     assert list(spools.load("r", 10, ANY_SIZE)) == [("r", [item])]
 
 
 def test_the_time_budget_stops_the_fill(tmp_path: Path) -> None:
-    spools = Spools(tmp_path, ["r"])
+    spools = Spools(tmp_path, ["r"], _space)
     items = (_item(format(i, f"0{HASH_HEX_LEN}x")) for i in range(5000))
     with pytest.raises(ScanStoppedError, match="after 1000 items"):
         spools.fill(items, should_stop=lambda: True)
@@ -83,7 +98,7 @@ def test_more_leaves_than_open_files_still_spools_everything(
     monkeypatch.setattr("sitemap_updater.rebuild.inputs.spools.MAX_OPEN_SPOOLS", 2)
     leaves = ["r00", "r01", "r10", "r11"]
     uhs = [format(i * 0x0800_0000, "08x") + "0" * 24 for i in range(32)]
-    spools = Spools(tmp_path, leaves)
+    spools = Spools(tmp_path, leaves, _space)
     spools.fill((_item(u) for u in uhs), should_stop=lambda: False)
     loaded = [
         item["sk"]["S"]
@@ -97,7 +112,7 @@ def test_more_leaves_than_open_files_still_spools_everything(
 def test_a_split_leaf_is_loaded_one_part_at_a_time(tmp_path: Path) -> None:
     # r splits into r0 and r1 at cap 2: r1's spool is read only when its part is asked for
     uhs = ["0" * HASH_HEX_LEN, "1" * HASH_HEX_LEN, "8" * HASH_HEX_LEN, "9" * HASH_HEX_LEN]
-    spools = Spools(tmp_path, ["r"])
+    spools = Spools(tmp_path, ["r"], _space)
     spools.fill((_item(u) for u in uhs), should_stop=lambda: False)
     parts = spools.load("r", 2, ANY_SIZE)
     first, items = next(parts)
@@ -116,7 +131,7 @@ def test_a_spool_over_the_byte_bound_is_split_before_it_is_loaded(tmp_path: Path
         item = _item(uh)
         item["images"] = {"L": [{"S": f"https://e.com/{uh}/{n}.jpg"} for n in range(200)]}
         big.append(item)
-    spools = Spools(tmp_path, ["r"])
+    spools = Spools(tmp_path, ["r"], _space)
     spools.fill(iter(big), should_stop=lambda: False)
     one_item = len(json.dumps(big[0], separators=(",", ":"))) + HASH_HEX_LEN + 2
     bound = 4 * one_item

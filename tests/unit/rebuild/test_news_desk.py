@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from sitemap_updater.protocol import Entry, Site
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key, news_file_key
+from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash
 from tests.helpers.xsd import assert_valid_urlset
@@ -21,7 +22,7 @@ def article(n: int, date: str = "2026-11-20T11:00:00Z") -> Entry:
 
 
 def desk(now: float = NOW, max_bytes: int = 10_000_000) -> NewsDesk:
-    return NewsDesk(SITE, window_hours=48, now=now, max_bytes=max_bytes)
+    return NewsDesk(Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes)
 
 
 def test_more_than_1000_articles_are_split_over_numbered_files() -> None:

@@ -44,6 +44,6 @@ def test_object_headers_follow_the_architecture_table() -> None:
 
 
 def test_robots_txt_names_the_index() -> None:
-    assert robots_txt("https://cdn.example.com/sitemap.xml") == (
+    assert robots_txt(["https://cdn.example.com/sitemap.xml"]) == (
         b"Sitemap: https://cdn.example.com/sitemap.xml\n"
     )

@@ -7,9 +7,20 @@ import pytest
 from sitemap_updater.rebuild.state.nodes import ShardMap
 
 
-def test_a_table_without_a_map_has_the_single_root_leaf() -> None:
-    assert ShardMap().leaves == ("r",)
-    assert ShardMap().nodes == ("r",)
+def test_a_table_without_a_map_has_no_leaf_and_no_layout() -> None:
+    assert (ShardMap().leaves, ShardMap().nodes, ShardMap().layout) == ((), (), None)
+
+
+def test_a_new_space_adds_its_root_once() -> None:
+    m = ShardMap(leaves=("pages/r",), nodes=("pages/r",), layout="x")
+    grown = m.with_roots(["products/r"])
+    assert grown.leaves == ("pages/r", "products/r")
+    assert grown.with_roots(["products/r"]) is grown
+
+
+def test_another_layout_starts_empty_and_keeps_the_version() -> None:
+    m = ShardMap(leaves=("r0", "r1"), nodes=("r", "r0", "r1"), version=4)
+    assert m.for_layout("sites=a") == ShardMap(version=4, layout="sites=a")
 
 
 def test_split_replaces_the_leaf_and_records_every_new_node() -> None:
@@ -21,7 +32,7 @@ def test_split_replaces_the_leaf_and_records_every_new_node() -> None:
 
 
 def test_split_into_itself_changes_nothing() -> None:
-    m = ShardMap()
+    m = ShardMap(leaves=("r",), nodes=("r",))
     assert m.split("r", ["r"]) is m
 
 
@@ -31,4 +42,4 @@ def test_split_into_itself_changes_nothing() -> None:
 )
 def test_split_rejects_a_bad_replacement(leaf: str, replacement: list[str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        ShardMap().split(leaf, replacement)
+        ShardMap(leaves=("r",), nodes=("r",)).split(leaf, replacement)

@@ -8,15 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_updater.store.keys import HASH_HEX_LEN, hash_bits, shard_file_key, url_hash, url_key
+from sitemap_updater.store.keys import HASH_HEX_LEN, hash_bits, url_hash, url_key
 from sitemap_updater.store.shards import (
+    LeafIndex,
     ShardIdError,
     bits_of,
     children,
-    leaf_for,
     query_ranges,
+    space_of_shard,
     split_counts,
 )
+from sitemap_updater.store.spaces import shard_file_key
 
 hashes = st.text(alphabet="0123456789abcdef", min_size=HASH_HEX_LEN, max_size=HASH_HEX_LEN)
 
@@ -39,13 +41,23 @@ def test_invalid_shard_ids_are_rejected(bad: str) -> None:
 
 
 def test_file_key_of_a_shard() -> None:
-    assert shard_file_key("r01") == "sitemap-r01.xml.gz"
+    assert shard_file_key("r01") == "sitemap-r01.xml.gz"  # a shard from before sections
+    assert shard_file_key("products/r01") == "sitemap-products-r01.xml.gz"
+    assert shard_file_key("www.example.de/pages/r") == "www.example.de/sitemap-pages-r.xml.gz"
+
+
+def test_a_shard_id_names_its_space_and_its_bits() -> None:
+    assert (space_of_shard("www.example.de/pages/r01"), bits_of("www.example.de/pages/r01")) == (
+        "www.example.de/pages/",
+        "01",
+    )
+    assert (space_of_shard("r01"), bits_of("r01")) == ("", "01")
 
 
 @given(hashes)
 def test_every_hash_has_exactly_one_leaf(uh: str) -> None:
     leaves = ["r00", "r010", "r011", "r1"]
-    leaf = leaf_for(uh, leaves)
+    leaf = LeafIndex(leaves).leaf_for("", uh)
     assert hash_bits(uh, len(leaf) - 1) == leaf[1:]
     assert sum(hash_bits(uh, len(s) - 1) == s[1:] for s in leaves) == 1
 
@@ -75,7 +87,7 @@ def test_split_until_every_leaf_fits() -> None:
     assert len(leaves) > 1
     counts = {leaf: 0 for leaf in leaves}
     for uh in uhs:
-        counts[leaf_for(uh, leaves)] += 1
+        counts[LeafIndex(leaves).leaf_for("", uh)] += 1
     assert sum(counts.values()) == 1000
     assert max(counts.values()) <= 100
 

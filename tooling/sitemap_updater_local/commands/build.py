@@ -38,7 +38,8 @@ from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_UR
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.rebuild.render import render_fragments, render_home
-from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, shard_file_key
+from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
+from sitemap_updater.store.spaces import shard_file_key
 from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.errors import EXIT_EMPTY, EXIT_SKIPPED, CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat

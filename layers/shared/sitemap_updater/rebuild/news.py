@@ -9,9 +9,9 @@ the articles whose ``publication_date`` is older than the run's clock minus the 
 the changed URL items of the feed (an article in the window is added or replaced; one that lost
 its ``news`` object, was deleted or fell out of the window is dropped), and renders them again in
 URL-hash order into ``sitemap-news-1.xml.gz``, ``sitemap-news-2.xml.gz``, ... of at most 1,000
-URLs each. A key that is no longer needed leaves the index and is deleted after the grace
-period, like every unlisted file. A full rebuild, or a leaf rebuilt from the table, replaces the
-articles of the shards it read with what the table holds.
+URLs each, per host (under the host's key prefix). A key that is no longer needed leaves the
+index and is deleted after the grace period, like every unlisted file. A full rebuild replaces
+every article with what its Scan read; a leaf rebuilt from the table, those of its hash range.
 
 Known limit: a run that dies after putting the news files and before saving its record, on a site
 with more than 1,000 recent articles, may leave some articles only in a news file the record does
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes
+from sitemap_updater.protocol import Entry, SitemapError, gzip_bytes
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.limits import MAX_NEWS_URLS_PER_FILE
 from sitemap_updater.protocol.render.fragments import (
@@ -37,6 +37,7 @@ from sitemap_updater.protocol.render.fragments import (
     entry_fragment,
     urlset_of,
 )
+from sitemap_updater.sites import Sites
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.store.items import (
     ATTR_NEWS,
@@ -47,18 +48,20 @@ from sitemap_updater.store.items import (
     url_hash_of,
 )
 from sitemap_updater.store.keys import hash_bits
+from sitemap_updater.store.shards import bits_of
 
 NEWS_KEY_PREFIX: Final = "sitemap-news-"
+_NEWS_NAME: Final = re.compile(r"sitemap-news-[0-9]+\.xml\.gz")
 _PUBLICATION_DATE: Final = re.compile(rb"<news:publication_date>([^<]+)</news:publication_date>")
 
 
-def news_file_key(number: int) -> str:
-    """S3 key of the ``number``-th news file (from 1)."""
-    return f"{NEWS_KEY_PREFIX}{number}.xml.gz"
+def news_file_key(number: int, prefix: str = "") -> str:
+    """S3 key of a host's ``number``-th news file (from 1), under its key ``prefix``."""
+    return f"{prefix}{NEWS_KEY_PREFIX}{number}.xml.gz"
 
 
 def is_news_key(key: str) -> bool:
-    return key.startswith(NEWS_KEY_PREFIX)
+    return _NEWS_NAME.fullmatch(key[key.rfind("/") + 1 :]) is not None
 
 
 def _moment(publication_date: str) -> datetime:
@@ -82,10 +85,12 @@ class NewsFile:
 
 
 class NewsDesk:
-    """The articles of the news files during one run, as ``<url>`` fragments by URL hash."""
+    """The articles of the news files during one run, as ``<url>`` fragments by URL hash, each
+    with the key prefix of its host (``sites`` gives a loc's site and a site's prefix)."""
 
-    def __init__(self, site: Site, *, window_hours: int, now: float, max_bytes: int) -> None:
-        self._site = site
+    def __init__(self, sites: Sites, *, window_hours: int, now: float, max_bytes: int) -> None:
+        self._sites = sites
+        self._prefix: dict[str, str] = {}
         self._cutoff = datetime.fromtimestamp(now, UTC) - timedelta(hours=window_hours)
         self._max_bytes = max_bytes
         self._fragments: dict[str, bytes] = {}
@@ -114,6 +119,8 @@ class NewsDesk:
                 raise PublishedFormatError(f"{key}: a news entry's date is not W3C") from error
         self.published[key] = hashlib.sha256(body).hexdigest()
         self._fragments.update(fragments)
+        prefix = key[: key.rfind("/") + 1]
+        self._prefix.update(dict.fromkeys(fragments, prefix))
 
     def apply(self, changes: Mapping[str, Item | None]) -> None:
         """Apply changed URL items (URL hash -> item, None when it no longer exists)."""
@@ -124,8 +131,10 @@ class NewsDesk:
                 continue
             assert item is not None
             entry = Entry(loc=loc_of(item), news=news)
+            site = self._sites.site_of(entry.loc) or self._sites.primary
             try:
-                self._fragments[uh] = entry_fragment(entry, self._site, max_bytes=self._max_bytes)
+                self._fragments[uh] = entry_fragment(entry, site, max_bytes=self._max_bytes)
+                self._prefix[uh] = self._sites.key_prefix(site)
             except SitemapError as error:
                 self._fragments.pop(uh, None)
                 self.skipped.append(f"{entry.loc}: {error}")
@@ -133,34 +142,48 @@ class NewsDesk:
     def replace_shard(self, shard_id: str, items: Iterable[Item]) -> None:
         """Replace the articles of one shard (its hash prefix) with those of ``items``, all of
         the shard's live URL items as the table holds them."""
-        bits = shard_id[1:]
+        bits = bits_of(shard_id)
         for uh in [uh for uh in self._fragments if hash_bits(uh, len(bits)) == bits]:
             del self._fragments[uh]
         self.apply({url_hash_of(item): item for item in items if ATTR_NEWS in item})
 
-    def _current(self) -> list[bytes]:
-        """The fragments still inside the window, in URL-hash order."""
-        kept = []
+    def replace_all(self, items: Iterable[Item]) -> None:
+        """Replace every article with those of ``items`` (every live item the table holds)."""
+        self._fragments.clear()
+        self._prefix.clear()
+        self.apply({url_hash_of(item): item for item in items})
+
+    def _current(self) -> dict[str, list[bytes]]:
+        """The fragments still inside the window, by host key prefix, in URL-hash order."""
+        kept: dict[str, list[bytes]] = {}
         for uh, fragment in sorted(self._fragments.items()):
             found = _PUBLICATION_DATE.search(fragment)
             if found is not None and _moment(found[1].decode("ascii")) >= self._cutoff:
-                kept.append(fragment)
+                kept.setdefault(self._prefix.get(uh, ""), []).append(fragment)
             else:
                 del self._fragments[uh]
         return kept
 
     def render(self) -> list[NewsFile]:
-        """The news files: at most 1,000 articles (and the byte cap) each, in URL-hash order,
-        numbered from 1; none when no article is inside the window."""
+        """Each host's news files: at most 1,000 articles (and the byte cap) each, in URL-hash
+        order, numbered from 1; none for a host without an article inside the window."""
+        files: list[NewsFile] = []
+        for prefix, fragments in self._current().items():
+            files += self._render_host(prefix, fragments)
+        self.rendered = {news_file.key: news_file.sha256 for news_file in files}
+        return files
+
+    def _render_host(self, prefix: str, fragments: list[bytes]) -> list[NewsFile]:
         files: list[NewsFile] = []
         group: list[bytes] = []
         size = URLSET_FRAME_BYTES
 
         def close() -> None:
             text = urlset_of(group)
-            files.append(NewsFile(news_file_key(len(files) + 1), gzip_bytes(text), len(group)))
+            key = news_file_key(len(files) + 1, prefix)
+            files.append(NewsFile(key, gzip_bytes(text), len(group)))
 
-        for fragment in self._current():
+        for fragment in fragments:
             if group and (
                 len(group) >= MAX_NEWS_URLS_PER_FILE or size + len(fragment) > self._max_bytes
             ):
@@ -170,5 +193,4 @@ class NewsDesk:
             size += len(fragment)
         if group:
             close()
-        self.rendered = {news_file.key: news_file.sha256 for news_file in files}
         return files

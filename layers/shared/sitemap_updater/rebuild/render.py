@@ -25,7 +25,7 @@ from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.urlset import UrlsetWriter
 from sitemap_updater.store.items import Item, entry_from_item, url_hash_of
 from sitemap_updater.store.keys import HASH_BITS, hash_bits
-from sitemap_updater.store.shards import children, split_counts
+from sitemap_updater.store.shards import bits_of, children, depth_of, split_counts
 
 _LASTMOD: Final = re.compile(rb"<lastmod>([^<]*)</lastmod>")
 
@@ -66,9 +66,9 @@ def _render_fitting(
     if not fragments:
         return [RenderedShard(shard_id, None, 0, 0, None, skipped=skipped)]
     size = URLSET_FRAME_BYTES + sum(map(len, fragments))
-    if size > max_bytes and len(fragments) > 1 and len(shard_id) - 1 < HASH_BITS:
+    if size > max_bytes and len(fragments) > 1 and depth_of(shard_id) < HASH_BITS:
         left, right = children(shard_id)
-        depth = len(left) - 1
+        depth = depth_of(left)
         zero = [p for p in pairs if hash_bits(p[0], depth)[-1] == "0"]
         one = [p for p in pairs if hash_bits(p[0], depth)[-1] == "1"]
         return _render_fitting(left, zero, max_bytes) + _render_fitting(right, one, max_bytes)
@@ -102,7 +102,7 @@ def render_leaves(
         return _render_fitting(shard_id, pairs, max_bytes)
     rendered: list[RenderedShard] = []
     for leaf in leaves:
-        bits = leaf[1:]
+        bits = bits_of(leaf)
         group = [p for p in pairs if hash_bits(p[0], len(bits)) == bits]
         rendered.extend(_render_fitting(leaf, group, max_bytes))
     return rendered

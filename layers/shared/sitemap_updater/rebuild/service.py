@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.protocol import Site
+from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import StreamFeed
 from sitemap_updater.rebuild.inputs.source import DynamoShardSource, ShardSource
 from sitemap_updater.rebuild.outputs.bucket import Publisher
@@ -59,6 +59,7 @@ from sitemap_updater.rebuild.steps.news_files import load_news, news_desk, publi
 from sitemap_updater.rebuild.steps.objects import RunObjects
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
+from sitemap_updater.store.spaces import Layout
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient
@@ -86,7 +87,12 @@ class RebuildService:
         feed: StreamFeed | None = None,
     ) -> None:
         self.config = config
-        self.site = Site.parse(config.site_url)
+        self.layout = Layout.of(
+            config.site_url,
+            config.section_rules,
+            config.public_base_url,
+            alternates_any_host=config.alternates_any_host,
+        )
         self._dynamodb = dynamodb
         self._owner = owner
         self._remaining_seconds = remaining_seconds
@@ -107,10 +113,10 @@ class RebuildService:
         self.invalidator = Invalidator(
             cloudfront, config.distribution_id, config.invalidation_max_paths
         )
-        self.indexnow = IndexNow(config, s3)
+        self.indexnow = IndexNow(config, self.layout, s3)
         self.tools = Tools(
             config=config,
-            site=self.site,
+            layout=self.layout,
             source=self.source,
             store=self.store,
             publisher=self.publisher,
@@ -138,10 +144,13 @@ class RebuildService:
     def _run(self, full: bool) -> RunReport:
         read_before = self.source.items_read
         run, window = self._open(full)
+        loaded_layout = run.loaded_map.layout
         # The previous run died after writing objects: rewrite rather than trust the hashes.
         recovering = run.published.in_flight is not None
         if window.read is None:
             rebuild_all(self.tools, run)
+            if not run.shard_map.leaves and loaded_layout != self.layout.text:
+                run.shard_map = run.loaded_map  # nothing of the new layout yet: try it again
         else:
             rebuild_changed(self.tools, run, window.read, force=recovering)
         rewrite = window.full or recovering
@@ -187,7 +196,16 @@ class RebuildService:
         """Read what the run starts from: the shard map, the publish record, the change feed
         since the checkpoint, the node states where the record lacks the listing (or in a full
         rebuild), the retire ledger and the published news files."""
-        shard_map = self.store.load_map()
+        loaded_map = self.store.load_map()
+        shard_map = loaded_map
+        if loaded_map.layout != self.layout.text:
+            log = logger.warning if loaded_map.version else logger.info
+            log(
+                "the layout of the sites and sections changed; rebuilding every file in full",
+                old=loaded_map.layout,
+                new=self.layout.text,
+            )
+            shard_map, full = loaded_map.for_layout(self.layout.text), True
         published = self.published.load() or PublishedRecord()
         window = open_window(
             self.feed,
@@ -213,6 +231,7 @@ class RebuildService:
         )
         run = Run(
             window=window,
+            loaded_map=loaded_map,
             shard_map=shard_map,
             states=states,
             published=published,

@@ -31,6 +31,8 @@ ATTR_STATE: Final = "st"
 ATTR_EVENT_KEY: Final = "ev"
 ATTR_DIGEST: Final = "digest"
 ATTR_TTL: Final = "ttl"
+#: the section a change named (absent: the deployment's path rules place the URL)
+ATTR_SECTION: Final = "sec"
 #: when ingest wrote the item (epoch milliseconds, the ingest function's clock)
 ATTR_WRITTEN_AT: Final = "wt"
 STATE_LIVE: Final = "live"
@@ -65,8 +67,3 @@ def key_attributes(key: dict[str, str]) -> dict[str, Any]:
 
 def meta_key(sk: str) -> dict[str, str]:
     return {"pk": META_PK, "sk": sk}
-
-
-def shard_file_key(shard_id: str) -> str:
-    """S3 key (and URL path without the leading slash) of a shard's sitemap file."""
-    return f"sitemap-{shard_id}.xml.gz"

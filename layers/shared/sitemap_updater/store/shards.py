@@ -1,6 +1,8 @@
 """The shard tree: shards are prefixes of the URL identity hash (docs/architecture.md).
 
-Pure functions, no AWS. A shard id is ``"r"`` followed by a bit string. The tree only grows.
+Pure functions, no AWS. A shard id is a space (``store.spaces``: the host and section its URLs
+belong to, empty for the one space of a layout without sections) followed by ``"r"`` and a bit
+string. Each space has its own tree, which only grows.
 """
 
 from __future__ import annotations
@@ -22,12 +24,24 @@ class ShardIdError(ValueError):
     """A string is not a valid shard id."""
 
 
+def space_of_shard(shard_id: str) -> str:
+    """The space of a shard id: everything up to its last ``/`` included (``""`` for none)."""
+    return shard_id[: shard_id.rfind("/") + 1]
+
+
 def bits_of(shard_id: str) -> str:
-    if not shard_id.startswith(ROOT_SHARD) or set(shard_id[1:]) - {"0", "1"}:
-        raise ShardIdError(f"shard id {shard_id!r} must be 'r' followed by 0/1 bits")
-    if len(shard_id) - 1 > HASH_BITS:
+    """The hash bits a shard id names (after its space and ``"r"``)."""
+    tail = shard_id[shard_id.rfind("/") + 1 :]
+    if not tail.startswith(ROOT_SHARD) or set(tail[1:]) - {"0", "1"}:
+        raise ShardIdError(f"shard id {shard_id!r} must end in 'r' followed by 0/1 bits")
+    if len(tail) - 1 > HASH_BITS:
         raise ShardIdError(f"shard id {shard_id!r} is deeper than the {HASH_BITS}-bit hash")
-    return shard_id[1:]
+    return tail[1:]
+
+
+def depth_of(shard_id: str) -> int:
+    """How many hash bits a shard id names."""
+    return len(bits_of(shard_id))
 
 
 def children(shard_id: str) -> tuple[str, str]:
@@ -35,16 +49,38 @@ def children(shard_id: str) -> tuple[str, str]:
     return shard_id + "0", shard_id + "1"
 
 
-def leaf_for(uh: str, leaves: Iterable[str]) -> str:
-    """The leaf shard that holds the URL with identity hash ``uh``."""
-    leaf_set = set(leaves)
-    depth = max((len(s) - 1 for s in leaf_set), default=0)
-    bits = hash_bits(uh, depth)
-    for d in range(depth + 1):
-        candidate = ROOT_SHARD + bits[:d]
-        if candidate in leaf_set:
-            return candidate
-    raise ShardIdError(f"no leaf among {sorted(leaf_set)[:5]}... covers hash {uh}")
+class LeafIndex:
+    """Finds the leaf of a (space, hash) in O(depth) without rebuilding a set per lookup.
+
+    A space without a leaf yet gets its root: ``leaf_for`` returns it and ``new_roots`` lists it,
+    so that a run can add it to the shard map."""
+
+    def __init__(self, leaves: Iterable[str]) -> None:
+        self._leaves = set(leaves)
+        self._depths: dict[str, list[int]] = {}
+        for leaf in self._leaves:
+            self._depths.setdefault(space_of_shard(leaf), []).append(depth_of(leaf))
+        for space, depths in self._depths.items():
+            self._depths[space] = sorted(set(depths))
+        self.new_roots: list[str] = []
+
+    def leaf_for(self, space: str, uh: str) -> str:
+        depths = self._depths.get(space)
+        if depths is None:
+            root = space + ROOT_SHARD
+            self._leaves.add(root)
+            self._depths[space] = [0]
+            self.new_roots.append(root)
+            return root
+        bits = hash_bits(uh, depths[-1])
+        for depth in depths:
+            candidate = space + ROOT_SHARD + bits[:depth]
+            if candidate in self._leaves:
+                return candidate
+        raise ShardIdError(f"no leaf of space {space!r} covers hash {uh}")
+
+    def has_space(self, space: str) -> bool:
+        return space in self._depths
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +122,7 @@ def split_counts(hashes: Sequence[str], shard_id: str, cap: int) -> list[str]:
         raise ValueError("cap must be >= 1")
     if len(hashes) <= cap:
         return [shard_id]
-    depth = len(bits_of(shard_id))
+    depth = depth_of(shard_id)
     if depth >= HASH_BITS:
         raise ShardIdError(f"shard {shard_id} cannot be split further")
     zero, one = children(shard_id)

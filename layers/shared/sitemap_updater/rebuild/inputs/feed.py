@@ -1,7 +1,9 @@
-"""What changed in the table since a checkpoint, read from its DynamoDB Stream (NEW_IMAGE).
+"""What changed in the table since a checkpoint, read from its DynamoDB Stream (NEW_AND_OLD_IMAGES).
 
 A run reads every stream record after the stored checkpoint and keeps, per URL item, the image
-of its last record (or ``None`` for a ``REMOVE``, e.g. an expired tombstone); records of every
+of its last record (or ``None`` for a ``REMOVE``, e.g. an expired tombstone) and the old image of
+its first (what the item was when the checkpoint was saved, so a page that moved to another
+section leaves the file it was published in); records of every
 other item (meta items, shard states, lease, retired ledger) are read and skipped. The result
 carries a new checkpoint just after everything it reflects.
 
@@ -88,6 +90,9 @@ class FeedRead:
     requests: int
     #: False if the read stopped early (``max_records`` reached or out of time)
     complete: bool
+    #: URL hash -> old image of the URL item in its first record (absent: the item was new,
+    #: or the stream carries no old images)
+    before: dict[str, Item] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +131,7 @@ class _Run:
     out_of_time: Callable[[], bool]
     keep_changes: bool
     changes: dict[str, Item | None] = field(default_factory=dict)
+    before: dict[str, Item] = field(default_factory=dict)
     records: int = 0
     requests: int = 0
     stopped: bool = False
@@ -152,6 +158,9 @@ class _Run:
         if not pk.startswith(URL_PK_PREFIX):
             return
         sk = keys.get("sk", {}).get("S", "")
+        old = data.get("OldImage")
+        if old is not None and sk not in self.changes:
+            self.before[sk] = cast(Item, old)
         if record.get("eventName") == "REMOVE":
             self.changes[sk] = None
             return
@@ -159,7 +168,7 @@ class _Run:
         if image is None:
             raise FeedGapError(
                 f"record {data.get('SequenceNumber')} of shard {shard_id} carries no NewImage "
-                f"(stream view type {data.get('StreamViewType')}; NEW_IMAGE is required)"
+                f"(stream view type {data.get('StreamViewType')}; NEW_AND_OLD_IMAGES is required)"
             )
         self.changes[sk] = cast(Item, image)
 
@@ -203,6 +212,7 @@ class StreamFeed:
         self._read_in_lineage_order(run, shards)
         return FeedRead(
             changes=run.changes,
+            before=run.before,
             checkpoint=self._checkpoint(run, shards, now),
             records=run.records,
             requests=run.requests,

@@ -17,7 +17,7 @@ from typing import IO
 
 from sitemap_updater.store.items import Item, url_hash_of
 from sitemap_updater.store.keys import HASH_BITS, hash_bits
-from sitemap_updater.store.shards import ShardIdError, bits_of, children
+from sitemap_updater.store.shards import LeafIndex, ShardIdError, children, depth_of
 
 #: How many items pass between two checks of the time budget while scanning.
 CHECK_EVERY = 1000
@@ -29,25 +29,6 @@ class ScanStoppedError(RuntimeError):
     """The time budget ran out before the Scan had read the whole table."""
 
 
-class LeafIndex:
-    """Finds the leaf of a hash in O(depth) without rebuilding a set per lookup."""
-
-    def __init__(self, leaves: Iterable[str]) -> None:
-        self._leaves = set(leaves)
-        for leaf in self._leaves:
-            bits_of(leaf)
-        self._depths = sorted({len(leaf) - 1 for leaf in self._leaves})
-        self._max = max(self._depths, default=0)
-
-    def leaf_for(self, uh: str) -> str:
-        bits = hash_bits(uh, self._max)
-        for depth in self._depths:
-            candidate = "r" + bits[:depth]
-            if candidate in self._leaves:
-                return candidate
-        raise ShardIdError(f"no leaf covers hash {uh}")
-
-
 def _line(item: Item) -> str:
     return f"{url_hash_of(item)}\t{json.dumps(item, separators=(',', ':'))}\n"
 
@@ -55,17 +36,21 @@ def _line(item: Item) -> str:
 class Spools:
     """Per-leaf spool files of URL items inside ``directory`` (a temporary directory)."""
 
-    def __init__(self, directory: Path, leaves: Iterable[str]) -> None:
+    def __init__(
+        self, directory: Path, leaves: Iterable[str], space_of: Callable[[Item], str]
+    ) -> None:
         self._dir = directory
-        self._index = LeafIndex(leaves)
+        #: the leaf of each item; it adds the root of a space the leaves do not cover yet
+        self.index = LeafIndex(leaves)
+        self._space_of = space_of
         self._files: dict[str, IO[str]] = {}
         self.counts: dict[str, int] = {}
 
     def _path(self, shard_id: str) -> Path:
-        return self._dir / f"{shard_id}.spool"
+        return self._dir / f"{shard_id.replace('/', '+')}.spool"
 
     def add(self, item: Item) -> None:
-        leaf = self._index.leaf_for(url_hash_of(item))
+        leaf = self.index.leaf_for(self._space_of(item), url_hash_of(item))
         handle = self._files.get(leaf)
         if handle is None:
             if len(self._files) >= MAX_OPEN_SPOOLS:
@@ -90,7 +75,7 @@ class Spools:
         self._files.clear()
 
     def _split(self, shard_id: str) -> tuple[str, str]:
-        depth = len(shard_id) - 1
+        depth = depth_of(shard_id)
         if depth >= HASH_BITS:
             raise ShardIdError(f"shard {shard_id} cannot be split further")
         zero, one = children(shard_id)

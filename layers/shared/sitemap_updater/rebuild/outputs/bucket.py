@@ -6,6 +6,7 @@ The ``.xml.gz`` files are gzip files, not gzip transfer encoding, so they carry 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -34,21 +35,22 @@ KEY_FILE: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600"
 
 
 def kind_of(key: str) -> ObjectKind:
-    """Headers of the object stored under ``key``."""
-    if key == INDEX_KEY:
+    """Headers of the object stored under ``key`` (at the bucket root or a host's prefix)."""
+    name = key[key.rfind("/") + 1 :]
+    if name == INDEX_KEY:
         return INDEX
     if key == ROBOTS_KEY:
         return ROBOTS
-    if key.startswith("sitemap-") and key.endswith(".xml.gz"):
+    if name.startswith("sitemap-") and name.endswith(".xml.gz"):
         return SHARD_FILE
-    if key.startswith(KEY_FILE_PREFIX) and key.endswith(".txt"):
+    if name.startswith(KEY_FILE_PREFIX) and name.endswith(".txt"):
         return KEY_FILE
     raise ValueError(f"object key {key!r} is not one the rebuild publishes")
 
 
-def robots_txt(index_url: str) -> bytes:
-    """A robots.txt that only points crawlers at the sitemap index (robots.txt ``Sitemap:``)."""
-    return f"Sitemap: {index_url}\n".encode()
+def robots_txt(index_urls: Sequence[str]) -> bytes:
+    """A robots.txt that only points crawlers at the sitemap indexes (robots.txt ``Sitemap:``)."""
+    return "".join(f"Sitemap: {url}\n" for url in index_urls).encode()
 
 
 def read_bounded(s3: S3Client, bucket: str, key: str, max_bytes: int) -> bytes | None:

@@ -44,7 +44,12 @@ from sitemap_updater.rebuild.outputs.bucket import KEY_FILE, read_bounded
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
 
-PENDING_KEY: Final = "state/indexnow-pending.json.gz"
+
+def pending_key(prefix: str) -> str:
+    """The pending set of the host whose objects live under the key ``prefix``."""
+    return f"state/{prefix}indexnow-pending.json.gz"
+
+
 #: Most URLs the pending set holds (10 POSTs).
 MAX_PENDING: Final = 100_000
 #: Most bytes of URLs the pending set holds: its object stays within the read-back bound.
@@ -82,6 +87,16 @@ class IndexNowReport:
     error: str | None = None
     #: why the stored set could not be read, when the run started a new one
     state_reset: str | None = None
+
+    def add(self, other: IndexNowReport) -> None:
+        """Count another host's report in this one (the first error or reason is kept)."""
+        for name in ("urls_added", "urls_submitted", "requests", "urls_rejected"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("requests_failed", "urls_dropped", "pending"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("next_attempt_at", "error", "state_reset"):
+            if getattr(self, name) is None:
+                setattr(self, name, getattr(other, name))
 
 
 def _section(url: str) -> str:
@@ -178,18 +193,19 @@ class _Pending:
         )
 
 
-def waiting_urls(s3: S3Client, bucket: str) -> int | None:
-    """How many URLs wait in ``bucket``'s pending set (None: there is none, IndexNow is off
+def waiting_urls(s3: S3Client, bucket: str, prefix: str = "") -> int | None:
+    """How many URLs wait in the pending set of a host (None: there is none, IndexNow is off
     or has had nothing to send yet)."""
     try:
-        body = s3.get_object(Bucket=bucket, Key=PENDING_KEY)["Body"].read()
+        body = s3.get_object(Bucket=bucket, Key=pending_key(prefix))["Body"].read()
     except s3.exceptions.NoSuchKey:
         return None
     return len(_Pending.decode(body).urls)
 
 
 class IndexNowQueue:
-    """The pending set of one bucket and its submission through one client."""
+    """The pending set of one host and its submission through one client; the host's objects
+    (its key file) live under the key ``prefix``."""
 
     def __init__(
         self,
@@ -197,12 +213,15 @@ class IndexNowQueue:
         bucket: str,
         client: IndexNowClient,
         *,
+        prefix: str = "",
         max_pending: int = MAX_PENDING,
         max_requests: int = MAX_REQUESTS_PER_RUN,
     ) -> None:
         self._s3 = s3
         self._bucket = bucket
         self.client = client
+        self.pending_key = pending_key(prefix)
+        self.key_file = prefix + key_file_name(client.key)
         self._max_pending = max_pending
         self._max_requests = max_requests
         self._added: dict[str, None] = {}
@@ -225,7 +244,7 @@ class IndexNowQueue:
         """The key file the stored set names when it is no longer the key's (the key changed):
         the run retires it before :meth:`persist` publishes the new one."""
         stored = self._load().key_file
-        return stored if stored not in (None, key_file_name(self.client.key)) else None
+        return stored if stored not in (None, self.key_file) else None
 
     def persist(self) -> list[str]:
         """Merge what was added into the stored set and publish the key file if it is not yet;
@@ -233,7 +252,7 @@ class IndexNowQueue:
         checkpoint, and the next run publishes, and adds, the same changes again)."""
         state = self._load()
         written: list[str] = []
-        key_file = key_file_name(self.client.key)
+        key_file = self.key_file
         if state.key_file != key_file:
             self._s3.put_object(
                 Bucket=self._bucket,
@@ -261,7 +280,7 @@ class IndexNowQueue:
                 max_pending=self._max_pending,
             )
         self._save(state)
-        written.append(PENDING_KEY)
+        written.append(self.pending_key)
         self.report.pending = len(state.urls)
         return written
 
@@ -318,7 +337,7 @@ class IndexNowQueue:
         if not changed:
             return []
         self._save(state)
-        return [PENDING_KEY]
+        return [self.pending_key]
 
     # -- storage -------------------------------------------------------------------------------
 
@@ -327,7 +346,7 @@ class IndexNowQueue:
         in the report (``state_reset``) for the run to log and count."""
         if self._state is None:
             try:
-                body = read_bounded(self._s3, self._bucket, PENDING_KEY, MAX_READ_BACK_BYTES)
+                body = read_bounded(self._s3, self._bucket, self.pending_key, MAX_READ_BACK_BYTES)
                 self._state = _Pending() if body is None else _Pending.decode(body)
             except (ValueError, TypeError, RecursionError) as error:  # any bytes at all
                 self.report.state_reset = f"{type(error).__name__}: {error}"
@@ -337,7 +356,7 @@ class IndexNowQueue:
     def _save(self, state: _Pending) -> None:
         self._s3.put_object(
             Bucket=self._bucket,
-            Key=PENDING_KEY,
+            Key=self.pending_key,
             Body=state.encode(),
             ContentType="application/gzip",
         )

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from sitemap_updater.store.keys import (
-    ROOT_SHARD,
     SHARD_PK_PREFIX,
     SHARDMAP_SK,
     key_attributes,
@@ -35,11 +34,29 @@ class ShardMapConflictError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class ShardMap:
-    """The leaves of the shard tree and every node ever created; ``version`` counts saves."""
+    """The leaves of the shard trees of every space and every node ever created; ``version``
+    counts saves; ``layout`` is the ``Layout.text`` the leaves were made for (None: a map from
+    before sections, or none yet)."""
 
-    leaves: tuple[str, ...] = (ROOT_SHARD,)
-    nodes: tuple[str, ...] = (ROOT_SHARD,)
+    leaves: tuple[str, ...] = ()
+    nodes: tuple[str, ...] = ()
     version: int = 0
+    layout: str | None = None
+
+    def with_roots(self, roots: Sequence[str]) -> ShardMap:
+        """The map with the roots of new spaces added as leaves."""
+        new = [root for root in roots if root not in self.nodes]
+        if not new:
+            return self
+        return replace(
+            self,
+            leaves=tuple(sorted({*self.leaves, *new})),
+            nodes=(*self.nodes, *new),
+        )
+
+    def for_layout(self, layout: str) -> ShardMap:
+        """An empty map for another layout, saved over this one (its version kept)."""
+        return ShardMap(version=self.version, layout=layout)
 
     def split(self, leaf: str, replacement: Sequence[str]) -> ShardMap:
         """The map with ``leaf`` replaced by ``replacement``; new inner nodes are recorded."""
@@ -59,7 +76,7 @@ class ShardMap:
                     seen.add(node)
                     new_nodes.append(node)
         leaves = sorted((set(self.leaves) - {leaf}) | set(replacement))
-        return ShardMap(leaves=tuple(leaves), nodes=tuple(new_nodes), version=self.version)
+        return replace(self, leaves=tuple(leaves), nodes=tuple(new_nodes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +133,7 @@ class StateStore:
             leaves=tuple(v["S"] for v in item["leaves"]["L"]),
             nodes=tuple(v["S"] for v in item["nodes"]["L"]),
             version=int(item["version"]["N"]),
+            layout=item["layout"]["S"] if "layout" in item else None,
         )
 
     def save_map(self, shard_map: ShardMap) -> ShardMap:
@@ -130,6 +148,7 @@ class StateStore:
                     "leaves": {"L": [{"S": s} for s in saved.leaves]},
                     "nodes": {"L": [{"S": s} for s in saved.nodes]},
                     "version": {"N": str(saved.version)},
+                    **({"layout": {"S": saved.layout}} if saved.layout is not None else {}),
                 },
                 ConditionExpression="attribute_not_exists(pk) OR version = :v",
                 ExpressionAttributeValues={":v": {"N": str(shard_map.version)}},

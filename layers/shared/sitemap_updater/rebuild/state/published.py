@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_updater.rebuild.freshness import Freshness
 from sitemap_updater.rebuild.outputs.invalidate import SentBatch
-from sitemap_updater.store.keys import PUBLISHED_SK, key_attributes, meta_key
+from sitemap_updater.store.keys import (
+    EMPTY_SITE_KEY,
+    INDEX_KEY,
+    PUBLISHED_SK,
+    key_attributes,
+    meta_key,
+)
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -27,13 +33,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class PublishedRecord:
-    """``files`` are the keys the published index lists; ``home_*`` describe the empty-site file."""
+    """``files`` are the keys the published indexes list (every host's)."""
 
-    index_sha256: str | None = None
     files: tuple[str, ...] = ()
     robots_sha256: str | None = None
-    home_sha256: str | None = None
-    home_changed_at: str | None = None
+    #: (key, sha256) of each host's index and of each empty host's home file
+    singles: tuple[tuple[str, str], ...] = ()
     #: owner of a run that started writing objects and has not saved its record (it crashed)
     in_flight: str | None = None
     #: number of runs that have started writing objects
@@ -55,6 +60,10 @@ class PublishedRecord:
     #: when a run last wrote objects (epoch seconds), and the lag of the changes it published
     published_at: int | None = None
     freshness: Freshness | None = None
+
+    def sha256_of(self, key: str) -> str | None:
+        """The recorded hash of an index or home file (None: not written yet)."""
+        return dict(self.singles).get(key)
 
     def held_since(self, leaf: str) -> int | None:
         """The mark of a pending leaf (see ``pending_since``)."""
@@ -93,11 +102,9 @@ class PublishedStore:
 
         reference, changes = text("sent_reference"), text("sent_changes")
         return PublishedRecord(
-            index_sha256=text("index_sha256"),
             files=tuple(str(v["S"]) for v in item.get("files", {}).get("L", [])),
             robots_sha256=text("robots_sha256"),
-            home_sha256=text("home_sha256"),
-            home_changed_at=text("home_changed_at"),
+            singles=_singles(item),
             in_flight=text("in_flight"),
             generation=int(item["generation"]["N"]) if "generation" in item else 0,
             sent=SentBatch(reference, changes) if reference and changes else None,
@@ -153,8 +160,9 @@ class PublishedStore:
             "files": {"L": [{"S": f} for f in record.files]},
             "generation": {"N": str(record.generation)},
         }
-        names = ("index_sha256", "robots_sha256", "home_sha256", "home_changed_at", "in_flight")
-        for name in names:
+        if record.singles:
+            item["singles"] = {"M": {k: {"S": v} for k, v in record.singles}}
+        for name in ("robots_sha256", "in_flight"):
             value = getattr(record, name)
             if value is not None:
                 item[name] = {"S": value}
@@ -184,6 +192,15 @@ class PublishedStore:
             item["sent_reference"] = {"S": record.sent.reference}
             item["sent_changes"] = {"S": record.sent.changes}
         self._client.put_item(TableName=self._table, Item=item)
+
+
+def _singles(item: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The ``singles`` of an item; a record from before several hosts held the index's and
+    the home file's hashes in attributes of their own."""
+    if "singles" in item:
+        return tuple(sorted((k, str(v["S"])) for k, v in item["singles"]["M"].items()))
+    legacy = {INDEX_KEY: "index_sha256", EMPTY_SITE_KEY: "home_sha256"}
+    return tuple(sorted((k, item[name]["S"]) for k, name in legacy.items() if name in item))
 
 
 def _freshness(value: Any) -> Freshness | None:

@@ -1,6 +1,8 @@
 """A full rebuild's leaves: spool a parallel Scan of the table per leaf, then render and put every
 leaf, counting the entries that differed from the published files (drift). The Scan's
-tombstones count as the run's changes where they are new enough (``freshness``).
+tombstones count as the run's changes where they are new enough (``freshness``). A space the
+shard map has no leaf for yet (a new host or section, or every space after a layout change)
+starts at its root; the news files take every article the Scan read.
 
 Each part of a leaf is rendered and put before the next is loaded, so a leaf that splits into
 many files holds one file's items and bytes at a time, not all of them.
@@ -9,6 +11,7 @@ many files holds one file's items and bytes at a time, not all of them.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
@@ -17,32 +20,44 @@ from sitemap_updater.rebuild.patch import changed_between, parse_published
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
-from sitemap_updater.store.items import Item, url_hash_of, written_at_of
-from sitemap_updater.store.keys import shard_file_key
-from sitemap_updater.store.shards import leaf_for
+from sitemap_updater.store.items import ATTR_NEWS, Item, url_hash_of, written_at_of
+from sitemap_updater.store.shards import LeafIndex
+from sitemap_updater.store.spaces import shard_file_key
 
 
 def rebuild_all(tools: Tools, run: Run) -> None:
     """Render every leaf of the shard map from the table, while time remains."""
-    leaves = sorted(run.shard_map.leaves)
+    space_of = tools.layout.space_of
     with tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=tools.spool_root) as tmp:
-        spools = Spools(Path(tmp), leaves)
-        earliest = min(run.full_since_ms(leaf) for leaf in leaves)
+        spools = Spools(Path(tmp), run.shard_map.leaves, space_of)
+        earliest = min((run.full_since_ms(leaf) for leaf in run.shard_map.leaves), default=0)
+        removed_index = LeafIndex(run.shard_map.leaves)
+        articles: list[Item] = []
 
         def count_removed(item: Item) -> None:
             written = written_at_of(item)
             if written is not None and written >= earliest:  # else too old for any leaf
-                leaf = leaf_for(url_hash_of(item), leaves)
+                leaf = removed_index.leaf_for(space_of(item), url_hash_of(item))
                 run.lags.add([item], since_ms=run.full_since_ms(leaf))
+
+        def keep_articles(items: Iterable[Item]) -> Iterator[Item]:
+            for item in items:
+                if ATTR_NEWS in item:
+                    articles.append(item)
+                yield item
 
         try:
             scan = tools.source.scan_all(tools.config.full_rebuild_segments, removed=count_removed)
-            spools.fill(scan, tools.out_of_time)
+            spools.fill(keep_articles(scan), tools.out_of_time)
         except ScanStoppedError:
             spools.close()
-            for leaf in leaves:
+            for leaf in run.shard_map.leaves:
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
             return
+        run.shard_map = run.shard_map.with_roots(spools.index.new_roots)
+        run.news.replace_all(articles)
+        articles.clear()
+        leaves = sorted(run.shard_map.leaves)
         for leaf in leaves:
             if tools.out_of_time():
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
@@ -51,16 +66,16 @@ def rebuild_all(tools: Tools, run: Run) -> None:
 
 
 def _rebuild_leaf(tools: Tools, run: Run, spools: Spools, leaf: str) -> None:
-    # repairs of a site published before are changes to announce; the first publish is not
-    want_locs = bool(run.published.files)
+    # repairs of a site published before are changes to announce; the first publish is not,
+    # nor a move to another layout, which changes no entry (only the files that hold them)
+    want_locs = bool(run.published.files) and not run.migrating
     ids: list[str] = []
     config = tools.config
     for part, items in spools.load(leaf, config.max_urls_per_sitemap, config.max_bytes_per_sitemap):
-        run.news.replace_shard(part, items)
         run.lags.add(items, since_ms=run.full_since_ms(leaf))
         rendered = tools.render(part, items)
         del items
-        for shard in rendered:
+        for shard in rendered if not run.migrating else ():
             run.note_drift(*_drift_of(run, shard, want_locs=want_locs))
         run.put_leaves(rendered, force=True)
         ids.extend(r.shard_id for r in rendered)

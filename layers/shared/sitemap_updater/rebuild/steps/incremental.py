@@ -1,6 +1,9 @@
 """An incremental run's leaves: patch the published file of every leaf with a change, and
 rebuild from the table the leaves a full rebuild left pending.
 
+A change goes to the leaf of its item's space (host and section); a page whose old image was in
+another space is removed from that space's leaf in the same run, so it is never in both files.
+
 The unchanged entries of a changed file come from the published file itself (``patch``); a file
 that cannot be read back is rebuilt from the table instead.
 """
@@ -16,8 +19,8 @@ from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.items import Item, loc_of, url_hash_of
-from sitemap_updater.store.keys import shard_file_key
-from sitemap_updater.store.shards import leaf_for
+from sitemap_updater.store.shards import LeafIndex
+from sitemap_updater.store.spaces import Layout, shard_file_key
 
 #: URL hash -> new image of the URL item (None: removed)
 Changes = dict[str, Item | None]
@@ -26,9 +29,7 @@ Changes = dict[str, Item | None]
 def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> None:
     """Patch every leaf with a change, and rebuild the pending leaves from the table, while time
     remains; a leaf left over is deferred, its changes behind the checkpoint the run saves."""
-    groups: dict[str, Changes] = {}
-    for uh, item in feed.changes.items():
-        groups.setdefault(leaf_for(uh, run.shard_map.leaves), {})[uh] = item
+    groups = _by_leaf(tools.layout, run, feed)
     pending = [leaf for leaf in run.published.pending if leaf in run.shard_map.leaves]
     wanted = sorted(set(groups) | set(pending))
     # first, so that a leaf read from the table below replaces its articles with the newest
@@ -43,8 +44,9 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
             continue
         if leaf in pending:
             removed: list[Item] = []
-            items = list(tools.source.iter_shard(leaf, removed=removed.append))
-            run.news.replace_shard(leaf, items)
+            others: list[Item] = []
+            items = list(tools.shard_items(leaf, removed=removed.append, others=others.append))
+            run.news.replace_shard(leaf, [*items, *others])
             run.apply(leaf, tools.render(leaf, items), force=force)
             if mark is not None:  # the feed's changes of the leaf are counted below
                 held = (i for i in (*items, *removed) if url_hash_of(i) not in changes)
@@ -52,6 +54,25 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
         else:
             patch_leaf(tools, run, leaf, changes, force=force)
         run.lags.add(changes.values())
+
+
+def _by_leaf(layout: Layout, run: Run, feed: FeedRead) -> dict[str, Changes]:
+    """The feed's changes by leaf: each to the leaf of its new image's space, and a removal to
+    the leaf of its old image's space where that is another one (a move, or an expired
+    tombstone). Leaves of spaces new to the shard map are added to it as roots."""
+    index = LeafIndex(run.shard_map.leaves)
+    groups: dict[str, Changes] = {}
+    for uh, item in feed.changes.items():
+        target = layout.space_of(item) if item is not None else None
+        old = feed.before.get(uh)
+        spaces = {target} if target is not None else set()
+        if old is not None:
+            spaces.add(layout.space_of(old))
+        for space in spaces:
+            leaf = index.leaf_for(space, uh)
+            groups.setdefault(leaf, {})[uh] = item if space == target else None
+    run.shard_map = run.shard_map.with_roots(index.new_roots)
+    return groups
 
 
 def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bool) -> None:
@@ -72,7 +93,7 @@ def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bo
             leaf,
             body,
             changes,
-            tools.site,
+            tools.layout.site_of_shard(leaf),
             max_urls=tools.config.max_urls_per_sitemap,
             max_bytes=tools.config.max_bytes_per_sitemap,
             recorded=Recorded(state.url_count, state.file_lastmod) if state and body else None,
@@ -96,7 +117,7 @@ def _rebuild_from_table(
         logger.info("published file rebuilt from the table", shard=leaf, reason=reason)
     else:
         run.note_repaired(shard_file_key(leaf), reason)
-    rendered = tools.render(leaf, list(tools.source.iter_shard(leaf)))
+    rendered = tools.render(leaf, list(tools.shard_items(leaf)))
     if body is not None:
         run.note_drift(len(entries_differing(body, rendered)), ())
     run.apply(leaf, rendered, force=True)

@@ -1,11 +1,19 @@
-"""The index and what it lists last: the empty-site file when no leaf holds a URL, the news
-files after the regular ones, and robots.txt. Every file is put before the index that names it.
+"""Each host's index and what it lists last: the empty-site file when none of the host's leaves
+holds a URL, the host's news files after the regular ones, and robots.txt. Every file is put
+before the index that names it.
+
+A host's index lists only the files under its own key prefix, grouped by section (the shard ids,
+and so the keys, sort by space). While a layout change is under way (leaves of the new layout
+still pending), the files of the old layout stay listed, so no URL leaves the index before its
+new file is published.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from sitemap_updater.protocol import render_index
 from sitemap_updater.rebuild.outputs.bucket import robots_txt
@@ -15,98 +23,110 @@ from sitemap_updater.rebuild.steps.news_files import NewsListing
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
-from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROBOTS_KEY, shard_file_key
+from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROBOTS_KEY
+from sitemap_updater.store.spaces import key_prefix_of, shard_file_key
+
+#: the file of a leaf from before sections (``sitemap-r0101.xml.gz``, at the bucket root)
+LEGACY_FILE: Final = re.compile(r"sitemap-r[01]*\.xml\.gz")
+
+#: (file key, index lastmod, URL count)
+Listed = tuple[str, str | None, int]
 
 
 @dataclass(frozen=True, slots=True)
 class IndexPlan:
-    """What the index will list: file keys with their lastmod, and the live URLs they hold."""
+    """What the indexes will list: file keys with their lastmod and URL count."""
 
-    entries: tuple[tuple[str, str | None], ...]
-    urls: int
-    empty_site: bool
-    #: the URL count of each of ``entries``
-    counts: tuple[int, ...] = ()
+    files: tuple[Listed, ...]
+
+    @property
+    def urls(self) -> int:
+        return sum(count for _, _, count in self.files)
+
+    def of(self, prefix: str) -> list[Listed]:
+        return [entry for entry in self.files if key_prefix_of(entry[0]) == prefix]
 
 
 def index_plan(run: Run) -> IndexPlan:
     """The leaf files with a URL, from the run's states or, for a leaf it did not read, from the
-    listing of the last publish."""
-    entries: list[tuple[str, str | None]] = []
-    counts: list[int] = []
+    listing of the last publish; and the old layout's files while a layout change is pending."""
+    files: list[Listed] = []
+    listing = run.listing or {}
     for leaf in sorted(run.shard_map.leaves):
         key = shard_file_key(leaf)
         state = run.state_of(leaf)
         if state is not None:
-            if state.url_count < 1 or state.file_sha256 is None:
-                continue
-            entries.append((key, state.file_lastmod or state.file_changed_at))
-            counts.append(state.url_count)
-        elif run.listing is not None and key in run.listing:
-            lastmod, count = run.listing[key]
-            entries.append((key, lastmod))
-            counts.append(count)
-    return IndexPlan(
-        entries=tuple(entries), urls=sum(counts), empty_site=not entries, counts=tuple(counts)
-    )
+            if state.url_count >= 1 and state.file_sha256 is not None:
+                files.append((key, state.file_lastmod or state.file_changed_at, state.url_count))
+        elif key in listing:
+            files.append((key, *listing[key]))
+    if run.remaining and run.shard_map.layout is not None:
+        files += [(k, *v) for k, v in listing.items() if LEGACY_FILE.fullmatch(k)]
+    return IndexPlan(tuple(files))
 
 
 def publish_index(
     tools: Tools, run: Run, *, force: bool, news: Sequence[NewsListing] = ()
 ) -> PublishedRecord:
-    """Write the empty-site file if needed, the index (which lists the ``news`` files after
-    the regular ones) and robots.txt; returns the new record."""
-    old = run.published
+    """Write each host's empty-site file where needed, its index (which lists its ``news``
+    files after the regular ones) and robots.txt; returns the new record."""
     plan = index_plan(run)
-    home_sha, home_changed_at = old.home_sha256, old.home_changed_at
-    entries = list(plan.entries)
-    if plan.empty_site:
-        home_sha, home_changed_at = _publish_home(tools, run, force=force)
-        entries = [(EMPTY_SITE_KEY, home_changed_at)]
-    entries += [(key, lastmod) for key, lastmod, _ in news]
-    files = tuple(key for key, _ in entries)
-    counts = ((0,) if plan.empty_site else plan.counts) + tuple(n for _, _, n in news)
+    listed: list[Listed] = []
+    singles: list[tuple[str, str]] = []
+    for prefix in tools.layout.prefixes():
+        entries = plan.of(prefix)
+        if not entries:
+            entries = [_publish_home(tools, run, prefix, singles, force=force)]
+        entries += [entry for entry in news if key_prefix_of(entry[0]) == prefix]
+        listed += entries
+        urls = [(tools.layout.url_of(key), lastmod) for key, lastmod, _ in entries]
+        index, _ = render_index(urls)
+        key = prefix + INDEX_KEY
+        sha = sha256_hex(index)
+        singles.append((key, sha))
+        if sha != run.published.sha256_of(key) or force:
+            run.objects.write(key, index)
+    files = tuple(key for key, _, _ in listed)
     run.objects.retire_dropped(files)
-    base = tools.config.public_base_url.rstrip("/")
-    index, _ = render_index([(f"{base}/{key}", lastmod) for key, lastmod in entries])
-    index_sha = sha256_hex(index)
-    if index_sha != old.index_sha256 or force:
-        run.objects.write(INDEX_KEY, index)
-    robots_sha = _publish_robots(tools, run, f"{base}/{INDEX_KEY}", force=force)
+    robots_sha = _publish_robots(tools, run, force=force)
     run.note_index(files=len(files), urls=plan.urls)
     return PublishedRecord(
-        index_sha256=index_sha,
         files=files,
         robots_sha256=robots_sha,
-        home_sha256=home_sha,
-        home_changed_at=home_changed_at,
-        lastmods=tuple(lastmod for _, lastmod in entries),
-        counts=counts,
+        singles=tuple(sorted(singles)),
+        lastmods=tuple(lastmod for _, lastmod, _ in listed),
+        counts=tuple(count for _, _, count in listed),
     )
 
 
-def _publish_home(tools: Tools, run: Run, *, force: bool) -> tuple[str, str | None]:
-    """Put the empty-site file where it changed; returns its hash and when it last changed."""
-    old = run.published
+def _publish_home(
+    tools: Tools, run: Run, prefix: str, singles: list[tuple[str, str]], *, force: bool
+) -> Listed:
+    """Put a host's empty-site file where it changed; returns its listing."""
+    key = prefix + EMPTY_SITE_KEY
     home = render_home(
-        tools.site,
+        tools.layout.site_of_prefix(prefix),
         max_urls=tools.config.max_urls_per_sitemap,
         max_bytes=tools.config.max_bytes_per_sitemap,
     )
     sha = sha256_hex(home)
-    changed_at = old.home_changed_at
-    if sha != old.home_sha256 or EMPTY_SITE_KEY not in old.files or force:
-        run.objects.put(EMPTY_SITE_KEY, home)
-        if sha != old.home_sha256 or changed_at is None:
-            changed_at = run.now_w3c
-    return sha, changed_at  # unwritten, the file is the one the record describes
+    singles.append((key, sha))
+    lastmod = (run.listing or {}).get(key, (None, 0))[0]
+    changed = sha != run.published.sha256_of(key)
+    if changed or key not in run.published.files or force:
+        run.objects.put(key, home)
+        if changed or lastmod is None:
+            lastmod = run.now_w3c
+    return key, lastmod, 0
 
 
-def _publish_robots(tools: Tools, run: Run, index_url: str, *, force: bool) -> str | None:
-    """Put robots.txt where it changed (when the site publishes one); returns its hash."""
+def _publish_robots(tools: Tools, run: Run, *, force: bool) -> str | None:
+    """Put robots.txt where it changed (when the site publishes one); returns its hash. It
+    names every host's index."""
     if not tools.config.publish_robots_txt:
         return None
-    robots = robots_txt(index_url)
+    urls = [tools.layout.url_of(prefix + INDEX_KEY) for prefix in tools.layout.prefixes()]
+    robots = robots_txt(urls)
     robots_sha = sha256_hex(robots)
     if robots_sha != run.published.robots_sha256 or force:
         run.objects.write(ROBOTS_KEY, robots)

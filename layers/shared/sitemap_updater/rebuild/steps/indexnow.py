@@ -1,5 +1,8 @@
 """IndexNow: store the run's changed locs durably before the publish record and the checkpoint
-are saved, and send what waits once the publish is complete. IndexNow never stops a publish."""
+are saved, and send what waits once the publish is complete. IndexNow never stops a publish.
+
+Each host has its own key file (under its key prefix), pending set and requests: an endpoint
+takes the URLs of one host per request, with a key file on that host."""
 
 from __future__ import annotations
 
@@ -7,16 +10,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError, key_file_name
+from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.outputs.indexnow_queue import (
-    PENDING_KEY,
-    IndexNowQueue,
-    IndexNowReport,
-)
+from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowQueue, IndexNowReport
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.store.items import loc_of
+from sitemap_updater.store.spaces import Layout
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
@@ -25,53 +25,69 @@ if TYPE_CHECKING:
 class IndexNow:
     """The IndexNow side of runs against one bucket (off without a key)."""
 
-    def __init__(self, config: RebuildConfig, s3: S3Client) -> None:
+    def __init__(self, config: RebuildConfig, layout: Layout, s3: S3Client) -> None:
         self._s3 = s3
         self._bucket = config.bucket_name
-        self.client: IndexNowClient | None = None
+        #: a client per host key prefix
+        self.clients: dict[str, IndexNowClient] = {}
         self.error: str | None = None
         if config.indexnow_key:
             try:
-                self.client = IndexNowClient(
-                    config.indexnow_endpoint,
-                    config.indexnow_key,
-                    site_url=config.site_url,
-                    public_base_url=config.public_base_url,
-                )
+                self.clients = {
+                    prefix: IndexNowClient(
+                        config.indexnow_endpoint,
+                        config.indexnow_key,
+                        site_url=site.origin,
+                        public_base_url=layout.base_url(prefix),
+                    )
+                    for prefix, site in layout.prefixes().items()
+                }
             except IndexNowConfigError as error:  # IndexNow never stops a publish
                 logger.error("IndexNow is misconfigured and sends nothing", reason=str(error))
                 self.error = str(error)
 
-    def queue(self, run: Run, recovered: FeedRead | None) -> IndexNowQueue | None:
-        """The run's IndexNow queue with its changed locs stored durably, before the publish
+    def queue(self, run: Run, recovered: FeedRead | None) -> list[IndexNowQueue] | None:
+        """Each host's IndexNow queue with its changed locs stored durably, before the publish
         record (whose save ends a crashed run's recovery) and the checkpoint are saved.
 
         A run that recovers from a crashed one patched files the crashed run may already have
         published, so it cannot tell their changes from the bytes: it also adds the locs of
         every change it read (at least once, rather than never)."""
-        if self.client is None:
+        if not self.clients:
             if self.error is not None:
                 run.note_indexnow(IndexNowReport(error=self.error))
             return None
-        queue = IndexNowQueue(self._s3, self._bucket, self.client)
-        queue.add(run.report.changed_locs)
-        if recovered is not None:
-            queue.add(loc_of(item) for item in recovered.changes.values() if item)
-        old_key_file = queue.retired_key_file()
-        if old_key_file is not None:  # entered first: a crash cannot leave it behind
-            run.objects.retire(old_key_file)
-        run.note_state_objects(queue.persist())
-        run.objects.forget_listed([key_file_name(self.client.key)])  # the key may come back
-        if queue.report.state_reset is not None:
-            run.note_repaired(PENDING_KEY, queue.report.state_reset, remedy="a new one is started")
-        run.note_indexnow(queue.report)
-        return queue
+        queues = []
+        report = IndexNowReport()
+        for prefix, client in self.clients.items():
+            queue = IndexNowQueue(self._s3, self._bucket, client, prefix=prefix)
+            queue.add(run.report.changed_locs)  # each queue keeps its own host's
+            if recovered is not None:
+                queue.add(loc_of(item) for item in recovered.changes.values() if item)
+            old_key_file = queue.retired_key_file()
+            if old_key_file is not None:  # entered first: a crash cannot leave it behind
+                run.objects.retire(old_key_file)
+            run.note_state_objects(queue.persist())
+            run.objects.forget_listed([queue.key_file])  # the key may come back
+            if queue.report.state_reset is not None:
+                reason = queue.report.state_reset
+                run.note_repaired(queue.pending_key, reason, remedy="a new one is started")
+            report.add(queue.report)
+            queues.append(queue)
+        run.note_indexnow(report)
+        return queues
 
     @staticmethod
-    def submit(queue: IndexNowQueue, run: Run, now: float, out_of_time: Callable[[], bool]) -> None:
+    def submit(
+        queues: list[IndexNowQueue], run: Run, now: float, out_of_time: Callable[[], bool]
+    ) -> None:
         """Send what waits; the publish is complete, and nothing here can fail the run."""
-        try:
-            run.note_state_objects(queue.submit(now, out_of_time))
-        except Exception as error:  # the URLs stay pending; the next run tries again
-            logger.exception("IndexNow submission failed; the URLs stay pending")
-            queue.report.error = f"{type(error).__name__}: {error}"
+        report = IndexNowReport()
+        for queue in queues:
+            try:
+                run.note_state_objects(queue.submit(now, out_of_time))
+            except Exception as error:  # the URLs stay pending; the next run tries again
+                logger.exception("IndexNow submission failed; the URLs stay pending")
+                queue.report.error = f"{type(error).__name__}: {error}"
+            report.add(queue.report)
+        run.note_indexnow(report)

@@ -25,7 +25,7 @@ NewsListing = tuple[str, str | None, int]
 def news_desk(tools: Tools, now: float) -> NewsDesk:
     """An empty desk for the run's news files (:func:`load_news` fills it)."""
     return NewsDesk(
-        tools.site,
+        tools.layout.sites,
         window_hours=tools.config.news_window_hours,
         now=now,
         max_bytes=tools.config.max_bytes_per_sitemap,

@@ -21,7 +21,7 @@ from sitemap_updater.rebuild.state.nodes import NodeState, ShardMap
 from sitemap_updater.rebuild.state.published import PublishedRecord
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow
 from sitemap_updater.rebuild.steps.objects import RunObjects
-from sitemap_updater.store.keys import shard_file_key
+from sitemap_updater.store.spaces import shard_file_key
 
 #: the meta items every run reads: the shard map, the publish record and the checkpoint
 METADATA_ITEMS = 3
@@ -35,6 +35,7 @@ class Run:
         self,
         *,
         window: FeedWindow,
+        loaded_map: ShardMap,
         shard_map: ShardMap,
         states: dict[str, NodeState],
         published: PublishedRecord,
@@ -42,8 +43,9 @@ class Run:
         news: NewsDesk,
         now: float,
     ) -> None:
+        #: the map the run builds, and the one it loaded (another layout's, on a layout change)
         self.shard_map = shard_map
-        self.loaded_map = shard_map
+        self.loaded_map = loaded_map
         self.states = states
         self.published = published
         #: file key -> (index lastmod, URL count) of the last publish (None: read every state)
@@ -70,6 +72,11 @@ class Run:
             feed_gap=window.gap,
             feed_records=window.read.records if window.read is not None else 0,
         )
+
+    @property
+    def migrating(self) -> bool:
+        """Whether the run moves the site to another layout (every file gets a new key)."""
+        return self.loaded_map.layout != self.shard_map.layout
 
     @property
     def now_w3c(self) -> str:

@@ -1,24 +1,25 @@
-"""What the steps of a run use besides its state: the settings, the site, the table's URL items,
-the node states, the bucket and the time budget."""
+"""What the steps of a run use besides its state: the settings, the layout (sites and sections),
+the table's URL items, the node states, the bucket and the time budget."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.protocol import Site
-from sitemap_updater.rebuild.inputs.source import ShardSource
+from sitemap_updater.rebuild.inputs.source import Removed, ShardSource
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.render import RenderedShard, render_shard
 from sitemap_updater.rebuild.state.nodes import StateStore
 from sitemap_updater.store.items import Item
+from sitemap_updater.store.shards import space_of_shard
+from sitemap_updater.store.spaces import Layout
 
 
 @dataclass(frozen=True, slots=True)
 class Tools:
     config: RebuildConfig
-    site: Site
+    layout: Layout
     source: ShardSource
     store: StateStore
     publisher: Publisher
@@ -32,7 +33,33 @@ class Tools:
         return render_shard(
             shard_id,
             items,
-            self.site,
+            self.layout.site_of_shard(shard_id),
             max_urls=self.config.max_urls_per_sitemap,
             max_bytes=self.config.max_bytes_per_sitemap,
         )
+
+    def shard_items(
+        self,
+        shard_id: str,
+        *,
+        removed: Removed | None = None,
+        others: Callable[[Item], None] | None = None,
+    ) -> Iterator[Item]:
+        """The live URL items of one leaf, read from the table (with ``removed``, its
+        tombstones are handed to it). The Query of the leaf's hash range reads every space's
+        items there: ``others`` takes the live items of the other spaces. A leaf of a layout
+        before sections is the whole of its hash range."""
+        space = space_of_shard(shard_id)
+
+        def mine(item: Item) -> bool:
+            return not space or self.layout.space_of(item) == space
+
+        def own_removed(item: Item) -> None:
+            if removed is not None and mine(item):
+                removed(item)
+
+        for item in self.source.iter_shard(shard_id, removed=own_removed if removed else None):
+            if mine(item):
+                yield item
+            elif others is not None:
+                others(item)
