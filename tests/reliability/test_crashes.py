@@ -19,6 +19,7 @@ import pytest
 
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
+from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import SITE, STATE_TABLE, Aws, FakeContext
 from tests.reliability.crash_support import (
     CrashPoint,
@@ -354,7 +355,7 @@ def test_a_crashed_split_that_is_then_reverted_never_leaves_the_index_naming_a_d
         grown = [f"{SITE}/page/{name}" for name in ref.scenario.grown]
         aws.upsert(*(page(name, "2024-06-02") for name in ref.scenario.grown))
         _crash_after_index_write(aws)
-        assert f"sitemap-{ref.scenario.split_leaf}.xml.gz" not in published_files_keys(aws)
+        assert shard_file_key(ref.scenario.split_leaf) not in published_files_keys(aws)
 
         aws.delete(*grown)  # the shard is back under the cap: no split any more
         repair = aws.invoke()

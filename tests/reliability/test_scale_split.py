@@ -93,7 +93,7 @@ def test_a_small_cap_splits_into_more_than_1000_files_under_one_valid_index(
     listed = assert_valid_index(get("sitemap.xml"))
     assert len(listed) == report.files > 1_000
     keys = [loc.removeprefix(f"{SITE}/") for loc in listed]
-    assert all(key.startswith("sitemap-r") and key.endswith(".xml.gz") for key in keys)
+    assert all(key.startswith("sitemap-pages-r") and key.endswith(".xml.gz") for key in keys)
     sample = set(random.Random(5).sample(keys, 40)) | {keys[0], keys[-1]}
 
     seen: list[str] = []
@@ -105,7 +105,7 @@ def test_a_small_cap_splits_into_more_than_1000_files_under_one_valid_index(
             root = etree.fromstring(gzip.decompress(body))
             locs = [str(loc.text) for loc in root.iterfind("s:url/s:loc", NS)]
         assert 1 <= len(locs) <= CAP, key
-        shard_bits = key.removeprefix("sitemap-r").removesuffix(".xml.gz")
+        shard_bits = key.removeprefix("sitemap-pages-r").removesuffix(".xml.gz")
         assert all(_bits(url, len(shard_bits)) == shard_bits for url in locs), key
         seen += locs
     assert len(seen) == len(set(seen)) == URLS

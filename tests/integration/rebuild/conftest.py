@@ -32,6 +32,7 @@ from sitemap_updater.store.keys import (
     shard_key,
     url_hash,
 )
+from sitemap_updater.store.shards import bits_of, depth_of
 from sitemap_updater_local.commands.validate import validate_document
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
 from sitemap_updater_local.deployment.tables import create_template_table
@@ -103,12 +104,13 @@ class Aws:
         item = self.dynamodb.get_item(
             TableName=STATE_TABLE, Key={k: {"S": v} for k, v in meta_key(SHARDMAP_SK).items()}
         ).get("Item")
-        return [v["S"] for v in item["leaves"]["L"]] if item else ["r"]
+        return [v["S"] for v in item["leaves"]["L"]] if item else []
 
-    def leaf_of(self, loc: str) -> str:
+    def leaf_of(self, loc: str, space: str = "pages/") -> str:
+        """The leaf of ``loc`` in ``space`` (the default section of the primary host)."""
         uh = url_hash(loc)
         for leaf in self.leaves():
-            if hash_bits(uh, len(leaf) - 1) == leaf[1:]:
+            if leaf.startswith(space) and hash_bits(uh, depth_of(leaf)) == bits_of(leaf):
                 return leaf
         raise AssertionError(f"no leaf for {loc}")
 

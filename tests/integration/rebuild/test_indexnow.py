@@ -15,6 +15,7 @@ from moto import mock_aws
 
 from sitemap_updater.indexnow import IndexNowClient
 from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, IndexNowQueue
+from sitemap_updater.store.spaces import shard_file_key
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
 
@@ -179,7 +180,7 @@ def test_a_publish_never_waits_on_a_dead_endpoint(on: Aws, env: pytest.MonkeyPat
 
 
 def on_file(aws: Aws, n: int) -> str:
-    return f"sitemap-{aws.leaf_of(f'{SITE}/page/{n}')}.xml.gz"
+    return shard_file_key(aws.leaf_of(f"{SITE}/page/{n}"))
 
 
 def test_changes_stored_before_the_checkpoint_survive_a_crash(

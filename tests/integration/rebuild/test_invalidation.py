@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import SITE, Aws, page
 
 
@@ -63,14 +64,14 @@ def test_content_that_goes_a_b_a_is_invalidated_three_times(aws: Aws) -> None:
     aws.upsert(a, Entry(loc=f"{SITE}/b", lastmod="2024-05-02"))
     aws.invoke()
     sent = sent_batches(aws)
-    file_a = aws.object("sitemap-r.xml.gz")["Body"].read()
+    file_a = aws.object("sitemap-pages-r.xml.gz")["Body"].read()
 
     for entry in (b, a, b):
         aws.upsert(entry)
-        assert aws.invoke()["objects_written"] == ["sitemap-r.xml.gz"]
+        assert aws.invoke()["objects_written"] == ["sitemap-pages-r.xml.gz"]
 
-    assert aws.object("sitemap-r.xml.gz")["Body"].read() != file_a
-    assert [paths for _, paths in sent] == [["/sitemap-r.xml.gz"]] * 3
+    assert aws.object("sitemap-pages-r.xml.gz")["Body"].read() != file_a
+    assert [paths for _, paths in sent] == [["/sitemap-pages-r.xml.gz"]] * 3
     references = [reference for reference, _ in sent]
     # the third publish writes the bytes of the first, and still gets its own reference
     assert len(set(references)) == 3
@@ -92,7 +93,7 @@ def test_a_retry_after_a_crash_past_the_invalidation_repeats_its_reference(aws: 
     assert retry["complete"] is True
     assert len(sent) == 2
     (crashed_ref, crashed_paths), (retry_ref, retry_paths) = sent
-    assert crashed_paths == retry_paths == ["/sitemap-r.xml.gz", "/sitemap.xml"]
+    assert crashed_paths == retry_paths == ["/sitemap-pages-r.xml.gz", "/sitemap.xml"]
     assert retry_ref == crashed_ref
     aws.upsert(page(2, "2024-06-02"))
     aws.invoke()
@@ -110,19 +111,19 @@ def test_a_retry_does_not_reuse_a_reference_when_a_crashed_run_wrote_since(aws: 
     aws.upsert(page(1, "2024-06-01"))
     with pytest.raises(InjectedCrashError):
         aws.invoke()
-    content_b = aws.object("sitemap-r.xml.gz")["Body"].read()
+    content_b = aws.object("sitemap-pages-r.xml.gz")["Body"].read()
     crash_once(aws, AFTER_FIRST_PUT)
     aws.upsert(page(1, "2024-05-01"))
     with pytest.raises(InjectedCrashError):
         aws.invoke()
-    assert aws.object("sitemap-r.xml.gz")["Body"].read() != content_b  # A is in the bucket
+    assert aws.object("sitemap-pages-r.xml.gz")["Body"].read() != content_b  # A is in the bucket
     aws.upsert(page(1, "2024-06-01"))
 
     aws.invoke()
 
-    assert aws.object("sitemap-r.xml.gz")["Body"].read() == content_b
+    assert aws.object("sitemap-pages-r.xml.gz")["Body"].read() == content_b
     first_b, again_b = sent[0], sent[-1]
-    assert first_b[1] == again_b[1] == ["/sitemap-r.xml.gz", "/sitemap.xml"]
+    assert first_b[1] == again_b[1] == ["/sitemap-pages-r.xml.gz", "/sitemap.xml"]
     assert again_b[0] != first_b[0]
 
 
@@ -152,4 +153,4 @@ def test_at_the_path_limit_the_handler_sends_the_paths(aws: Aws, env: pytest.Mon
 
     aws.invoke()
 
-    assert [paths for _, paths in sent] == [[f"/sitemap-{leaf}.xml.gz", "/sitemap.xml"]]
+    assert [paths for _, paths in sent] == [["/" + shard_file_key(leaf), "/sitemap.xml"]]

@@ -16,6 +16,7 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.rebuild.service import RebuildService
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
+from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import BUCKET, SITE, STATE_TABLE, TABLE, Aws, page
 
 _owners = itertools.count()
@@ -34,18 +35,18 @@ def test_a_change_that_moves_no_lastmod_rewrites_the_file_but_not_the_index(aws:
     aws.invoke()
     versions_before = index_versions(aws)
     index_before = aws.object("sitemap.xml")["Body"].read()
-    file_before = aws.object("sitemap-r.xml.gz")["Body"].read()
+    file_before = aws.object("sitemap-pages-r.xml.gz")["Body"].read()
     writes = aws.record_puts()
     aws.upsert(Entry(loc=f"{SITE}/b", lastmod="2024-05-01", priority=0.3))  # a priority only
 
     report = aws.invoke()
 
-    assert aws.object("sitemap-r.xml.gz")["Body"].read() != file_before
-    assert writes == ["sitemap-r.xml.gz"]
+    assert aws.object("sitemap-pages-r.xml.gz")["Body"].read() != file_before
+    assert writes == ["sitemap-pages-r.xml.gz"]
     assert index_versions(aws) == versions_before == 1
     assert aws.object("sitemap.xml")["Body"].read() == index_before
-    assert report["invalidated_paths"] == ["/sitemap-r.xml.gz"]
-    assert aws.index_lastmods() == {"sitemap-r.xml.gz": "2024-05-02"}
+    assert report["invalidated_paths"] == ["/sitemap-pages-r.xml.gz"]
+    assert aws.index_lastmods() == {"sitemap-pages-r.xml.gz": "2024-05-02"}
 
 
 # -- index lastmod of files whose entries carry none -------------------------------------------
@@ -92,7 +93,7 @@ def test_index_lastmod_of_a_file_without_lastmods_is_when_its_bytes_last_changed
 
     clock[0] += day
     changed = page(3)
-    leaf_file = f"sitemap-{aws.leaf_of(changed.loc)}.xml.gz"
+    leaf_file = shard_file_key(aws.leaf_of(changed.loc))
     aws.upsert(Entry(loc=changed.loc, priority=0.5))
     service(clock).run()
     after_change = aws.index_lastmods()

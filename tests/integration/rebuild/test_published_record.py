@@ -30,7 +30,9 @@ def test_save_keeps_the_generation_and_removes_the_mark(aws: Aws) -> None:
     generation = store.begin("run-1")
     store.note_sent(SentBatch("ref-1", "digest-1"))
     record = PublishedRecord(
-        index_sha256="i" * 64, files=("sitemap-r.xml.gz",), generation=generation
+        files=("sitemap-pages-r.xml.gz",),
+        singles=(("sitemap.xml", "i" * 64),),
+        generation=generation,
     )
 
     store.save(record)

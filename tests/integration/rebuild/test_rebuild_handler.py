@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 from typing import Any
 
+from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import SITE, Aws, page
 
 
@@ -37,7 +38,7 @@ def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     assert "no checkpoint" in report["feed_gap"]
     assert report["complete"] is True
     assert report["shards_rebuilt"] == 1
-    assert sorted(report["objects_written"]) == ["sitemap-r.xml.gz", "sitemap.xml"]
+    assert sorted(report["objects_written"]) == ["sitemap-pages-r.xml.gz", "sitemap.xml"]
     assert report["urls_published"] == 5
     assert report["files"] == 1
     scanned = sum(count for name, _, count in reads if name == "Scan")
@@ -45,16 +46,16 @@ def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     # the URL items plus the shard map, the publish record and the checkpoint
     assert report["dynamodb_items_read"] == scanned + 3
     files = aws.crawl()
-    assert sorted(files["sitemap-r.xml.gz"]) == sorted(f"{SITE}/page/{i}" for i in range(5))
-    assert aws.invalidations() == [["/sitemap-r.xml.gz", "/sitemap.xml"]]
+    assert sorted(files["sitemap-pages-r.xml.gz"]) == sorted(f"{SITE}/page/{i}" for i in range(5))
+    assert aws.invalidations() == [["/sitemap-pages-r.xml.gz", "/sitemap.xml"]]
     index = aws.object("sitemap.xml")
     assert index["ContentType"] == "application/xml; charset=utf-8"
     assert index["CacheControl"] == "public, max-age=60"
-    shard = aws.object("sitemap-r.xml.gz")
+    shard = aws.object("sitemap-pages-r.xml.gz")
     assert shard["ContentType"] == "application/gzip"
     assert shard["CacheControl"] == "public, max-age=60"
     assert "ContentEncoding" not in shard
-    assert aws.index_lastmods() == {"sitemap-r.xml.gz": "2024-05-01"}
+    assert aws.index_lastmods() == {"sitemap-pages-r.xml.gz": "2024-05-01"}
     assert aws.checkpoint() is not None
 
 
@@ -84,7 +85,7 @@ def test_one_changed_url_rewrites_one_shard_file_and_the_index(aws: Aws) -> None
     assert first["files"] == len(aws.crawl())
     changed = page(7, "2024-06-01")
     leaf = aws.leaf_of(changed.loc)
-    leaf_size = len(aws.crawl()[f"sitemap-{leaf}.xml.gz"])
+    leaf_size = len(aws.crawl()[shard_file_key(leaf)])
     reads = _reads(aws)
     puts = aws.record_puts()
     aws.upsert(changed)
@@ -92,28 +93,28 @@ def test_one_changed_url_rewrites_one_shard_file_and_the_index(aws: Aws) -> None
     report = aws.invoke()
 
     assert report["shards_rebuilt"] == 1
-    assert sorted(puts) == sorted([f"sitemap-{leaf}.xml.gz", "sitemap.xml"])
+    assert sorted(puts) == sorted([shard_file_key(leaf), "sitemap.xml"])
     assert sorted(report["objects_written"]) == sorted(puts)
-    assert report["invalidated_paths"] == sorted([f"/sitemap-{leaf}.xml.gz", "/sitemap.xml"])
+    assert report["invalidated_paths"] == sorted(["/" + shard_file_key(leaf), "/sitemap.xml"])
     assert aws.invalidations()[-1] == report["invalidated_paths"]
     # no URL item of the table is read: the change comes from the stream, the unchanged
     # entries from the published file
     assert [r for r in reads if r[1] != "retired"] == []
     assert report["feed_records"] == 1
-    assert report["s3_objects_read"] == [f"sitemap-{leaf}.xml.gz"]
+    assert report["s3_objects_read"] == [shard_file_key(leaf)]
     assert report["urls_changed"] == 1
     # one stream record, the changed leaf's state, and three metadata items
     assert report["dynamodb_items_read"] == 5
-    assert len(aws.crawl()[f"sitemap-{leaf}.xml.gz"]) == leaf_size
-    assert aws.index_lastmods()[f"sitemap-{leaf}.xml.gz"] == "2024-06-01"
-    others = {k: v for k, v in aws.index_lastmods().items() if k != f"sitemap-{leaf}.xml.gz"}
+    assert len(aws.crawl()[shard_file_key(leaf)]) == leaf_size
+    assert aws.index_lastmods()[shard_file_key(leaf)] == "2024-06-01"
+    others = {k: v for k, v in aws.index_lastmods().items() if k != shard_file_key(leaf)}
     assert set(others.values()) == {"2024-05-01"}
 
 
 def test_a_shard_past_its_cap_is_split_and_its_old_file_retired(aws: Aws) -> None:
     aws.upsert(*(page(i) for i in range(6)))
     aws.invoke()
-    assert aws.leaves() == ["r"]
+    assert aws.leaves() == ["pages/r"]
     aws.upsert(*(page(i) for i in range(6, 12)))
 
     report = aws.invoke()
@@ -122,14 +123,14 @@ def test_a_shard_past_its_cap_is_split_and_its_old_file_retired(aws: Aws) -> Non
     leaves = aws.leaves()
     assert len(leaves) >= 2 and "r" not in leaves
     files = aws.crawl()
-    assert "sitemap-r.xml.gz" not in files
+    assert "sitemap-pages-r.xml.gz" not in files
     assert all(len(locs) <= 8 for locs in files.values())
     assert sorted(loc for locs in files.values() for loc in locs) == sorted(
         f"{SITE}/page/{i}" for i in range(12)
     )
     # grace 0: the old file goes in the same run, after the new index stopped listing it
-    assert report["objects_deleted"] == ["sitemap-r.xml.gz"]
-    assert "sitemap-r.xml.gz" not in aws.object_keys()
+    assert report["objects_deleted"] == ["sitemap-pages-r.xml.gz"]
+    assert "sitemap-pages-r.xml.gz" not in aws.object_keys()
     # without lastmods, the index stamps the time each file's bytes changed
     assert all(v is not None for v in aws.index_lastmods().values())
 
@@ -150,7 +151,7 @@ def test_deleting_every_url_publishes_the_documented_empty_site(aws: Aws) -> Non
 
     aws.upsert(page(1))
     back = aws.invoke()
-    assert aws.crawl() == {f"sitemap-{aws.leaf_of(page(1).loc)}.xml.gz": [f"{SITE}/page/1"]}
+    assert aws.crawl() == {shard_file_key(aws.leaf_of(page(1).loc)): [f"{SITE}/page/1"]}
     assert "sitemap-home.xml.gz" in back["objects_deleted"]
 
 

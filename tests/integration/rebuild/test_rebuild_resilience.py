@@ -60,7 +60,7 @@ def test_a_crash_before_the_index_write_keeps_the_old_index_valid_and_is_repaire
     assert report["status"] == "published"
     assert report["complete"] is True
     assert _all_urls(aws) == sorted(f"{SITE}/page/{i}" for i in range(12))
-    assert "sitemap-r.xml.gz" not in aws.object_keys()  # retired, grace 0
+    assert "sitemap-pages-r.xml.gz" not in aws.object_keys()  # retired, grace 0
 
 
 def test_a_run_that_overlaps_a_running_one_gets_locked_and_nothing_is_published_twice(
@@ -122,7 +122,7 @@ def test_a_change_that_arrives_during_the_rebuild_is_published_by_the_next_run(
     late = page(2)
 
     def ingest_meanwhile(params: dict[str, Any], **_: Any) -> None:
-        if not raced and params["Key"].startswith("sitemap-r"):
+        if not raced and params["Key"].startswith("sitemap-pages-r"):
             raced.append(True)
             aws.upsert(late)  # written after the rebuild read the shard
 
@@ -210,16 +210,18 @@ def test_a_retired_file_survives_its_grace_period_and_goes_after_it(aws: Aws) ->
     split = _service(aws, clock, grace=3600).run()
     assert split.shards_split == 1
     assert split.objects_deleted == []
-    assert "sitemap-r.xml.gz" in aws.object_keys()  # a crawler holding the old index still gets it
-    assert "sitemap-r.xml.gz" not in aws.crawl()
+    assert (
+        "sitemap-pages-r.xml.gz" in aws.object_keys()
+    )  # a crawler holding the old index still gets it
+    assert "sitemap-pages-r.xml.gz" not in aws.crawl()
 
     clock[0] += 3599
     assert _service(aws, clock, grace=3600).run().objects_deleted == []
     clock[0] += 1
     later = _service(aws, clock, grace=3600).run()
-    assert later.objects_deleted == ["sitemap-r.xml.gz"]
+    assert later.objects_deleted == ["sitemap-pages-r.xml.gz"]
     assert later.status == "nothing-to-do"
-    assert "sitemap-r.xml.gz" not in aws.object_keys()
+    assert "sitemap-pages-r.xml.gz" not in aws.object_keys()
 
 
 def test_robots_txt_and_a_public_base_url(aws: Aws, env: pytest.MonkeyPatch) -> None:
@@ -232,7 +234,7 @@ def test_robots_txt_and_a_public_base_url(aws: Aws, env: pytest.MonkeyPatch) -> 
     assert robots["Body"].read() == b"Sitemap: https://cdn.example.net/sitemap.xml\n"
     assert robots["ContentType"] == "text/plain; charset=utf-8"
     index = aws.object("sitemap.xml")["Body"].read()
-    assert b"<loc>https://cdn.example.net/sitemap-r.xml.gz</loc>" in index
+    assert b"<loc>https://cdn.example.net/sitemap-pages-r.xml.gz</loc>" in index
     assert aws.invoke()["objects_written"] == []
 
 

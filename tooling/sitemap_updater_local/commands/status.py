@@ -40,7 +40,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from sitemap_updater.ingest.dlq import reason_kinds
 from sitemap_updater.rebuild.news import NEWS_KEY_PREFIX
-from sitemap_updater.rebuild.outputs.indexnow_queue import pending_key, waiting_urls
+from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, waiting_urls
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
 
@@ -128,7 +128,7 @@ def _indexnow(s3: Any, bucket: str) -> dict[str, Any]:
     try:
         return {"indexnow_waiting_urls": waiting_urls(s3, bucket), "indexnow_problem": None}
     except (OSError, EOFError, ValueError, TypeError, AttributeError) as error:
-        problem = f"{pending_key('')} cannot be read: {type(error).__name__}: {error}"
+        problem = f"{PENDING_KEY} cannot be read: {type(error).__name__}: {error}"
         return {"indexnow_waiting_urls": None, "indexnow_problem": problem}
 
 

@@ -144,13 +144,10 @@ class RebuildService:
     def _run(self, full: bool) -> RunReport:
         read_before = self.source.items_read
         run, window = self._open(full)
-        loaded_layout = run.loaded_map.layout
         # The previous run died after writing objects: rewrite rather than trust the hashes.
         recovering = run.published.in_flight is not None
         if window.read is None:
             rebuild_all(self.tools, run)
-            if not run.shard_map.leaves and loaded_layout != self.layout.text:
-                run.shard_map = run.loaded_map  # nothing of the new layout yet: try it again
         else:
             rebuild_changed(self.tools, run, window.read, force=recovering)
         rewrite = window.full or recovering
@@ -199,13 +196,14 @@ class RebuildService:
         loaded_map = self.store.load_map()
         shard_map = loaded_map
         if loaded_map.layout != self.layout.text:
-            log = logger.warning if loaded_map.version else logger.info
-            log(
-                "the layout of the sites and sections changed; rebuilding every file in full",
-                old=loaded_map.layout,
-                new=self.layout.text,
-            )
-            shard_map, full = loaded_map.for_layout(self.layout.text), True
+            shard_map = loaded_map.for_layout(self.layout.text)
+            if loaded_map.version:  # else the first run, a full rebuild anyway
+                logger.warning(
+                    "the layout of the sites and sections changed; rebuilding every file in full",
+                    old=loaded_map.layout,
+                    new=self.layout.text,
+                )
+                full = True
         published = self.published.load() or PublishedRecord()
         window = open_window(
             self.feed,

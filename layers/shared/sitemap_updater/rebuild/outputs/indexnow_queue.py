@@ -50,6 +50,10 @@ def pending_key(prefix: str) -> str:
     return f"state/{prefix}indexnow-pending.json.gz"
 
 
+#: the primary host's pending set
+PENDING_KEY: Final = pending_key("")
+
+
 #: Most URLs the pending set holds (10 POSTs).
 MAX_PENDING: Final = 100_000
 #: Most bytes of URLs the pending set holds: its object stays within the read-back bound.

@@ -51,6 +51,8 @@ def rebuild_all(tools: Tools, run: Run) -> None:
             spools.fill(keep_articles(scan), tools.out_of_time)
         except ScanStoppedError:
             spools.close()
+            if run.migrating and not run.shard_map.leaves:
+                run.shard_map = run.loaded_map  # no leaf of the new layout yet: the next run
             for leaf in run.shard_map.leaves:
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
             return
