@@ -1,0 +1,178 @@
+"""Sections and several hosts through the rebuild handler on moto: every file holds one host's
+and one section's URLs, each host has its own index, a page that moves leaves its old file in
+the run that adds it to the new one, and one change rewrites one file and its host's index."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import itertools
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from sitemap_updater.protocol.entry import Alternate, Entry
+from sitemap_updater.store.items import live_item, tombstone_item
+from sitemap_updater.store.keys import ATTR_SECTION
+from tests.integration.rebuild.conftest import (
+    NS,
+    SITE,
+    TABLE,
+    Aws,
+    assert_published_file_valid,
+)
+
+OTHER = "https://www.example.de"
+RULES = "/p/=products,/blog/=articles"
+_events = itertools.count()
+
+
+@pytest.fixture
+def sites(env: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    env.setenv("SITE_URL", f"{SITE},{OTHER}")
+    env.setenv("SECTION_RULES", RULES)
+    return env
+
+
+def put(aws: Aws, loc: str, *, section: str | None = None, **fields: Any) -> None:
+    """Write a live URL item as ingest does, with the section the change named."""
+    entry = Entry(loc=loc, **fields)
+    digest = hashlib.sha256(f"{loc}{section}{fields}".encode()).hexdigest()
+    item = live_item(entry, f"20240501T120000.{next(_events):06d}Z#0#{digest}", digest)
+    if section is not None:
+        item[ATTR_SECTION] = {"S": section}
+    aws.dynamodb.put_item(TableName=TABLE, Item=item)
+
+
+def remove(aws: Aws, loc: str) -> None:
+    digest = hashlib.sha256(loc.encode()).hexdigest()
+    ev = f"20240501T120000.{next(_events):06d}Z#1#{digest}"
+    aws.dynamodb.put_item(TableName=TABLE, Item=tombstone_item(loc, ev, digest, 2_000_000_000))
+
+
+def crawl(aws: Aws, origin: str, prefix: str) -> dict[str, list[str]]:
+    """What a crawler of ``origin`` reaches from its index: file key -> locs, every object
+    checked with the validator against the host it is served from."""
+    index = aws.object(prefix + "sitemap.xml")["Body"].read()
+    assert_published_file_valid("sitemap.xml", index, origin)
+    files: dict[str, list[str]] = {}
+    for node in etree.fromstring(index).findall("sm:sitemap/sm:loc", NS):
+        url = node.text or ""
+        assert url.startswith(origin + "/"), f"{url} is not served from {origin}"
+        key = prefix + url[len(origin) + 1 :]
+        raw = aws.object(key)["Body"].read()
+        assert_published_file_valid(url[len(origin) + 1 :], raw, origin)
+        root = etree.fromstring(gzip.decompress(raw))
+        files[key] = [e.text or "" for e in root.findall("sm:url/sm:loc", NS)]
+    return files
+
+
+def both_hosts(aws: Aws) -> dict[str, list[str]]:
+    return {**crawl(aws, SITE, ""), **crawl(aws, OTHER, "www.example.de/")}
+
+
+def section_of_key(key: str) -> str:
+    name = key.rsplit("/", 1)[-1]
+    return name.removeprefix("sitemap-").rsplit("-r", 1)[0]
+
+
+def test_every_file_holds_one_host_and_one_section(aws: Aws, sites: pytest.MonkeyPatch) -> None:
+    expected = {
+        f"{SITE}/p/1": "products",
+        f"{SITE}/blog/1": "articles",
+        f"{SITE}/about": "pages",
+        f"{SITE}/p/2": "sale",  # the change's own section beats the rules
+        f"{OTHER}/p/1": "products",
+        f"{OTHER}/impressum": "pages",
+    }
+    for loc, section in expected.items():
+        put(aws, loc, section="sale" if section == "sale" else None)
+
+    report = aws.invoke()
+
+    assert report["complete"] is True
+    files = both_hosts(aws)
+    placed = {loc: section_of_key(key) for key, locs in files.items() for loc in locs}
+    assert placed == expected
+    for key, locs in files.items():
+        origin = OTHER if key.startswith("www.example.de/") else SITE
+        assert all(loc.startswith(origin + "/") for loc in locs), key
+    index = aws.object("sitemap.xml")["Body"].read().decode()
+    names = [n.rsplit("/", 1)[-1] for n in etree.fromstring(index.encode()).itertext()]
+    sections = [section_of_key(n) for n in names if n.startswith("sitemap-")]
+    assert sections == sorted(sections)  # grouped by section
+
+
+def test_a_page_that_moves_leaves_its_old_file_in_the_same_run(
+    aws: Aws, sites: pytest.MonkeyPatch
+) -> None:
+    for n in range(3):
+        put(aws, f"{SITE}/p/{n}")
+    put(aws, f"{SITE}/about")
+    aws.invoke()
+    put(aws, f"{SITE}/p/1", section="sale")
+    put(aws, f"{SITE}/about", section="sale")
+
+    report = aws.invoke()
+
+    assert report["mode"] == "incremental"
+    files = both_hosts(aws)
+    holding = {
+        loc: [section_of_key(k) for k, locs in files.items() if loc in locs]
+        for loc in (f"{SITE}/p/1", f"{SITE}/about", f"{SITE}/p/0")
+    }
+    assert holding == {
+        f"{SITE}/p/1": ["sale"],
+        f"{SITE}/about": ["sale"],
+        f"{SITE}/p/0": ["products"],
+    }
+    assert "sitemap-pages-r.xml.gz" not in {k for k in files}  # emptied: it leaves the index
+
+
+def test_a_deleted_page_with_its_own_section_leaves_that_section(
+    aws: Aws, sites: pytest.MonkeyPatch
+) -> None:
+    put(aws, f"{SITE}/p/1", section="sale")
+    put(aws, f"{SITE}/p/2", section="sale")
+    aws.invoke()
+    remove(aws, f"{SITE}/p/1")  # the tombstone names no section
+
+    aws.invoke()
+
+    assert both_hosts(aws) == {
+        "sitemap-sale-r.xml.gz": [f"{SITE}/p/2"],
+        "www.example.de/sitemap-home.xml.gz": [f"{OTHER}/"],
+    }
+
+
+def test_one_change_rewrites_one_file_and_its_own_host_index(
+    aws: Aws, sites: pytest.MonkeyPatch
+) -> None:
+    for n in range(4):
+        put(aws, f"{SITE}/p/{n}")
+        put(aws, f"{OTHER}/blog/{n}")
+    aws.invoke()
+    put(aws, f"{OTHER}/blog/2", lastmod="2024-06-01")
+
+    report = aws.invoke()
+
+    assert report["objects_written"] == [
+        "www.example.de/sitemap-articles-r.xml.gz",
+        "www.example.de/sitemap.xml",
+    ]
+    assert report["s3_objects_read"] == ["www.example.de/sitemap-articles-r.xml.gz"]
+
+
+def test_alternates_may_point_to_another_listed_host(aws: Aws, sites: pytest.MonkeyPatch) -> None:
+    pair = (
+        Alternate(hreflang="en", href=f"{SITE}/p/1"),
+        Alternate(hreflang="de", href=f"{OTHER}/p/1"),
+    )
+    put(aws, f"{SITE}/p/1", alternates=pair)
+    put(aws, f"{OTHER}/p/1", alternates=pair)
+
+    report = aws.invoke()
+
+    assert report["urls_skipped"] == []
+    assert both_hosts(aws)["www.example.de/sitemap-products-r.xml.gz"] == [f"{OTHER}/p/1"]
