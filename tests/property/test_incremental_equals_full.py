@@ -1,11 +1,14 @@
 """After any waves of changes and incremental runs, with crashes and injected faults, the site
 publishes exactly what a full rebuild of the same table publishes.
 
-Each example drives the real rebuild handler on moto: random waves of upserts and deletes over a
-small pool of URLs, an incremental run after each wave that may crash at a random call or meet
-injected faults (throttling and 5xx answers) on up to 30% of its AWS calls, then one clean run.
-The published entries (every ``<url>`` element, all its fields, by loc) must equal those of a
-full render of the table's live items, and a reconciling full rebuild must find no drift. Some
+Each example drives the real rebuild handler on moto, for two hosts and path rules: random waves
+of upserts (each naming a section or not, so pages move between sections) and deletes over a
+small pool of URLs on both hosts, an incremental run after each wave that may crash at a random
+call or meet injected faults (throttling and 5xx answers) on up to 30% of its AWS calls, then one
+clean run.
+The published entries (every ``<url>`` element, all its fields, by host, section and loc) must
+equal those of a full render of the table's live items, each in its own host's and section's
+files, and a reconciling full rebuild must find no drift. Some
 pages carry videos and a news object; the runs' clock (injected, six hours later each wave)
 moves articles out of the news window, and the News files must hold what a render of the table
 at the last run's clock holds.
@@ -13,7 +16,6 @@ at the last run's clock holds.
 
 from __future__ import annotations
 
-import gzip
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,16 +27,18 @@ from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import Entry, Site
+from sitemap_updater.protocol import Entry
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Video
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
-from sitemap_updater.store.items import is_live
-from sitemap_updater.store.keys import LEASE_SK, meta_key
+from sitemap_updater.store.items import is_live, url_hash_of
+from sitemap_updater.store.keys import EMPTY_SITE_KEY, LEASE_SK, meta_key
+from sitemap_updater.store.spaces import Layout, key_prefix_of
 from tests.integration.rebuild.conftest import (
     SITE,
     STATE_TABLE,
@@ -42,10 +46,14 @@ from tests.integration.rebuild.conftest import (
     Aws,
     apply_rebuild_env,
 )
+from tests.integration.rebuild.test_sections_and_hosts import OTHER, both_hosts
 from tests.reliability.crash_support import world
 
 CAP = 4
 POOL = 24
+RULES = "/p/=products"
+SITES = f"{SITE},{OTHER}"
+LAYOUT = Layout(Sites.parse(SITES), SectionRules.parse(RULES))
 LEASE = {k: {"S": v} for k, v in meta_key(LEASE_SK).items()}
 
 #: the first run's clock (2024-05-01T12:00:00Z); each wave's run is six hours later
@@ -58,7 +66,14 @@ change = st.tuples(
     # hours before T0 the page was published as a news article (None: not an article)
     st.sampled_from([None, None, 1, 20, 40]),
     st.booleans(),  # with a video
+    st.sampled_from([None, None, "sale"]),  # the section the change names
 )
+
+
+def loc_of_index(index: int) -> str:
+    """Pool URL ``index``: on either host, under a path a rule places or not."""
+    site = (SITE, OTHER)[index % 2]
+    return f"{site}/{('p', 'q')[index // 2 % 2]}/{index}"
 
 
 #: the clock every rebuild of the test reads (the handler builds its service with it)
@@ -136,13 +151,20 @@ def disturbed(aws: Aws, kind: str, n: int) -> Iterator[None]:
             client.meta.events.unregister("before-call", unique_id="disturb")
 
 
-def published_fragments(aws: Aws) -> dict[str, bytes]:
-    """URL hash -> ``<url>`` fragment of every entry the published index leads to (the news
-    files apart)."""
-    fragments: dict[str, bytes] = {}
-    for key in aws.crawl():
-        if not is_news_key(key):
-            fragments.update(parse_published(aws.object(key)["Body"].read()))
+def space_of_key(key: str) -> str:
+    """The space of a published file's key (``www.example.de/sitemap-sale-r0.xml.gz``)."""
+    name = key[len(key_prefix_of(key)) :].removeprefix("sitemap-").rsplit("-r", 1)[0]
+    return f"{key_prefix_of(key)}{name}/"
+
+
+def published_fragments(aws: Aws) -> dict[tuple[str, str], bytes]:
+    """(space, URL hash) -> ``<url>`` fragment of every entry the published indexes lead to
+    (the news files apart)."""
+    fragments: dict[tuple[str, str], bytes] = {}
+    for key in both_hosts(aws):
+        if not is_news_key(key) and not key.endswith(EMPTY_SITE_KEY):
+            got = parse_published(aws.object(key)["Body"].read())
+            fragments.update({(space_of_key(key), uh): f for uh, f in got.items()})
     return fragments
 
 
@@ -155,16 +177,17 @@ def live_items(aws: Aws) -> list[Any]:
     return [i for i in items if is_live(i)]
 
 
-def full_render_fragments(aws: Aws) -> dict[str, bytes]:
-    """The fragments a full render of the table's live URL items gives."""
-    live = live_items(aws)
-    if not live:
-        return {}
-    site = Site.parse(SITE)
-    fragments: dict[str, bytes] = {}
-    for part in render_shard("r", live, site, max_urls=50_000, max_bytes=50_000_000):
-        assert part.body is not None
-        fragments.update(parse_published(part.body))
+def full_render_fragments(aws: Aws) -> dict[tuple[str, str], bytes]:
+    """The fragments a full render of the table's live URL items gives, each in its space."""
+    spaces: dict[str, list[Any]] = {}
+    for item in live_items(aws):
+        spaces.setdefault(LAYOUT.space_of(item), []).append(item)
+    fragments: dict[tuple[str, str], bytes] = {}
+    for space, items in spaces.items():
+        site = LAYOUT.site_of_shard(space + "r")
+        for part in render_shard("r", items, site, max_urls=50_000, max_bytes=50_000_000):
+            assert part.body is not None
+            fragments.update({(space, uh): f for uh, f in parse_published(part.body).items()})
     return fragments
 
 
@@ -172,6 +195,8 @@ def full_render_fragments(aws: Aws) -> dict[str, bytes]:
 def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     """The rebuild tests' environment, with a cap that splits this small site into files."""
     apply_rebuild_env(monkeypatch)
+    monkeypatch.setenv("SITE_URL", SITES)
+    monkeypatch.setenv("SECTION_RULES", RULES)
     monkeypatch.setenv("MAX_URLS_PER_SITEMAP", str(CAP))
     monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "CRITICAL")
     return monkeypatch
@@ -184,7 +209,8 @@ def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 )
 @given(waves=st.lists(wave, min_size=1, max_size=5))
 def test_incremental_runs_with_crashes_and_faults_publish_what_a_full_rebuild_does(
-    env: pytest.MonkeyPatch, waves: list[tuple[list[tuple[int, str, str | None, Any, bool]], Any]]
+    env: pytest.MonkeyPatch,
+    waves: list[tuple[list[tuple[int, str, str | None, Any, bool, str | None]], Any]],
 ) -> None:
     clock = CLOCK
     clock[0] = T0
@@ -193,10 +219,10 @@ def test_incremental_runs_with_crashes_and_faults_publish_what_a_full_rebuild_do
         env.setenv("DISTRIBUTION_ID", "")  # invalidation is opt-in; not what this compares
         for wave_number, (changes, (kind, n)) in enumerate(waves):
             clock[0] = T0 + 3600 * WAVE_HOURS * wave_number
-            for index, action, lastmod, news_hours, video in changes:
-                loc = f"{SITE}/p/{index}"
+            for index, action, lastmod, news_hours, video, section in changes:
+                loc = loc_of_index(index)
                 if action == "upsert":
-                    aws.upsert(entry(loc, lastmod, news_hours, video))
+                    aws.upsert(entry(loc, lastmod, news_hours, video), section=section)
                 else:
                     aws.delete(loc)
             try:
@@ -213,18 +239,19 @@ def test_incremental_runs_with_crashes_and_faults_publish_what_a_full_rebuild_do
         assert clean["complete"] is True
 
         expected = full_render_fragments(aws)
-        if expected:
-            assert published_fragments(aws) == expected
-        else:  # no live URL: the empty-site file, which holds only the site root
-            assert list(aws.crawl()) == ["sitemap-home.xml.gz"]
+        published = published_fragments(aws)
+        assert published == expected
+        hosts_with_urls = {space.split("/")[0] for space, _ in expected if space.count("/") > 1}
+        if "www.example.de" not in hosts_with_urls:  # no live URL there: its empty-site file
+            assert "www.example.de/sitemap-home.xml.gz" in both_hosts(aws)
 
-        news = NewsDesk(Sites.parse(SITE), window_hours=48, now=clock[0], max_bytes=47_185_920)
+        news = NewsDesk(Sites.parse(SITES), window_hours=48, now=clock[0], max_bytes=47_185_920)
         news.replace_shard("r", live_items(aws))
         expected_news = {f.key: f.body for f in news.render()}
-        listed = [key for key in aws.crawl() if is_news_key(key)]
+        listed = [key for key in both_hosts(aws) if is_news_key(key)]
         assert {key: aws.object(key)["Body"].read() for key in listed} == expected_news
 
         reconcile = aws.invoke({"full_rebuild": True})
         assert reconcile["drift_repaired"] == 0
-        for key in aws.crawl():
-            gzip.decompress(aws.object(key)["Body"].read())  # every listed file is readable
+        assert published_fragments(aws) == expected
+        assert {url_hash_of(i) for i in live_items(aws)} == {uh for _, uh in expected}

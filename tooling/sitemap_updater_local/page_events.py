@@ -1,9 +1,12 @@
 """Realistic, reproducible page events for the demo: a shop-and-magazine site of N pages.
 
 Every event follows the ingest contract: ``{"action": "upsert", "url", "occurred_at", ...}`` with
-the optional ``lastmod``, ``changefreq``, ``priority``, ``alternates`` (hreflang links on the same
-site), ``images``, ``videos`` and ``news``; or ``{"action": "delete", "url", "occurred_at"}``. The
-same seed always gives the same events (the news articles are dated from a given ``now``).
+the optional ``lastmod``, ``changefreq``, ``priority``, ``section``, ``alternates`` (hreflang
+links that list the page itself too, as Google asks; on the same site, or on a second host that
+holds the German twin of each translated page), ``images``, ``videos`` and ``news``; or
+``{"action": "delete", "url", "occurred_at"}``. The same seed always gives the same events (the
+news articles are dated from a given ``now``). Category pages name their section (``products``);
+the others are placed by the deployment's path rules.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ _WORDS = (
     "guide", "tips", "care", "review", "ideas", "autumn", "small", "studio", "garden", "kitchen",
 )  # fmt: skip
 _LANGUAGES = ("de", "fr", "es")
+#: the section category pages name in their events (the others come from the path rules)
+CATEGORY_SECTION = "products"
 BASE_TIME = datetime(2026, 11, 20, 8, 0, tzinfo=UTC)
 
 
@@ -79,7 +84,40 @@ def page_at(i: int, site: str) -> Page:
     return Page(f"{site}/{path}/{slug}-{i}", path, freq, prio, i % 5 == 0, images)
 
 
-def upsert_event(page: Page, site: str, moment: datetime, revision: int = 0) -> dict[str, Any]:
+def twin_url(page: Page, site: str, twin_site: str) -> str:
+    """The URL of the German twin of a translated page of ``site`` on ``twin_site``."""
+    return twin_site + page.url[len(site) :]
+
+
+def twins(pages: Sequence[Page], site: str, twin_site: str) -> list[Page]:
+    """The German twin, on ``twin_site``, of every translated page."""
+    return [
+        Page(twin_url(p, site, twin_site), p.section, p.changefreq, p.priority, True, 0)
+        for p in pages
+        if p.translated
+    ]
+
+
+def _alternates(page: Page, site: str, twin_site: str | None) -> list[dict[str, str]]:
+    """hreflang links of a translated page, itself among them: to its German twin on
+    ``twin_site`` (from both sides), or else to translations under ``/de/``, ``/fr/``, ``/es/``."""
+    if twin_site is None:
+        path = page.url[len(site) :]
+        own = [{"hreflang": "en", "href": page.url}]
+        return own + [{"hreflang": lang, "href": f"{site}/{lang}{path}"} for lang in _LANGUAGES]
+    if page.url.startswith(twin_site + "/"):
+        english = site + page.url[len(twin_site) :]
+        return [{"hreflang": "en", "href": english}, {"hreflang": "de", "href": page.url}]
+    return [
+        {"hreflang": "en", "href": page.url},
+        {"hreflang": "de", "href": twin_url(page, site, twin_site)},
+    ]
+
+
+def upsert_event(
+    page: Page, site: str, moment: datetime, revision: int = 0, twin_site: str | None = None
+) -> dict[str, Any]:
+    """The upsert of ``page`` (of ``site``, or a twin on ``twin_site``) at ``moment``."""
     event: dict[str, Any] = {
         "action": "upsert",
         "url": page.url,
@@ -88,11 +126,10 @@ def upsert_event(page: Page, site: str, moment: datetime, revision: int = 0) -> 
         "changefreq": page.changefreq,
         "priority": page.priority,
     }
+    if page.section == "category":
+        event["section"] = CATEGORY_SECTION
     if page.translated:
-        path = page.url[len(site) :]
-        event["alternates"] = [
-            {"hreflang": lang, "href": f"{site}/{lang}{path}"} for lang in _LANGUAGES
-        ]
+        event["alternates"] = _alternates(page, site, twin_site)
     if page.images:
         name = page.url.rsplit("/", 1)[-1]
         event["images"] = [
@@ -105,16 +142,21 @@ def delete_event(page: Page, moment: datetime) -> dict[str, Any]:
     return {"action": "delete", "url": page.url, "occurred_at": _stamp(moment)}
 
 
-def initial_events(pages: Sequence[Page], site: str) -> list[str]:
+def initial_events(pages: Sequence[Page], site: str, twin_site: str | None = None) -> list[str]:
     """One message body per page, published over the first hours of the base day."""
     return [
-        json.dumps(upsert_event(p, site, BASE_TIME + timedelta(seconds=7 * i)))
+        json.dumps(upsert_event(p, site, BASE_TIME + timedelta(seconds=7 * i), twin_site=twin_site))
         for i, p in enumerate(pages)
     ]
 
 
 def follow_up(
-    pages: Sequence[Page], site: str, changes: int, deletes: int, seed: int = 2026
+    pages: Sequence[Page],
+    site: str,
+    changes: int,
+    deletes: int,
+    seed: int = 2026,
+    twin_site: str | None = None,
 ) -> tuple[list[str], list[Page], list[Page]]:
     """Bodies that edit ``changes`` pages and delete ``deletes`` others, a day later."""
     rng = random.Random(seed + 1)
@@ -122,7 +164,9 @@ def follow_up(
     changed, deleted = chosen[:changes], chosen[changes:]
     later = BASE_TIME + timedelta(days=1)
     bodies = [
-        json.dumps(upsert_event(p, site, later + timedelta(seconds=i), revision=1))
+        json.dumps(
+            upsert_event(p, site, later + timedelta(seconds=i), revision=1, twin_site=twin_site)
+        )
         for i, p in enumerate(changed)
     ]
     bodies += [json.dumps(delete_event(p, later + timedelta(minutes=5))) for p in deleted]

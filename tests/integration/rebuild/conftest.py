@@ -25,6 +25,7 @@ from moto import mock_aws
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.store.items import live_item, tombstone_item
 from sitemap_updater.store.keys import (
+    ATTR_SECTION,
     FEED_SK,
     SHARDMAP_SK,
     hash_bits,
@@ -114,12 +115,16 @@ class Aws:
                 return leaf
         raise AssertionError(f"no leaf for {loc}")
 
-    def upsert(self, *entries: Entry) -> None:
-        """Write live URL items as ingest does (the table's stream carries them)."""
+    def upsert(self, *entries: Entry, section: str | None = None) -> None:
+        """Write live URL items as ingest does (the table's stream carries them), each with
+        the ``section`` its change named (None: the path rules place it)."""
         for entry in entries:
-            digest = hashlib.sha256(repr(entry).encode()).hexdigest()
+            digest = hashlib.sha256(f"{entry!r}{section}".encode()).hexdigest()
             ev = f"20240501T120000.{next(_counter):06d}Z#0#{digest}"
-            self.dynamodb.put_item(TableName=TABLE, Item=live_item(entry, ev, digest))
+            item = live_item(entry, ev, digest)
+            if section is not None:
+                item[ATTR_SECTION] = {"S": section}
+            self.dynamodb.put_item(TableName=TABLE, Item=item)
 
     def delete(self, *locs: str) -> None:
         """Write tombstones as ingest does."""
@@ -151,19 +156,21 @@ class Aws:
         listing = self.s3.list_objects_v2(Bucket=BUCKET)
         return {o["Key"] for o in listing.get("Contents", [])}
 
-    def crawl(self) -> dict[str, list[str]]:
-        """Every file the index lists -> its locs; checks the index and every file it lists
-        with the project's validator and the XSDs (``assert_published_file_valid``)."""
-        index = self.object("sitemap.xml")["Body"].read()
-        assert_published_file_valid("sitemap.xml", index)
+    def crawl(self, site: str = SITE, prefix: str = "") -> dict[str, list[str]]:
+        """Every file the index of ``site`` (under the key ``prefix``) lists -> its locs; checks
+        the index and every file it lists with the project's validator and the XSDs
+        (``assert_published_file_valid``), against the host they are served from."""
+        index = self.object(prefix + "sitemap.xml")["Body"].read()
+        assert_published_file_valid("sitemap.xml", index, site)
         files: dict[str, list[str]] = {}
         for loc in etree.fromstring(index).findall("sm:sitemap/sm:loc", NS):
-            assert loc.text is not None and loc.text.startswith(SITE + "/sitemap-")
-            key = loc.text[len(SITE) + 1 :]
-            raw = self.object(key)["Body"].read()
-            assert_published_file_valid(key, raw)
+            assert loc.text is not None and loc.text.startswith(site + "/sitemap-")
+            name = loc.text[len(site) + 1 :]
+            raw = self.object(prefix + name)["Body"].read()
+            assert_published_file_valid(name, raw, site)
             xml = gzip.decompress(raw)
-            files[key] = [e.text or "" for e in etree.fromstring(xml).findall("sm:url/sm:loc", NS)]
+            root = etree.fromstring(xml)
+            files[prefix + name] = [e.text or "" for e in root.findall("sm:url/sm:loc", NS)]
         return files
 
     def index_lastmods(self) -> dict[str, str | None]:

@@ -4,8 +4,6 @@ the run that adds it to the new one, and one change rewrites one file and its ho
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import itertools
 from typing import Any
 
@@ -13,14 +11,9 @@ import pytest
 from lxml import etree
 
 from sitemap_updater.protocol.entry import Alternate, Entry
-from sitemap_updater.store.items import live_item, tombstone_item
-from sitemap_updater.store.keys import ATTR_SECTION
 from tests.integration.rebuild.conftest import (
-    NS,
     SITE,
-    TABLE,
     Aws,
-    assert_published_file_valid,
 )
 
 OTHER = "https://www.example.de"
@@ -36,40 +29,11 @@ def sites(env: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def put(aws: Aws, loc: str, *, section: str | None = None, **fields: Any) -> None:
-    """Write a live URL item as ingest does, with the section the change named."""
-    entry = Entry(loc=loc, **fields)
-    digest = hashlib.sha256(f"{loc}{section}{fields}".encode()).hexdigest()
-    item = live_item(entry, f"20240501T120000.{next(_events):06d}Z#0#{digest}", digest)
-    if section is not None:
-        item[ATTR_SECTION] = {"S": section}
-    aws.dynamodb.put_item(TableName=TABLE, Item=item)
-
-
-def remove(aws: Aws, loc: str) -> None:
-    digest = hashlib.sha256(loc.encode()).hexdigest()
-    ev = f"20240501T120000.{next(_events):06d}Z#1#{digest}"
-    aws.dynamodb.put_item(TableName=TABLE, Item=tombstone_item(loc, ev, digest, 2_000_000_000))
-
-
-def crawl(aws: Aws, origin: str, prefix: str) -> dict[str, list[str]]:
-    """What a crawler of ``origin`` reaches from its index: file key -> locs, every object
-    checked with the validator against the host it is served from."""
-    index = aws.object(prefix + "sitemap.xml")["Body"].read()
-    assert_published_file_valid("sitemap.xml", index, origin)
-    files: dict[str, list[str]] = {}
-    for node in etree.fromstring(index).findall("sm:sitemap/sm:loc", NS):
-        url = node.text or ""
-        assert url.startswith(origin + "/"), f"{url} is not served from {origin}"
-        key = prefix + url[len(origin) + 1 :]
-        raw = aws.object(key)["Body"].read()
-        assert_published_file_valid(url[len(origin) + 1 :], raw, origin)
-        root = etree.fromstring(gzip.decompress(raw))
-        files[key] = [e.text or "" for e in root.findall("sm:url/sm:loc", NS)]
-    return files
+    aws.upsert(Entry(loc=loc, **fields), section=section)
 
 
 def both_hosts(aws: Aws) -> dict[str, list[str]]:
-    return {**crawl(aws, SITE, ""), **crawl(aws, OTHER, "www.example.de/")}
+    return {**aws.crawl(SITE, ""), **aws.crawl(OTHER, "www.example.de/")}
 
 
 def section_of_key(key: str) -> str:
@@ -136,7 +100,7 @@ def test_a_deleted_page_with_its_own_section_leaves_that_section(
     put(aws, f"{SITE}/p/1", section="sale")
     put(aws, f"{SITE}/p/2", section="sale")
     aws.invoke()
-    remove(aws, f"{SITE}/p/1")  # the tombstone names no section
+    aws.delete(f"{SITE}/p/1")  # the tombstone names no section
 
     aws.invoke()
 

@@ -1,11 +1,17 @@
 """``sitemap-updater demo``: the whole flow on an embedded AWS (moto), start to finish.
 
-1. Generate N realistic page events, a few news articles and a page with a video, and send them
-   to the queue.
+1. Generate N realistic page events on the primary host (``www.example.com``), the German twin of
+   each translated page on a second host (``www.example.de``, hreflang links in both directions,
+   each page listing itself too), a few news articles and a page with a video, and send them to
+   the queue. The deployment serves both hosts and places pages in three sections: ``products``
+   and ``articles`` by path rules, category pages by their own ``section`` field, and the rest in
+   ``pages``.
 2. Drain the queue through the ingest function, and rebuild.
 3. Change a few pages, delete a few, and send a few poison messages.
 4. Rebuild again.
-5. Download the bucket into DIR (files from an earlier demo run are replaced).
+5. Download the bucket into DIR (files from an earlier demo run are replaced): the primary
+   host's files at its top, the second host's under ``DIR/www.example.de/``, where its index
+   says they are.
 6. Validate every file against the official schemas and the protocol rules.
 7. Print a summary: files, URLs, rejected messages with reasons, what the incremental run after
    the changes read and wrote, what IndexNow would have been sent (the demo deploys with an
@@ -39,6 +45,11 @@ from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 DEFAULT_URLS = 2_000
 DEFAULT_OUT = Path("sitemap-out")
 SITE = "https://www.example.com"
+#: the second host: the German twins of the translated pages
+TWIN_SITE = "https://www.example.de"
+SITES = (SITE, TWIN_SITE)
+#: the demo's path rules (category pages name their section themselves)
+SECTION_RULES = "/products/=products,/blog/=articles"
 #: A small shard cap, so that even a small demo publishes several files and the second rebuild
 #: shows that only the files holding a changed page are rewritten and invalidated.
 DEMO_MAX_URLS_PER_SITEMAP = 250
@@ -118,14 +129,19 @@ def _send_and_drain(dep: LocalDeployment, bodies: list[str], label: str) -> None
 
 def _clear_previous(out: Path) -> None:
     """Remove the files an earlier demo run left, so only this run's files are validated."""
-    if not out.is_dir():
-        return
-    for path in out.iterdir():
-        if path.is_file() and (
-            path.name in {"sitemap.xml", "robots.txt"}
-            or (path.name.startswith("sitemap-") and path.name.endswith(".xml.gz"))
-        ):
-            path.unlink()
+    for directory in (out, *(out / host_folder(site) for site in SITES[1:])):
+        if not directory.is_dir():
+            continue
+        for path in directory.iterdir():
+            if path.is_file() and (
+                path.name in {"sitemap.xml", "robots.txt"} or path.name.startswith("sitemap")
+            ):
+                path.unlink()
+
+
+def host_folder(site: str) -> str:
+    """Where a second host's files are, under the download directory (its key prefix)."""
+    return site.split("://", 1)[1]
 
 
 def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoResult:
@@ -133,21 +149,33 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         raise ValueError(f"--urls {urls}: must be at least 1")
     timer = _Timer()
     pages = page_events.make_pages(urls, SITE)
+    twins = page_events.twins(pages, SITE, TWIN_SITE)
     deletes = min(DEMO_DELETES, urls // 2)
     changes = min(DEMO_CHANGES, urls - deletes)
-    params = {"PublicBaseUrl": SITE, "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP)}
+    sites = ",".join(SITES)
+    params = {
+        "PublicBaseUrl": sites,
+        "SectionRules": SECTION_RULES,
+        "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP),
+    }
     # the articles are dated from the demo's own clock, so some are inside the news window
     extra = page_events.news_events(SITE, datetime.now(UTC))
     extra.append(page_events.video_event(SITE, datetime.now(UTC)))
     with (
         RecordingEndpoint() as indexnow,
-        LocalDeployment(template, SITE, parameters={**params, **_indexnow_params(indexnow)}) as dep,
+        LocalDeployment(
+            template, sites, parameters={**params, **_indexnow_params(indexnow)}
+        ) as dep,
     ):
         with timer.step("send + ingest"):
-            _send_and_drain(dep, page_events.initial_events(pages, SITE) + extra, "pages")
+            events = page_events.initial_events(pages, SITE, TWIN_SITE)
+            events += page_events.initial_events(twins, SITE, TWIN_SITE)
+            _send_and_drain(dep, events + extra, "pages")
         with timer.step("rebuild"):
             first = dep.rebuild_until_clean()
-        follow, _, deleted = page_events.follow_up(pages, SITE, changes, deletes)
+        follow, _, deleted = page_events.follow_up(
+            pages, SITE, changes, deletes, twin_site=TWIN_SITE
+        )
         poison = page_events.poison_messages(SITE)
         with timer.step("changes + ingest"):
             _send_and_drain(dep, follow + [body for body, _ in poison], "changes")
@@ -160,6 +188,7 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         rejected = [(d.body, d.reason or "") for d in dep.dead_letters() if d.reason]
     with timer.step("validate"):
         reports = validate_path(out, base_url=SITE)
+        reports += validate_path(out / host_folder(TWIN_SITE), base_url=TWIN_SITE)
     news_files = {
         Path(r.source).name: r.url_count for r in reports if Path(r.source).name in _news(reports)
     }
@@ -176,7 +205,7 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         files=reports,
         news_files=news_files,
         videos=videos,
-        urls_sent=urls + len(extra),
+        urls_sent=urls + len(twins) + len(extra),
         urls_deleted=len(deleted),
         urls_published=published,
         rejected=rejected,
@@ -204,12 +233,12 @@ def _short(text: str, limit: int = 90) -> str:
 
 
 def summary(result: DemoResult, out: Path) -> str:
-    lines = [f"Published files in {out}/:"]
+    lines = [f"Published files in {out}/ ({SITE}; {TWIN_SITE} under {host_folder(TWIN_SITE)}/):"]
     for report in result.files:
         status = "valid" if report.ok else "INVALID"
+        name = str(Path(report.source).relative_to(out))
         lines.append(
-            f"  {Path(report.source).name:<28} {report.kind or '?':<13} "
-            f"{report.url_count:>6} entries  {status}"
+            f"  {name:<44} {report.kind or '?':<13} {report.url_count:>6} entries  {status}"
         )
         lines += [f"      {p}" for p in report.problems]
     lines.append(

@@ -2,18 +2,20 @@
 
 Usage::
 
-    sitemap-updater simulate WAVE.jsonl [WAVE.jsonl ...] --out DIR [--site URL]
-        [--max-urls-per-sitemap N] [--faults RATE --seed S] [--indexnow-key KEY]
-        [--start ISO8601 [--wave-gap SECONDS]]
+    sitemap-updater simulate WAVE.jsonl [WAVE.jsonl ...] --out DIR [--site URL ...]
+        [--section-rules RULES] [--max-urls-per-sitemap N] [--faults RATE --seed S]
+        [--indexnow-key KEY] [--start ISO8601 [--wave-gap SECONDS]]
 
 Each line of a wave file is one raw SQS message body, sent as is (it may be invalid on purpose;
 empty lines are skipped; an empty wave file only runs the scheduled rebuild). For each wave, in
 order: send its messages, drain the queue completely
 through the emulated SQS event source mapping (retries and dead-lettering included), then run the
 scheduled rebuild until it reports that no dirty shard remains. The system runs on moto from
-template.yaml, with ``PublicBaseUrl`` set to ``--site`` (the files are published as the site's
-own ``/sitemap.xml``). ``--faults RATE --seed S`` makes a seeded share RATE of the functions'
-DynamoDB and S3 calls fail with throttling or 5xx errors.
+template.yaml, with ``SiteUrl`` and ``PublicBaseUrl`` set to the ``--site`` origins (the files
+are published as each site's own ``/sitemap.xml``; ``--site`` given more than once serves several
+hosts, the first at the bucket root and each other under ``<host>/``, where its index says its
+files are), and ``SectionRules`` set to ``--section-rules``. ``--faults RATE --seed S`` makes a
+seeded share RATE of the functions' DynamoDB and S3 calls fail with throttling or 5xx errors.
 
 ``--indexnow-key KEY`` deploys with ``IndexNowKey`` set and ``IndexNowEndpoint`` pointing at a
 local recording endpoint on 127.0.0.1 (nothing is sent to the internet). ``--start ISO8601`` is the
@@ -74,6 +76,9 @@ from pathlib import Path
 from typing import Any
 
 from sitemap_updater.indexnow import IndexNowConfigError, check_key
+from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.sections import SectionRules
+from sitemap_updater.sites import Sites
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
@@ -101,9 +106,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--site",
-        default=DEFAULT_SITE,
+        action="append",
         metavar="URL",
-        help=f"site origin, published as PublicBaseUrl (default {DEFAULT_SITE})",
+        help=f"site origin, published as PublicBaseUrl; repeat it to serve several hosts, the "
+        f"first being the primary (default {DEFAULT_SITE})",
+    )
+    parser.add_argument(
+        "--section-rules",
+        default=None,
+        metavar="RULES",
+        help="ordered path-prefix rules that place a URL without a section, e.g. "
+        "/p/=products,/blog/=articles (default: none, every such URL is in 'pages')",
     )
     parser.add_argument(
         "--max-urls-per-sitemap",
@@ -158,14 +171,18 @@ def simulate(
     *,
     site: str = DEFAULT_SITE,
     template: Path = DEFAULT_TEMPLATE,
+    section_rules: str | None = None,
     max_urls_per_sitemap: int | None = None,
     faults: FaultPlan | None = None,
     indexnow_key: str | None = None,
     start: datetime | None = None,
     wave_gap: float = DEFAULT_WAVE_GAP,
 ) -> dict[str, Any]:
-    """Run the waves; write the bucket and report.json into ``out``; return the report."""
+    """Run the waves; write the bucket and report.json into ``out``; return the report.
+    ``site`` is one origin or a comma-separated list of them."""
     parameters = {"PublicBaseUrl": site}
+    if section_rules is not None:
+        parameters["SectionRules"] = section_rules
     if max_urls_per_sitemap is not None:
         parameters["MaxUrlsPerSitemap"] = str(max_urls_per_sitemap)
     report: dict[str, Any] = {"waves": []}
@@ -252,8 +269,9 @@ def run(args: argparse.Namespace) -> int:
         report = simulate(
             waves,
             args.out,
-            site=args.site,
+            site=site_list(args),
             template=args.template,
+            section_rules=args.section_rules,
             max_urls_per_sitemap=args.max_urls_per_sitemap,
             faults=plan,
             indexnow_key=args.indexnow_key,
@@ -294,7 +312,17 @@ def _checked_inputs(
         plan = FaultPlan(args.faults, args.seed) if args.faults is not None else None
     except ValueError as exc:
         raise _Unusable(f"--faults: {exc}") from exc
+    try:
+        Sites.parse(site_list(args))
+        SectionRules.parse(args.section_rules or "", field="--section-rules")
+    except SitemapError as exc:
+        raise _Unusable(f"--site: {exc}" if "site" in exc.field else str(exc)) from exc
     return waves, start, plan
+
+
+def site_list(args: argparse.Namespace) -> str:
+    """The ``--site`` origins as the ``SiteUrl`` parameter holds them."""
+    return ",".join(args.site or [DEFAULT_SITE])
 
 
 def _read_wave_file(path: Path) -> list[str]:
