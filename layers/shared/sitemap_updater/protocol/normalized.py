@@ -96,18 +96,22 @@ class NormalForm:
         return known
 
     def alternates(self, pairs: Sequence[Sequence[Any]]) -> bool:
-        """Whether every ``(hreflang, href)`` is a language tag (``languages.tags``) and a URL on
-        the site."""
+        """Whether every ``(hreflang, href)`` is a language tag (``languages.tags``) and a URL in
+        normalized form on the site or on an origin its alternates may point to
+        (``Site.alternate_ok``)."""
         on_site = self.on_site
         for hreflang, href in pairs:
             if (
                 type(hreflang) is not str
                 or type(href) is not str
                 or not is_hreflang(hreflang)
-                or not on_site(href)
+                or not (on_site(href) or self._elsewhere(href))
             ):
                 return False
         return True
+
+    def _elsewhere(self, href: str) -> bool:
+        return self.site.alternate_ok(href) and already_normalized(href)
 
 
 def images_normalized(locs: Sequence[Any], site: Site) -> bool:

@@ -33,6 +33,8 @@ ATTR_DIGEST: Final = "digest"
 ATTR_TTL: Final = "ttl"
 #: when ingest wrote the item (epoch milliseconds, the ingest function's clock)
 ATTR_WRITTEN_AT: Final = "wt"
+#: the section the change named (only when it named one; see ``sitemap_updater.sections``)
+ATTR_SECTION: Final = "sec"
 STATE_LIVE: Final = "live"
 STATE_GONE: Final = "gone"
 
