@@ -56,11 +56,15 @@ class Sites:
                     f"entry {number} of {len(entries)} is empty: must be one origin or a "
                     "comma-separated list of origins (scheme://host[:port])",
                 )
-            site = Site.parse(entry, media_hosts)
+            where = f"entry {number} of {len(entries)}: " if len(entries) > 1 else ""
+            try:
+                site = Site.parse(entry, media_hosts)
+            except InvalidUrlError as exc:
+                raise InvalidUrlError("site", entry, where + exc.rule) from None
             host = host_of(site.root_url)
             if host in hosts:
                 raise InvalidUrlError(
-                    "site", entry, f"host {host} is listed twice (also as {hosts[host]})"
+                    "site", entry, f"{where}host {host} is listed twice (also as {hosts[host]})"
                 )
             hosts[host] = entry
             parsed.append(site)
