@@ -21,7 +21,7 @@ from sitemap_updater.protocol.urls import Site, host_of
 class Sites:
     """The listed sites, in list order (:attr:`all`); :attr:`primary` is the first."""
 
-    __slots__ = ("_by_origin", "_listed", "all", "primary")
+    __slots__ = ("_by_origin", "_listed", "_only_root", "all", "primary")
 
     def __init__(self, sites: Sequence[Site]) -> None:
         if not sites:
@@ -29,6 +29,8 @@ class Sites:
         self.all: tuple[Site, ...] = tuple(sites)
         self.primary: Site = self.all[0]
         self._by_origin = {site.origin: site for site in self.all}
+        #: the root URL of the one site of a list of one (its test is one ``startswith``)
+        self._only_root = self.primary.root_url if len(self.all) == 1 else None
         self._listed = ", ".join(site.origin for site in self.all)
 
     @classmethod
@@ -91,6 +93,9 @@ class Sites:
     def site_of(self, url: str) -> Site | None:
         """The listed site that owns the normalized ``url`` (``None``: none does). Any other
         text may be given: ``None`` then only says that it is not a normalized URL of a site."""
+        only = self._only_root
+        if only is not None:
+            return self.primary if url.startswith(only) else None
         # the origin ends at the first "/" after "scheme://" (the 8th character at the earliest)
         end = url.find("/", 8)
         return self._by_origin.get(url[:end]) if end > 0 else None
