@@ -208,10 +208,9 @@ class _Extensions:
 
 def _normalized(urls: list[str], joined: str, prefix: str) -> bool:
     """Whether each of ``urls`` (``joined`` with ``\\n``; each known to start with ``prefix``, or
-    to be in normalized form) has
-    only the characters of a normalized URL, ``%`` only in ``%XX``, and 12 to 2,048 characters
-    once XML-escaped; checked over the joined text with C-level operations (one
-    ``bytes.translate`` leaves only the line breaks)."""
+    to be in normalized form) has only the characters of a normalized URL, ``%`` only in
+    ``%XX``, and 12 to 2,048 characters once XML-escaped; checked over the joined text with
+    C-level operations (one ``bytes.translate`` leaves only the line breaks)."""
     if not (
         joined.isascii()
         and joined.encode("ascii").translate(None, _URL_CHARS) == b"\n" * (len(urls) - 1)
