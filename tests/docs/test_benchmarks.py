@@ -83,6 +83,8 @@ def test_judge_benchmark_reports_both_paths_and_their_ratio() -> None:
     for path in ("fast", "careful"):
         assert re.search(rf"judge {path} +300 events: best [\d.]+ s = +[\d.]+ µs/event", out)
     assert re.search(r"RATIO careful / fast = [\d.]+", out)
+    assert re.search(r"judge fast, 3 sites 300 events: best [\d.]+ s = +[\d.]+ µs/event", out)
+    assert re.search(r"RATIO fast, 3 sites / fast = [\d.]+", out)
     assert re.search(r"target: at most 10 µs/event on one core: (met|NOT met)", out)
 
 

@@ -10,8 +10,16 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.protocol import Site
+from sitemap_updater.sites import Sites, sites_of
 
 SITE = Site.parse("https://www.example.com")
+#: the site alone, the site first of a list of three, and the site whose alternates may point
+#: to any host
+SITE_LISTS = (
+    sites_of(SITE),
+    Sites.parse("https://www.example.com,https://www.example.de,http://shop.example.org:8080"),
+    Sites.parse("https://www.example.com", alternates_any_host=True),
+)
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -23,6 +31,7 @@ url_tail = st.one_of(st.text(_URL_CHARS, max_size=40), st.text(max_size=20))
 urls = st.one_of(
     url_tail.map(lambda t: "https://www.example.com/" + t),
     url_tail.map(lambda t: "https://cdn.example.net/" + t),
+    url_tail.map(lambda t: "https://www.example.de/" + t),
     st.tuples(st.sampled_from(["http", "https", "HTTPS", "ftp"]), st.text(_URL_CHARS, max_size=12))
     .map(lambda p: f"{p[0]}://{p[1]}"),
     st.sampled_from([
@@ -30,6 +39,8 @@ urls = st.one_of(
         "https://www.example.com/" + "&" * 420,
         "https://www.example.com/%zz",
         "https://www.example.com:443/x",
+        "http://shop.example.org:8080/x",
+        "https://WWW.example.de/x",
         "",
     ]),
 )  # fmt: skip

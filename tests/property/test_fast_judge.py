@@ -36,8 +36,13 @@ from sitemap_updater.protocol.limits import MAX_BYTES
 from sitemap_updater.protocol.render.element import plain_fragment
 from sitemap_updater.protocol.render.fragments import entry_fragment
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
+from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.items import live_item
-from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, some_of, urls
+from tests.property.strategies import NOW, SETTINGS, SITE, SITE_LISTS, lastmods, some_of, urls
+
+site_lists = st.sampled_from(SITE_LISTS)
+#: section names, and values that are not one
+sections = st.sampled_from(["products", "a", "blog-2", "x" * 32, "x" * 33, "Products", "", "a_b"])
 
 
 @SETTINGS
@@ -102,13 +107,14 @@ entries = st.builds(
 
 
 @SETTINGS
-@given(entries, st.text(max_size=40), st.text(max_size=64))
+@given(entries, st.text(max_size=40), st.text(max_size=64), st.none() | st.text(max_size=40))
 def test_item_size_and_digest_fast_paths_match_the_reference(
-    entry: Entry, key: str, digest: str
+    entry: Entry, key: str, digest: str, section: str | None
 ) -> None:
-    assert live_item_size(entry, key, digest) == item_size(live_item(entry, key, digest))
-    reference = canonical_entry_json(entry).encode("ascii")
-    assert content_digest(entry) == hashlib.sha256(reference).hexdigest()
+    item = live_item(entry, key, digest, section)
+    assert live_item_size(entry, key, digest, section) == item_size(item)
+    reference = canonical_entry_json(entry, section).encode("ascii")
+    assert content_digest(entry, section) == hashlib.sha256(reference).hexdigest()
 
 
 @SETTINGS
@@ -149,6 +155,7 @@ def change_objects(draw: st.DrawFn) -> dict[str, Any]:
         | json_values,
         "images": st.lists(st.fixed_dictionaries({"loc": urls}), max_size=2) | json_values,
         "occurred_at": st.datetimes(timezones=st.timezones()).map(datetime.isoformat) | json_values,
+        "section": sections | json_values,
         "news": st.fixed_dictionaries(
             {
                 "publication": st.fixed_dictionaries(
@@ -195,11 +202,11 @@ bodies = st.one_of(
 
 
 @SETTINGS
-@given(bodies)
-def test_decode_body_gives_the_careful_judgement(body: str) -> None:
+@given(bodies, site_lists)
+def test_decode_body_gives_the_careful_judgement(body: str, sites: Sites) -> None:
     sent_at = NOW - timedelta(seconds=1)
-    fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
-    careful = careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    fast = decode_body(body, sent_at=sent_at, site=sites, now=NOW)
+    careful = careful_decode_body(body, sent_at=sent_at, site=sites, now=NOW)
     assert fast == careful
 
 
@@ -207,6 +214,8 @@ def test_decode_body_gives_the_careful_judgement(body: str) -> None:
 
 site_urls = st.one_of(
     st.from_regex(r"https://www\.example\.com/[a-z0-9/_.'&%-]{0,30}", fullmatch=True),
+    st.from_regex(r"https://www\.example\.(de|fr)/[a-z0-9/_.'&%-]{0,30}", fullmatch=True),
+    st.from_regex(r"http://shop\.example\.org:8080/[a-z0-9/_.'&%-]{0,30}", fullmatch=True),
     urls,
 )
 utc_instants = st.datetimes(
@@ -256,6 +265,7 @@ def normalized_objects(draw: st.DrawFn) -> dict[str, Any]:
         )
         | st.sampled_from([None, {}]),
         "title": st.just("a field of the producer's own"),
+        "section": sections | st.sampled_from([None, 5]),
     }
     for name, strategy in fields.items():
         if draw(st.integers(0, 3)):
@@ -264,19 +274,24 @@ def normalized_objects(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @SETTINGS
-@given(normalized_objects())
-def test_normalized_objects_get_the_careful_judgement(decoded: dict[str, Any]) -> None:
+@given(normalized_objects(), site_lists)
+def test_normalized_objects_get_the_careful_judgement(
+    decoded: dict[str, Any], sites: Sites
+) -> None:
     body = json.dumps(decoded)
     sent_at = NOW - timedelta(seconds=1)
-    fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
-    careful = careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    fast = decode_body(body, sent_at=sent_at, site=sites, now=NOW)
+    careful = careful_decode_body(body, sent_at=sent_at, site=sites, now=NOW)
     assert fast == careful
-    plain = recognize(decoded, default_time=sent_at, site=SITE, now=NOW, body_length=len(body))
+    plain = recognize(decoded, default_time=sent_at, sites=sites, now=NOW, body_length=len(body))
     if plain is None:
         return
     (event,) = careful.items
     assert isinstance(event, ChangeEvent)
     assert plain.loc == event.loc
+    assert plain.section == event.section
+    site = sites.site_of(event.loc)
+    assert site is not None
     if event.entry is not None:
         fragment = plain_fragment(
             plain.loc,
@@ -286,20 +301,23 @@ def test_normalized_objects_get_the_careful_judgement(decoded: dict[str, Any]) -
             plain.alternates,
             plain.images,
         )
-        assert fragment.encode() == entry_fragment(event.entry, SITE, max_bytes=MAX_BYTES)
+        assert fragment.encode() == entry_fragment(event.entry, site, max_bytes=MAX_BYTES)
 
 
 @SETTINGS
-@given(normalized_objects())
-def test_a_fast_item_is_never_larger_than_its_body_allows(decoded: dict[str, Any]) -> None:
+@given(normalized_objects(), site_lists)
+def test_a_fast_item_is_never_larger_than_its_body_allows(
+    decoded: dict[str, Any], sites: Sites
+) -> None:
     """The bound that lets the fast path skip counting the item (``ingest.fast``)."""
     body = json.dumps(decoded, separators=(",", ":"))
     event = fast_change(
-        decoded, index=None, default_time=NOW, site=SITE, now=NOW, body_length=len(body)
+        decoded, index=None, default_time=NOW, sites=sites, now=NOW, body_length=len(body)
     )
     if event is None or event.entry is None:
         return
-    assert live_item_size(event.entry, event.event_key, event.digest) <= len(body) + FIXED_ALLOWANCE
+    size = live_item_size(event.entry, event.event_key, event.digest, event.section)
+    assert size <= len(body) + FIXED_ALLOWANCE
 
 
 def test_a_body_too_large_for_one_item_is_refused_with_the_reason() -> None:
@@ -307,7 +325,9 @@ def test_a_body_too_large_for_one_item_is_refused_with_the_reason() -> None:
     body = json.dumps({"action": "upsert", "url": SITE.root_url, "images": images})
     assert len(body) > ROOMY_BODY
     assert (
-        recognize(json.loads(body), default_time=NOW, site=SITE, now=NOW, body_length=len(body))
+        recognize(
+            json.loads(body), default_time=NOW, sites=sites_of(SITE), now=NOW, body_length=len(body)
+        )
         is None
     )
     judged = decode_body(body, sent_at=NOW, site=SITE, now=NOW)
@@ -330,7 +350,7 @@ def test_a_typical_event_is_decided_by_the_fast_path() -> None:
     }
     body = json.dumps(decoded)
     event = fast_change(
-        decoded, index=None, default_time=None, site=SITE, now=NOW, body_length=len(body)
+        decoded, index=None, default_time=None, sites=sites_of(SITE), now=NOW, body_length=len(body)
     )
     assert event is not None
     assert (event,) == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW).items
@@ -352,11 +372,33 @@ def test_instant_text_is_the_formatted_instant(raw: str) -> None:
 
 
 @SETTINGS
-@given(st.lists(normalized_objects(), min_size=1, max_size=4))
+@given(st.lists(normalized_objects(), min_size=1, max_size=4), site_lists)
 def test_arrays_of_normalized_objects_get_the_careful_judgement(
-    decoded: list[dict[str, Any]],
+    decoded: list[dict[str, Any]], sites: Sites
 ) -> None:
     body = json.dumps(decoded)
     sent_at = NOW - timedelta(seconds=1)
-    fast = decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
-    assert fast == careful_decode_body(body, sent_at=sent_at, site=SITE, now=NOW)
+    fast = decode_body(body, sent_at=sent_at, site=sites, now=NOW)
+    assert fast == careful_decode_body(body, sent_at=sent_at, site=sites, now=NOW)
+
+
+def test_a_typical_event_of_a_site_list_is_decided_by_the_fast_path() -> None:
+    sites = SITE_LISTS[1]
+    decoded = {
+        "action": "upsert",
+        "url": "https://www.example.de/schuhe/42",
+        "occurred_at": "2026-11-20T10:00:01.250Z",
+        "lastmod": "2026-11-20T10:00:00Z",
+        "alternates": [
+            {"hreflang": "de", "href": "https://www.example.de/schuhe/42"},
+            {"hreflang": "en", "href": f"{SITE.origin}/shoes/42"},
+        ],
+        "section": "products",
+    }
+    body = json.dumps(decoded)
+    event = fast_change(
+        decoded, index=None, default_time=None, sites=sites, now=NOW, body_length=len(body)
+    )
+    assert event is not None
+    assert event.section == "products"
+    assert (event,) == careful_decode_body(body, sent_at=NOW, site=sites, now=NOW).items

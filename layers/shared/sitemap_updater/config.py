@@ -16,6 +16,7 @@ from sitemap_updater.protocol.errors import InvalidUrlError, SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 from sitemap_updater.protocol.urls import media_hosts_of
 from sitemap_updater.sections import SectionRules
+from sitemap_updater.sites import Sites
 
 #: The default shard cap and byte cap of a file: a margin under the protocol's 50,000 URLs and
 #: 50 MiB, so that a shard can grow between splits. template.yaml sets the same values (its
@@ -61,11 +62,14 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 @dataclass(frozen=True, slots=True)
 class IngestConfig:
     table_name: str
+    #: one origin or a comma-separated list of them, the first the primary (``sites.Sites``)
     site_url: str
     dlq_url: str
     tombstone_ttl_days: int = 7
     #: hosts images and videos may live on besides the site's own (``None``: any host)
     media_hosts: frozenset[str] | None = None
+    #: whether hreflang alternates may point to any host, not only the listed sites
+    alternates_any_host: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> IngestConfig:
@@ -75,12 +79,14 @@ class IngestConfig:
             media_hosts = media_hosts_of(raw_hosts)
         except InvalidUrlError as exc:
             raise ConfigError(f"environment variable MEDIA_HOSTS={raw_hosts!r}: {exc}") from None
+        site_url = _site_list(e)
         return cls(
             table_name=_get(e, "TABLE_NAME"),
-            site_url=_get(e, "SITE_URL"),
+            site_url=site_url,
             dlq_url=_get(e, "DLQ_URL"),
             tombstone_ttl_days=_int(e, "TOMBSTONE_TTL_DAYS", 7, 1, 3650),
             media_hosts=media_hosts,
+            alternates_any_host=_bool(e, "ALTERNATES_ANY_HOST", False),
         )
 
 
@@ -120,7 +126,7 @@ class RebuildConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
         e = os.environ if env is None else env
-        site = _get(e, "SITE_URL")
+        site = _site_list(e)
         return cls(
             table_name=_get(e, "TABLE_NAME"),
             site_url=site,
@@ -150,6 +156,17 @@ class RebuildConfig:
             section_rules=_section_rules(e),
             alternates_any_host=_bool(e, "ALTERNATES_ANY_HOST", False),
         )
+
+
+def _site_list(env: Mapping[str, str]) -> str:
+    """``SITE_URL``: one origin or a comma-separated list, checked here so that a bad one
+    stops the function at start with a clear line."""
+    site_url = _get(env, "SITE_URL")
+    try:
+        Sites.parse(site_url)
+    except InvalidUrlError as exc:
+        raise ConfigError(f"environment variable SITE_URL={site_url!r}: {exc}") from None
+    return site_url
 
 
 def _section_rules(env: Mapping[str, str]) -> SectionRules:

@@ -1,9 +1,11 @@
-"""Sections: which group of a host's files a URL's entry is published in (docs/configuration.md).
+"""Sections: the named groups of a site's URLs, each published in files of its own.
 
-A section is a slug of 1 to 32 characters in ``[a-z0-9-]``. A change may name its section; one
-that does not is placed by the deployment's ordered path-prefix rules (``SECTION_RULES``, for
-example ``/p/=products,/blog/=articles``: the first rule whose prefix the URL's path starts with
-wins), and a URL no rule places is in ``pages``.
+A URL's section is a slug of 1 to :data:`MAX_SECTION_LEN` characters, each ``a-z``, ``0-9`` or
+``-``; it names the section's files (``sitemap-<section>-<shard>.xml.gz``). A change may name
+its section (the change object's ``section`` field); one that does not is placed by the
+deployment's ordered path-prefix rules (``SECTION_RULES``, for example
+``/p/=products,/blog/=articles``: the first rule whose prefix the URL's path starts with wins),
+and a URL no rule places is in :data:`DEFAULT_SECTION`.
 """
 
 from __future__ import annotations
@@ -12,27 +14,38 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.errors import InvalidSectionError, SitemapError
 
+#: Most characters of a section name.
 MAX_SECTION_LEN: Final = 32
-SECTION_PATTERN: Final = re.compile(r"[a-z0-9-]{1,32}")
-SECTION_RULE_TEXT: Final = f"must be 1 to {MAX_SECTION_LEN} characters of a-z, 0-9 and '-'"
+#: The characters of a section name, as a regular expression (the JSON Schema's pattern).
+SECTION_CHARS: Final = "[a-z0-9-]"
+#: A whole section name (``SECTION_PATTERN.fullmatch``).
+SECTION_PATTERN: Final = re.compile(f"{SECTION_CHARS}{{1,{MAX_SECTION_LEN}}}")
+#: The section of a URL that names none and that no rule places.
 DEFAULT_SECTION: Final = "pages"
+#: The rule a section name must follow, in words.
+SECTION_RULE: Final = (
+    f"must be a slug of 1 to {MAX_SECTION_LEN} characters, each a lowercase letter a-z, "
+    "a digit 0-9 or '-'"
+)
 
 
-class InvalidSectionError(SitemapError):
-    """A section name that is not a slug of 1 to 32 characters in ``[a-z0-9-]``."""
+def is_section(value: object) -> bool:
+    """Whether ``value`` is a valid section name."""
+    return type(value) is str and SECTION_PATTERN.fullmatch(value) is not None
+
+
+def check_section(value: object, field: str = "section") -> str:
+    """``value`` if it is a valid section name; else :class:`InvalidSectionError` naming
+    ``field``, the value and the rule."""
+    if not is_section(value):
+        raise InvalidSectionError(field, value, SECTION_RULE)
+    return str(value)
 
 
 class SectionRuleError(SitemapError):
     """A path-prefix rule that is not ``/prefix=section``."""
-
-
-def check_section(value: object, field: str = "section") -> str:
-    """``value`` if it is a section slug; else :class:`InvalidSectionError`."""
-    if type(value) is not str or SECTION_PATTERN.fullmatch(value) is None:
-        raise InvalidSectionError(field, value, SECTION_RULE_TEXT)
-    return value
 
 
 @dataclass(frozen=True, slots=True)

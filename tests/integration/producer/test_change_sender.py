@@ -367,3 +367,26 @@ def test_many_threads_adding_at_once_lose_and_repeat_nothing(
     for t in range(threads):  # each thread's changes are stamped in the order it added them
         mine = sorted((c for c in changes if f"/t{t}/" in c["url"]), key=lambda c: c["occurred_at"])
         assert [int(c["url"].rsplit("/", 1)[1]) for c in mine] == list(range(per_thread))
+
+
+def test_a_site_list_and_a_section_are_judged_as_ingest_judges_them(
+    sqs: SQSClient, queue_url: str
+) -> None:
+    sites = f"{SITE},https://www.example.de"
+    with ChangeSender(queue_url, site=sites, sqs=sqs, max_age_seconds=3600) as sender:
+        sender.upsert(
+            "https://www.example.de/schuhe/42",
+            alternates=[{"hreflang": "en", "href": f"{SITE}/shoes/42"}],
+            section="products",
+        )
+        with pytest.raises(ChangeRejected) as bad_section:
+            sender.upsert(f"{SITE}/shoes/42", section="Products")
+        with pytest.raises(ChangeRejected) as elsewhere:
+            sender.upsert("https://www.example.fr/chaussures/42")
+
+    assert (bad_section.value.field, bad_section.value.value) == ("section", "Products")
+    assert elsewhere.value.field == "url"
+    assert "www.example.de" in elsewhere.value.rule
+    (body,) = drain(sqs, queue_url)
+    (change,) = json.loads(body)
+    assert (change["url"], change["section"]) == ("https://www.example.de/schuhe/42", "products")

@@ -35,3 +35,22 @@ def test_a_missing_setting_is_named(name: str) -> None:
 def test_a_malformed_retention_is_named_with_its_value(raw: str, rule: str) -> None:
     with pytest.raises(ConfigError, match=rf"TOMBSTONE_TTL_DAYS.*{raw}.*{rule}"):
         IngestConfig.from_env({**REQUIRED, "TOMBSTONE_TTL_DAYS": raw})
+
+
+def test_alternates_any_host_defaults_to_false_and_is_read_as_a_flag() -> None:
+    assert IngestConfig.from_env(REQUIRED).alternates_any_host is False
+    on = IngestConfig.from_env({**REQUIRED, "ALTERNATES_ANY_HOST": "true"})
+    assert on.alternates_any_host is True
+    with pytest.raises(ConfigError, match=r"ALTERNATES_ANY_HOST='maybe' must be true or false"):
+        IngestConfig.from_env({**REQUIRED, "ALTERNATES_ANY_HOST": "maybe"})
+
+
+def test_site_url_may_list_several_origins_and_a_bad_list_is_named() -> None:
+    listed = "https://www.example.com,https://www.example.de"
+    assert IngestConfig.from_env({**REQUIRED, "SITE_URL": listed}).site_url == listed
+    with pytest.raises(ConfigError, match=r"SITE_URL=.*entry 2 of 2 is empty"):
+        IngestConfig.from_env({**REQUIRED, "SITE_URL": "https://www.example.com,"})
+    with pytest.raises(ConfigError, match=r"SITE_URL=.*www.example.com is listed twice"):
+        IngestConfig.from_env(
+            {**REQUIRED, "SITE_URL": "https://www.example.com,http://www.example.com"}
+        )

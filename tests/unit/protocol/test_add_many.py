@@ -22,6 +22,7 @@ from sitemap_updater.protocol import (
     InvalidChangefreqError,
     InvalidLastmodError,
     InvalidPriorityError,
+    InvalidUrlError,
     Site,
     SitemapError,
     SitemapFullError,
@@ -31,10 +32,16 @@ from sitemap_updater.protocol import (
 )
 from sitemap_updater.protocol import urlset as urlset_module
 from sitemap_updater.protocol.render.chunk import ChunkRenderer
+from sitemap_updater.sites import Sites
 from tests.helpers.xsd import WrittenSitemaps, assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")
 ORIGIN = SITE.origin
+OTHER = "https://www.example.de"
+#: the site as the first of a list, whose alternates may point to the others
+LISTED = Sites.parse(f"{ORIGIN},{OTHER},http://shop.example.org:8080").primary
+#: the site whose alternates may point to any host
+ANYWHERE = Sites.parse(ORIGIN, alternates_any_host=True).primary
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 CLOSE = len("</urlset>\n")
 
@@ -42,11 +49,15 @@ Outcome = tuple[bytes | None, object, int, tuple[type[BaseException], str, str] 
 
 
 def _one_by_one(
-    entries: Sequence[Entry], *, seen: WrittenSitemaps | None = None, **limits: int
+    entries: Sequence[Entry],
+    *,
+    seen: WrittenSitemaps | None = None,
+    site: Site = SITE,
+    **limits: int,
 ) -> Outcome:
     """Bytes, stats, URLs written and the first error, adding entries one at a time."""
     sink = io.BytesIO()
-    writer = UrlsetWriter(sink, SITE, **limits)
+    writer = UrlsetWriter(sink, site, **limits)
     error = None
     for entry in entries:
         try:
@@ -58,10 +69,14 @@ def _one_by_one(
 
 
 def _many(
-    entries: Sequence[Entry], *, seen: WrittenSitemaps | None = None, **limits: int
+    entries: Sequence[Entry],
+    *,
+    seen: WrittenSitemaps | None = None,
+    site: Site = SITE,
+    **limits: int,
 ) -> Outcome:
     sink = io.BytesIO()
-    writer = UrlsetWriter(sink, SITE, **limits)
+    writer = UrlsetWriter(sink, site, **limits)
     error = None
     try:
         writer.add_many(entries)
@@ -155,11 +170,29 @@ _changefreqs = st.one_of(st.none(), st.sampled_from(["daily", "never", "DAILY", 
 _priorities = st.one_of(
     st.none(), st.sampled_from([0.0, 0.5, 1.0, 1, 0.55, 1.5, float("nan"), True])
 )
+#: hrefs on the other listed sites, on hosts no list names, and slips of their form
+_elsewhere = st.one_of(
+    _paths.map(lambda p: f"{OTHER}/{p}"),
+    _paths.map(lambda p: f"https://evil.example.org/{p}"),
+    st.sampled_from(
+        [
+            "http://shop.example.org:8080/de",
+            "http://shop.example.org/de",
+            "https://WWW.example.de/x",
+            "https://www.example.de:443/x",
+            "http://www.example.de/x",
+            "https://a.b/",
+            "https://xn--bcher-kva.example/x",
+            f"{OTHER}",
+            "www.example.de/x",
+        ]
+    ),
+)
 _alternates = st.lists(
     st.builds(
         Alternate,
         st.sampled_from(["de", "en-GB", "x-default", "a\x01"]),
-        _locs,
+        st.one_of(_locs, _elsewhere),
     ),
     max_size=2,
 )
@@ -193,6 +226,7 @@ _mostly_good = st.one_of(st.integers(0, 60).map(_good), st.lists(_entries, max_s
     st.sampled_from([1, 2, 3, 8, 1024]),
     st.one_of(st.none(), st.integers(1, 80)),
     st.one_of(st.none(), st.integers(300, 12_000)),
+    st.sampled_from([SITE, LISTED, ANYWHERE]),
 )
 def test_add_many_equals_add_one_by_one(
     written_sitemaps: WrittenSitemaps,
@@ -200,16 +234,17 @@ def test_add_many_equals_add_one_by_one(
     chunk: int,
     max_urls: int | None,
     max_bytes: int | None,
+    site: Site,
 ) -> None:
     limits = {}
     if max_urls is not None:
         limits["max_urls"] = max_urls
     if max_bytes is not None:
         limits["max_bytes"] = max_bytes
-    expected = _one_by_one(entries, seen=written_sitemaps, **limits)
+    expected = _one_by_one(entries, seen=written_sitemaps, site=site, **limits)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(urlset_module, "CHUNK_SIZE", chunk)
-        assert _many(entries, seen=written_sitemaps, **limits) == expected
+        assert _many(entries, seen=written_sitemaps, site=site, **limits) == expected
 
 
 # --- the typed errors, raised at the same entry of a full block ---------------------------
@@ -392,3 +427,68 @@ def test_block_with_an_odd_hreflang_is_left_to_the_per_entry_path(hreflang: str)
     # XSD's language-tag pattern refuses, and every written file is XSD-checked)
     odd = Entry(loc=f"{ORIGIN}/a", alternates=(Alternate(hreflang, f"{ORIGIN}/de"),))
     assert _renderer().render([*_good(10), odd, *_good(10, start=10)]) is None
+
+
+# --- alternates on the other sites of a list, or on any host --------------------------------
+
+
+def _with_alternates(hrefs: Sequence[str]) -> list[Entry]:
+    own = Entry(
+        loc=f"{ORIGIN}/shoes/42",
+        alternates=(
+            Alternate("en", f"{ORIGIN}/shoes/42"),  # the page itself, as Google asks
+            *(Alternate("de", href) for href in hrefs),
+        ),
+    )
+    return [*_good(10), own, *_good(10, start=10)]
+
+
+@pytest.mark.parametrize("site", [LISTED, ANYWHERE])
+def test_a_block_with_alternates_on_an_allowed_host_is_rendered_in_one_piece(site: Site) -> None:
+    entries = _with_alternates([f"{OTHER}/schuhe/42?a=1&b='2'"])
+    rendered = UrlsetWriter(io.BytesIO(), site)._chunks.render(entries)
+    assert rendered is not None
+    assert f'hreflang="de" href="{OTHER}/schuhe/42?a=1&amp;b=&apos;2&apos;"' in rendered[0]
+    plain = gzip.decompress(_one_by_one(entries, site=site)[0] or b"").decode("utf-8")
+    assert plain.endswith(rendered[0] + "</urlset>\n")
+
+
+def test_alternates_on_another_site_are_refused_where_the_site_stands_alone() -> None:
+    entries = _with_alternates([f"{OTHER}/schuhe/42"])
+    assert _renderer().render(entries) is None
+    (_, _, written, error) = _many(entries)
+    assert written == 10
+    assert error is not None
+    assert error[:2] == (ForeignHostError, "alternates[1].href")
+    assert "must be on https://www.example.com" in error[2]
+
+
+def test_an_alternate_on_an_unlisted_host_names_the_listed_sites() -> None:
+    entries = _with_alternates(["https://www.example.fr/chaussures/42"])
+    assert UrlsetWriter(io.BytesIO(), LISTED)._chunks.render(entries) is None
+    (_, _, written, error) = _many(entries, site=LISTED)
+    assert written == 10
+    assert error is not None
+    assert error[:2] == (ForeignHostError, "alternates[1].href")
+    assert (
+        "http://shop.example.org:8080, https://www.example.com, https://www.example.de"
+        in (error[2])
+    )
+    anywhere = _many(entries, site=ANYWHERE)
+    assert anywhere[2] == len(entries)
+    assert anywhere[3] is None
+
+
+@pytest.mark.parametrize(
+    "href",
+    ["https://WWW.example.fr/x", "https://www.example.fr:443/x", "https://www.example.fr/a b"],
+)
+def test_an_alternate_on_any_host_must_still_be_normalized(href: str) -> None:
+    entries = _with_alternates([href])
+    assert UrlsetWriter(io.BytesIO(), ANYWHERE)._chunks.render(entries) is None
+    (_, _, written, error) = _many(entries, site=ANYWHERE)
+    assert written == 10
+    assert error is not None
+    assert issubclass(error[0], InvalidUrlError)
+    assert error[1] == "alternates[1].href"
+    assert "must be normalized" in error[2]

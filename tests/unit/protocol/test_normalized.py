@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sitemap_updater.protocol.entry import Alternate, Image, make_entry
 from sitemap_updater.protocol.normalized import NormalForm, normal_form, recognize
 from sitemap_updater.protocol.urls import Site
-from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
+from tests.property.strategies import NOW, SETTINGS, SITE, SITE_LISTS, lastmods, urls
 
 
 @st.composite
@@ -37,10 +37,10 @@ def raw_entries(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @SETTINGS
-@given(raw_entries())
-def test_a_recognized_entry_is_what_make_entry_returns(raw: dict[str, Any]) -> None:
+@given(raw_entries(), st.sampled_from([sites.primary for sites in SITE_LISTS]))
+def test_a_recognized_entry_is_what_make_entry_returns(raw: dict[str, Any], site: Site) -> None:
     values = recognize(
-        NormalForm(SITE, NOW),
+        NormalForm(site, NOW),
         raw["loc"],
         raw["lastmod"],
         raw["changefreq"],
@@ -51,7 +51,7 @@ def test_a_recognized_entry_is_what_make_entry_returns(raw: dict[str, Any]) -> N
     if values is None:
         return
     careful = make_entry(
-        SITE,
+        site,
         loc=raw["loc"],
         lastmod=raw["lastmod"],
         changefreq=raw["changefreq"],
@@ -107,3 +107,14 @@ def test_one_form_serves_each_site_and_clock() -> None:
     assert normal_form(SITE, NOW) is normal_form(SITE, NOW)
     other = Site.parse("https://example.org")
     assert normal_form(other, NOW) is not normal_form(SITE, NOW)
+
+
+def test_alternates_on_the_origins_a_site_allows_are_recognized() -> None:
+    german = [("de", "https://www.example.de/schuhe/42")]
+    far = [("fr", "https://www.example.fr/a")]
+    alone, listed, anywhere = (NormalForm(sites.primary, NOW) for sites in SITE_LISTS)
+    assert not alone.alternates(german)
+    assert listed.alternates(german)
+    assert not listed.alternates(far)
+    assert anywhere.alternates(far)
+    assert not anywhere.alternates([("fr", "https://WWW.example.fr/a")])  # not normalized

@@ -6,7 +6,8 @@ from sitemap_updater.protocol.entry import Alternate, Entry
 from sitemap_updater.protocol.limits import MAX_BYTES
 from sitemap_updater.protocol.render.fragments import entry_fragment
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.store.items import entry_from_item, live_item
+from sitemap_updater.store.items import entry_from_item, live_item, section_of_item
+from sitemap_updater.store.keys import ATTR_SECTION
 
 SITE = Site.parse("https://www.example.com")
 
@@ -26,3 +27,14 @@ def test_an_alternate_stored_before_the_hreflang_rule_is_left_out_and_the_page_k
     assert entry.loc == stored.loc
     assert [a.hreflang for a in entry.alternates] == ["de"]
     assert b'hreflang="de"' in entry_fragment(entry, SITE, max_bytes=MAX_BYTES)
+
+
+def test_the_section_is_stored_only_when_the_change_named_one() -> None:
+    entry = Entry(loc="https://www.example.com/a")
+    named = live_item(entry, "0001", "digest", "products")
+    assert named[ATTR_SECTION] == {"S": "products"}
+    assert section_of_item(named) == "products"
+    unnamed = live_item(entry, "0001", "digest")
+    assert ATTR_SECTION not in unnamed
+    assert section_of_item(unnamed) is None
+    assert entry_from_item(named) == entry_from_item(unnamed) == entry

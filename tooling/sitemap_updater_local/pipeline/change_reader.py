@@ -65,4 +65,5 @@ class ChangeReader:
         uh = url_hash(event.loc)
         if event.entry is None:
             return Change(uh, event.event_key, None)
-        return Change(uh, event.event_key, live_item(event.entry, event.event_key, event.digest))
+        item = live_item(event.entry, event.event_key, event.digest, event.section)
+        return Change(uh, event.event_key, item)

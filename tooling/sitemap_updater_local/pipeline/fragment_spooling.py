@@ -42,6 +42,7 @@ from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.render.element import plain_fragment
 from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, too_large
+from sitemap_updater.sites import sites_of
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
@@ -115,7 +116,8 @@ class _Collector:
 
     def plain(self, plain: Plain) -> None:
         """A change the fast path recognized: its fragment straight from its values."""
-        action, loc, occurred_at, instant, lastmod, changefreq, priority, alternates, images = plain
+        action, loc, occurred_at, instant, lastmod, changefreq, priority = plain[:7]
+        alternates, images, section = plain[7:]
         uh = url_hash(loc)
         self._ready += 1
         changes = self._buckets[bucket_of(uh)]
@@ -123,7 +125,7 @@ class _Collector:
             key = event_key(occurred_at, action, delete_digest(loc), instant=instant)
             changes.append((uh, key, None))
             return
-        fields = plain_fields(loc, lastmod, changefreq, priority, alternates, images)
+        fields = plain_fields(loc, lastmod, changefreq, priority, alternates, images, section)
         key = event_key(occurred_at, action, plain_digest(fields), instant=instant)
         fragment = plain_fragment(loc, lastmod, changefreq, priority, alternates, images)
         data = fragment.encode("utf-8")
@@ -223,7 +225,11 @@ def judge_block(
         text = line[1]
         try:
             plain = recognize(
-                orjson.loads(text), default_time=None, site=site, now=now, body_length=len(text)
+                orjson.loads(text),
+                default_time=None,
+                sites=sites_of(site),
+                now=now,
+                body_length=len(text),
             )
         except orjson.JSONDecodeError:
             plain = None

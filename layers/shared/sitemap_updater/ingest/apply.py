@@ -74,7 +74,7 @@ def visible_change(old: Item | None, new: Item) -> bool:
 def item_for(event: ChangeEvent, *, now_ms: int, tombstone_ttl_days: int) -> Item:
     """The URL item an event writes: live entry or tombstone, stamped with ``wt``."""
     if event.entry is not None:
-        item = live_item(event.entry, event.event_key, event.digest)
+        item = live_item(event.entry, event.event_key, event.digest, event.section)
     else:
         expires_at = now_ms // 1000 + tombstone_ttl_days * 86_400
         item = tombstone_item(event.loc, event.event_key, event.digest, expires_at)

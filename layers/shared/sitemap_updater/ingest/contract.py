@@ -35,6 +35,7 @@ from sitemap_updater.protocol.limits import (
     MAX_VIDEOS_PER_URL,
     MIN_VIDEO_DURATION,
 )
+from sitemap_updater.sections import MAX_SECTION_LEN, SECTION_PATTERN, SECTION_RULE
 
 Action = Literal["upsert", "delete"]
 ChangeFreq = Literal["always", "hourly", "daily", "weekly", "monthly", "yearly", "never"]
@@ -55,7 +56,11 @@ class AlternateModel(BaseModel):
         description="A BCP 47 language tag whose language is registered (ISO 639), such as de, "
         "en-GB or zh-Hant, or x-default."
     )
-    href: str = Field(description="Absolute URL of the alternate page, on the same site.")
+    href: str = Field(
+        description="Absolute URL of the alternate page, on one of the sites (SITE_URL), or "
+        "on any host where ALTERNATES_ANY_HOST is true. List the page itself among its "
+        "alternates too."
+    )
 
 
 class ImageModel(BaseModel):
@@ -190,6 +195,7 @@ class ChangeObject(BaseModel):
                         {"hreflang": "de", "href": "https://www.example.com/de/shoes/42"}
                     ],
                     "images": [{"loc": "https://cdn.example.com/42.jpg"}],
+                    "section": "products",
                     "occurred_at": "2026-11-20T10:00:01.250Z",
                 },
                 {
@@ -219,8 +225,8 @@ class ChangeObject(BaseModel):
 
     action: Action = Field(description="upsert creates or replaces the entry; delete removes it.")
     url: str = Field(
-        description="Absolute URL of the page on the configured site; normalized, it is the "
-        "entry's identity."
+        description="Absolute URL of the page on one of the configured sites (SITE_URL); "
+        "normalized, it is the entry's identity."
     )
     lastmod: str | None = Field(
         default=None, description="W3C Datetime of the page's last modification (upsert only)."
@@ -248,6 +254,18 @@ class ChangeObject(BaseModel):
         default=None,
         description="Google News metadata of an article; the page is also listed in the news "
         "files while its publication_date is inside the news window.",
+    )
+    section: str | None = Field(
+        default=None,
+        description="The section whose files list the page: "
+        f"{SECTION_RULE.removeprefix('must be ')}. Default: the first SECTION_RULES prefix "
+        "the URL's path starts with, else pages. A delete checks it and ignores it.",
+        # the rule itself is checked by the judge (sitemap_updater.sections), which names it
+        json_schema_extra={
+            "pattern": f"^{SECTION_PATTERN.pattern}$",
+            "minLength": 1,
+            "maxLength": MAX_SECTION_LEN,
+        },
     )
     occurred_at: str | None = Field(
         default=None,

@@ -43,7 +43,9 @@ from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES, looks_like_eventbri
 from sitemap_updater.protocol.entry import Alternate, Entry, Image, make_entry
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.normalized import normal_form, recognize
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.sections import check_section
+from sitemap_updater.sites import Sites, sites_of
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -126,11 +128,12 @@ def _judge(
     index: int | None,
     raw: object,
     default_time: datetime,
-    site: Site,
+    sites: Sites,
     now: datetime,
     prefix: str = "",
 ) -> Judged:
-    """Normalize one schema-valid change with the protocol core's rules."""
+    """Normalize one schema-valid change with the protocol core's rules, against the listed
+    site that owns its URL."""
     occurred_at = default_time
     if change.occurred_at is not None:
         try:
@@ -138,8 +141,10 @@ def _judge(
         except ValueError as exc:
             return Rejection(index, prefix + "occurred_at", change.occurred_at, str(exc), raw)
     try:
-        if change.action == "delete":
-            loc = make_entry(site, loc=change.url, now=now).loc
+        loc = normalize_url(change.url, field="loc")
+        site = sites.owner(loc, field="loc", value=change.url)
+        section = None if change.section is None else check_section(change.section)
+        if change.action == "delete":  # a section, checked above, is ignored
             digest = delete_digest(loc)
             return ChangeEvent(
                 index,
@@ -152,7 +157,7 @@ def _judge(
             )
         entry = _recognized_entry(change, site, now) or make_entry(
             site,
-            loc=change.url,
+            loc=loc,
             lastmod=change.lastmod,
             changefreq=change.changefreq,
             priority=change.priority,
@@ -166,9 +171,9 @@ def _judge(
         )
     except SitemapError as exc:
         return _from_sitemap_error(exc, index, raw, prefix)
-    digest = content_digest(entry)
+    digest = content_digest(entry, section)
     key = event_key(occurred_at, "upsert", digest)
-    size = live_item_size(entry, key, digest) + WRITER_ALLOWANCE_BYTES
+    size = live_item_size(entry, key, digest, section) + WRITER_ALLOWANCE_BYTES
     if size > MAX_ITEM_BYTES:
         return Rejection(
             index,
@@ -178,11 +183,11 @@ def _judge(
             "(send fewer or shorter images, alternates or videos)",
             raw,
         )
-    return ChangeEvent(index, "upsert", entry.loc, entry, occurred_at, digest, key)
+    return ChangeEvent(index, "upsert", entry.loc, entry, occurred_at, digest, key, section)
 
 
 def _judge_object(
-    obj: object, *, index: int | None, default_time: datetime, site: Site, now: datetime
+    obj: object, *, index: int | None, default_time: datetime, sites: Sites, now: datetime
 ) -> Judged:
     from pydantic import ValidationError
 
@@ -192,10 +197,10 @@ def _judge_object(
         change = ChangeObject.model_validate(obj)
     except ValidationError as exc:
         return _from_validation_error(exc, index, obj, "entry" if index is not None else "body")
-    return _judge(change, index=index, raw=obj, default_time=default_time, site=site, now=now)
+    return _judge(change, index=index, raw=obj, default_time=default_time, sites=sites, now=now)
 
 
-def _judge_eventbridge(obj: dict[str, Any], *, site: Site, now: datetime) -> Judged:
+def _judge_eventbridge(obj: dict[str, Any], *, sites: Sites, now: datetime) -> Judged:
     from pydantic import ValidationError
 
     from sitemap_updater.ingest.contract import ChangeEventBridge
@@ -216,7 +221,7 @@ def _judge_eventbridge(obj: dict[str, Any], *, site: Site, now: datetime) -> Jud
         index=None,
         raw=obj,
         default_time=time,
-        site=site,
+        sites=sites,
         now=now,
         prefix="detail.",
     )
@@ -226,46 +231,52 @@ def _invalid(field: str, value: object, rule: str) -> DecodedBody:
     return DecodedBody("invalid", (Rejection(None, field, value, rule),))
 
 
-def decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> DecodedBody:
+def decode_body(body: str, *, sent_at: datetime, site: Site | Sites, now: datetime) -> DecodedBody:
     """Judge every change in one message body.
 
+    ``site`` is the deployment's sites (a :class:`Site` alone: the list of that one); each
+    change is judged against the one that owns its URL, and a URL on none is rejected.
     ``sent_at`` (the SQS SentTimestamp) is the default ``occurred_at``; for an EventBridge
     body the event's ``time`` is. A body that is not JSON, or not one of the three shapes, is
     one rejection of field ``body``. The same judgement as :func:`careful_decode_body`, faster
     for the common, valid body (see the module text).
     """
+    sites = site if type(site) is Sites else sites_of(site)
     try:
         decoded: Any = orjson.loads(body)
     except (orjson.JSONDecodeError, TypeError):
-        return careful_decode_body(body, sent_at=sent_at, site=site, now=now)
-    fast = _fast_body(decoded, len(body), sent_at, site, now)
+        return careful_decode_body(body, sent_at=sent_at, site=sites, now=now)
+    fast = _fast_body(decoded, len(body), sent_at, sites, now)
     if fast is not None:
         return fast
-    return careful_decode_body(body, sent_at=sent_at, site=site, now=now)
+    return careful_decode_body(body, sent_at=sent_at, site=sites, now=now)
 
 
 def _fast_body(
-    decoded: Any, length: int, sent_at: datetime, site: Site, now: datetime
+    decoded: Any, length: int, sent_at: datetime, sites: Sites, now: datetime
 ) -> DecodedBody | None:
     """The judgement of a body whose changes are all already in normalized form
     (``ingest.fast``), or ``None`` when one of them is not."""
     if type(decoded) is dict:
-        event = fast_change(decoded, None, sent_at, site, now, length)
+        event = fast_change(decoded, None, sent_at, sites, now, length)
         # tuple.__new__ straight: the named tuple's own __new__ is Python code (once an event)
         return None if event is None else tuple.__new__(DecodedBody, ("object", (event,)))
     if type(decoded) is not list or not 1 <= len(decoded) <= MAX_ARRAY_ENTRIES:
         return None
     events = []
     for i, item in enumerate(decoded):
-        event = fast_change(item, i, sent_at, site, now, length)
+        event = fast_change(item, i, sent_at, sites, now, length)
         if event is None:
             return None
         events.append(event)
     return DecodedBody("array", tuple(events))
 
 
-def careful_decode_body(body: str, *, sent_at: datetime, site: Site, now: datetime) -> DecodedBody:
+def careful_decode_body(
+    body: str, *, sent_at: datetime, site: Site | Sites, now: datetime
+) -> DecodedBody:
     """:func:`decode_body` with the standard library's JSON decoder: the reference judgement."""
+    sites = site if type(site) is Sites else sites_of(site)
     try:
         decoded: Any = json.loads(body)
     except json.JSONDecodeError as exc:
@@ -277,7 +288,7 @@ def careful_decode_body(body: str, *, sent_at: datetime, site: Site, now: dateti
     except ValueError:  # an integer of more digits than Python converts to an int
         most = sys.get_int_max_str_digits()
         return _invalid("body", body, f"must be JSON whose integers have at most {most} digits")
-    return _judge_decoded(decoded, body, sent_at=sent_at, site=site, now=now)
+    return _judge_decoded(decoded, body, sent_at=sent_at, sites=sites, now=now)
 
 
 def undecodable(body: str, exc: Exception) -> DecodedBody:
@@ -287,7 +298,7 @@ def undecodable(body: str, exc: Exception) -> DecodedBody:
 
 
 def _judge_decoded(
-    decoded: Any, body: str, *, sent_at: datetime, site: Site, now: datetime
+    decoded: Any, body: str, *, sent_at: datetime, sites: Sites, now: datetime
 ) -> DecodedBody:
     if isinstance(decoded, list):
         if not decoded:
@@ -301,16 +312,16 @@ def _judge_decoded(
         return DecodedBody(
             "array",
             tuple(
-                _judge_object(item, index=i, default_time=sent_at, site=site, now=now)
+                _judge_object(item, index=i, default_time=sent_at, sites=sites, now=now)
                 for i, item in enumerate(decoded)
             ),
         )
     if isinstance(decoded, dict):
         if looks_like_eventbridge(decoded):
-            return DecodedBody("eventbridge", (_judge_eventbridge(decoded, site=site, now=now),))
+            return DecodedBody("eventbridge", (_judge_eventbridge(decoded, sites=sites, now=now),))
         return DecodedBody(
             "object",
-            (_judge_object(decoded, index=None, default_time=sent_at, site=site, now=now),),
+            (_judge_object(decoded, index=None, default_time=sent_at, sites=sites, now=now),),
         )
     return _invalid(
         "body", decoded, "must be a JSON object, an EventBridge event or an array of objects"

@@ -1,23 +1,25 @@
 """The judge's fast path: a change object whose every value is already in normalized form.
 
-Most producers send what ingest would store: a URL on the site in normalized form, a lastmod in
-``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain alternates and
-images. :func:`recognize` recognizes such an object straight from the decoded JSON: it checks
-the object's shape as the contract's models would, and leaves its values to the protocol core's
-one recognizer of normalized form (``protocol.normalized``), without models or normalizers;
-:func:`fast_change` makes the change of it (``build`` renders its ``<url>`` straight from the
-recognized values). It answers ``None`` whenever it is not sure (any other field, type
-or form, an extension, a value the normalizers would change); the careful path then judges the
-object and, for a bad one, names the rule it breaks. So the fast path decides only what the
-careful path would accept unchanged, and property tests compare the two on arbitrary bodies.
+Most producers send what ingest would store: a URL on one of the sites in normalized form, a
+lastmod in ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain
+alternates and images, a section name. :func:`recognize` recognizes such an object straight
+from the decoded JSON: it checks the object's shape as the contract's models would, and leaves
+its values to the protocol core's one recognizer of normalized form (``protocol.normalized``),
+without models or normalizers; :func:`fast_change` makes the change of it (``build`` renders
+its ``<url>`` straight from the recognized values). It answers ``None`` whenever it is not sure
+(any other field, type or form, an extension, a value the normalizers would change); the
+careful path then judges the object and, for a bad one, names the rule it breaks. So the fast
+path decides only what the careful path would accept unchanged, and property tests compare the
+two on arbitrary bodies.
 
 The item-size rule needs no counting on this path: a fast-path item holds only ASCII strings
 that each appear in the body as one JSON string, and every attribute name or list overhead it
 adds is shorter than the JSON text around that value (``"lastmod":`` is longer than
-``lastmod``, an alternate's ``{"hreflang":"","href":""}`` longer than its 18 bytes of map
-overhead). So the item is at most the body's length plus its fixed parts (key, hash, ordering
-key and digest, well under :data:`FIXED_ALLOWANCE`): a body up to :data:`ROOMY_BODY` characters
-can never be refused for size, and a longer one is left to the careful judge, which counts.
+``lastmod``, ``"section":`` than ``sec``, an alternate's ``{"hreflang":"","href":""}`` longer
+than its 18 bytes of map overhead). So the item is at most the body's length plus its fixed
+parts (key, hash, ordering key and digest, well under :data:`FIXED_ALLOWANCE`): a body up to
+:data:`ROOMY_BODY` characters can never be refused for size, and a longer one is left to the
+careful judge, which counts.
 """
 
 from __future__ import annotations
@@ -46,14 +48,25 @@ from sitemap_updater.ingest.ordering import (
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
 from sitemap_updater.protocol.normalized import normal_form
 from sitemap_updater.protocol.normalized import recognize as recognize_values
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sections import is_section
+from sitemap_updater.sites import Sites
 
 #: The fields of an upsert the fast path knows; any other one (an extension, or a producer's own
 #: field, which the contract ignores) takes the careful path.
 UPSERT_FIELDS: Final = frozenset(
-    {"action", "url", "occurred_at", "lastmod", "changefreq", "priority", "alternates", "images"}
+    {
+        "action",
+        "url",
+        "occurred_at",
+        "lastmod",
+        "changefreq",
+        "priority",
+        "alternates",
+        "images",
+        "section",
+    }
 )
-DELETE_FIELDS: Final = frozenset({"action", "url", "occurred_at"})
+DELETE_FIELDS: Final = frozenset({"action", "url", "occurred_at", "section"})
 #: More than the fixed parts of a URL item (key, hash, state, ordering key, digest: about 220
 #: bytes) ever take.
 FIXED_ALLOWANCE: Final = 1024
@@ -112,6 +125,8 @@ class Plain(NamedTuple):
     #: ``[hreflang, href]`` of each alternate
     alternates: list[list[str]]
     images: list[str]
+    #: the section an upsert names (``None``: none)
+    section: str | None
 
 
 def _plain(values: tuple[Any, ...]) -> Plain:
@@ -143,11 +158,12 @@ def _occurred_at(
 
 
 def recognize(
-    obj: Any, default_time: datetime | None, site: Site, now: datetime, body_length: int
+    obj: Any, default_time: datetime | None, sites: Sites, now: datetime, body_length: int
 ) -> Plain | None:
     """The values of ``obj`` (a decoded change object) if every one is already in normalized
-    form (``protocol.normalized``), so that the careful judge would accept the change as it
-    is; ``None``: not sure.
+    form (``protocol.normalized``) for the listed site its URL is on, and its section (if
+    any) is a section name, so that the careful judge would accept the change as it is;
+    ``None``: not sure.
 
     ``default_time`` is the ``occurred_at`` of a change without one (``None``: such a change is
     not recognized), ``now`` the judge's clock (aware), ``body_length`` the characters of the
@@ -156,16 +172,24 @@ def recognize(
     """
     if type(obj) is not dict or body_length > ROOMY_BODY:
         return None
-    form = normal_form(site, now)
     url = obj.get("url")
+    if type(url) is not str:
+        return None
+    site = sites.site_of(url)
+    if site is None:
+        return None
+    form = normal_form(site, now)
     when = _occurred_at(obj.get("occurred_at"), default_time, now)
     if when is None:
         return None
+    section = obj.get("section")
+    if section is not None and not is_section(section):
+        return None
     action = obj.get("action")
     if action == "delete":
-        if not DELETE_FIELDS.issuperset(obj) or type(url) is not str or not form.on_site(url):
+        if not DELETE_FIELDS.issuperset(obj) or not form.on_site(url):
             return None
-        return _plain(("delete", url, *when, None, None, None, [], []))
+        return _plain(("delete", url, *when, None, None, None, [], [], None))
     if action != "upsert" or not UPSERT_FIELDS.issuperset(obj):
         return None
     raw_alternates = obj.get("alternates", _ABSENT)
@@ -180,28 +204,28 @@ def recognize(
     if values is None:
         return None
     occurred_at, instant = when
-    return _plain(("upsert", url, occurred_at, instant, *values[1:4], pairs, locs))
+    return _plain(("upsert", url, occurred_at, instant, *values[1:4], pairs, locs, section))
 
 
 def fast_change(
     obj: Any,
     index: int | None,
     default_time: datetime | None,
-    site: Site,
+    sites: Sites,
     now: datetime,
     body_length: int,
 ) -> ChangeEvent | None:
     """The change the careful judge would make of ``obj`` (a decoded change object), if every
     value is already in normalized form (:func:`recognize`); ``None``: not sure."""
-    plain = recognize(obj, default_time, site, now, body_length)
+    plain = recognize(obj, default_time, sites, now, body_length)
     if plain is None:
         return None
-    action, loc, occurred_at, instant, lastmod, changefreq, priority, pairs, locs = plain
+    action, loc, occurred_at, instant, lastmod, changefreq, priority, pairs, locs, section = plain
     if action == "delete":
         digest = delete_digest(loc)
         key = event_key(occurred_at, action, digest, instant=instant)
         return ChangeEvent(index, action, loc, None, occurred_at, digest, key)
-    digest = plain_digest(plain_fields(loc, lastmod, changefreq, priority, pairs, locs))
+    digest = plain_digest(plain_fields(loc, lastmod, changefreq, priority, pairs, locs, section))
     entry = Entry(
         loc,
         lastmod,
@@ -211,4 +235,4 @@ def fast_change(
         tuple(map(Image, locs)) if locs else (),
     )
     key = event_key(occurred_at, action, digest, instant=instant)
-    return ChangeEvent(index, action, loc, entry, occurred_at, digest, key)
+    return ChangeEvent(index, action, loc, entry, occurred_at, digest, key, section)

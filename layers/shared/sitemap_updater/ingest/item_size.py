@@ -22,6 +22,7 @@ from sitemap_updater.store.items import (
     to_attribute,
     video_fields,
 )
+from sitemap_updater.store.keys import ATTR_SECTION
 
 #: The most bytes ingest lets a URL item take. DynamoDB's limit is 400 KB (409,600 bytes);
 #: this stays under it so that the estimate below never has to be exact to the byte.
@@ -76,9 +77,12 @@ _ALTERNATE_FIXED: Final = (
 _PRIORITY: Final = len("priority")
 
 
-def live_item_size(entry: Entry, event_key: str, digest: str) -> int:
-    """``item_size(live_item(entry, event_key, digest))``, counted without building the item."""
+def live_item_size(entry: Entry, event_key: str, digest: str, section: str | None = None) -> int:
+    """``item_size(live_item(entry, event_key, digest, section))``, counted without building
+    the item."""
     size = _LIVE_FIXED + len(entry.loc.encode()) + len(event_key.encode()) + len(digest.encode())
+    if section is not None:
+        size += len(ATTR_SECTION) + len(section.encode())
     if entry.lastmod is not None:
         size += len("lastmod") + len(entry.lastmod.encode())
     if entry.changefreq is not None:

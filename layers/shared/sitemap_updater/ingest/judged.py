@@ -66,6 +66,8 @@ class ChangeEvent:
     occurred_at: datetime
     digest: str
     event_key: str
+    #: the section an upsert named (``None``: it named none)
+    section: str | None = None
 
 
 Judged = ChangeEvent | Rejection

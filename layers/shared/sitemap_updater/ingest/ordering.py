@@ -72,9 +72,11 @@ def plain_fields(
     priority: float | None,
     alternates: list[list[str]],
     images: list[str],
+    section: str | None = None,
 ) -> dict[str, Any]:
-    """The canonical fields of an entry without videos or news, keys in sorted order."""
-    return {
+    """The canonical fields of an entry without videos or news, and of the section its change
+    names (only when it names one), keys in sorted order."""
+    fields = {
         "alternates": alternates,
         "changefreq": changefreq,
         "images": images,
@@ -82,6 +84,10 @@ def plain_fields(
         "loc": loc,
         "priority": None if priority is None else f"{priority:.1f}",
     }
+    # only when present, so that the digest of a change without one is what it always was
+    if section is not None:
+        fields["section"] = section
+    return fields
 
 
 def plain_digest(fields: dict[str, Any]) -> str:
@@ -92,7 +98,7 @@ def plain_digest(fields: dict[str, Any]) -> str:
     return hashlib.sha256(orjson.dumps(fields)).hexdigest()
 
 
-def _canonical_fields(entry: Entry) -> dict[str, Any]:
+def _canonical_fields(entry: Entry, section: str | None) -> dict[str, Any]:
     fields = plain_fields(
         entry.loc,
         entry.lastmod,
@@ -100,6 +106,7 @@ def _canonical_fields(entry: Entry) -> dict[str, Any]:
         entry.priority,
         [[a.hreflang, a.href] for a in entry.alternates],
         [i.loc for i in entry.images],
+        section,
     )
     # only when present, so that the digest of an entry without them is what it always was
     if entry.videos:
@@ -109,19 +116,20 @@ def _canonical_fields(entry: Entry) -> dict[str, Any]:
     return fields
 
 
-def canonical_entry_json(entry: Entry) -> str:
-    """Canonical JSON of the entry fields that end up in the table (and so in the sitemap).
+def canonical_entry_json(entry: Entry, section: str | None = None) -> str:
+    """Canonical JSON of the entry fields that end up in the table (and so in the sitemap),
+    with the section the change names (it decides which file lists the entry).
 
     Keys sorted, no spaces, every non-ASCII character escaped. The priority is written with
     one decimal, as the item codec stores it, so two entries that publish the same bytes have
     the same digest.
     """
-    fields = _canonical_fields(entry)
+    fields = _canonical_fields(entry, section)
     return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def content_digest(entry: Entry) -> str:
-    """sha256 (hex) of the canonical JSON of a normalized entry.
+def content_digest(entry: Entry, section: str | None = None) -> str:
+    """sha256 (hex) of the canonical JSON of a normalized entry and its change's section.
 
     orjson writes the same bytes as :func:`canonical_entry_json` whenever its output is ASCII
     without DEL (both escape quotes, backslashes and control characters, the same way; only the
@@ -130,10 +138,10 @@ def content_digest(entry: Entry) -> str:
     language tags are ASCII. Any other entry (a news or video title may not be) takes the
     standard library's path.
     """
-    data = orjson.dumps(_canonical_fields(entry), option=orjson.OPT_SORT_KEYS)
+    data = orjson.dumps(_canonical_fields(entry, section), option=orjson.OPT_SORT_KEYS)
     if data.isascii() and b"\x7f" not in data:
         return hashlib.sha256(data).hexdigest()
-    return _sha256_hex(canonical_entry_json(entry))
+    return _sha256_hex(canonical_entry_json(entry, section))
 
 
 def delete_digest(loc: str) -> str:

@@ -33,7 +33,7 @@ from sitemap_updater.ingest.dlq import DeadLetterQueue, describe, sendable
 from sitemap_updater.ingest.events import decode_body, undecodable
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
 from sitemap_updater.observability import logger, metrics, tracer
-from sitemap_updater.protocol import Site
+from sitemap_updater.sites import Sites
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -145,7 +145,9 @@ class IngestService:
         config: IngestConfig,
         clock: Callable[[], datetime] = _now,
     ) -> None:
-        self._site = Site.parse(config.site_url, config.media_hosts)
+        self._sites = Sites.parse(
+            config.site_url, config.media_hosts, alternates_any_host=config.alternates_any_host
+        )
         self._writer = UrlWriter(dynamodb, config.table_name, config.tombstone_ttl_days)
         self._dlq = DeadLetterQueue(sqs, config.dlq_url)
         self._clock = clock
@@ -185,7 +187,8 @@ class IngestService:
         now = self._clock()
         body: str = record.body or ""
         try:
-            decoded = decode_body(body, sent_at=sent_at_of(record) or now, site=self._site, now=now)
+            sent_at = sent_at_of(record) or now
+            decoded = decode_body(body, sent_at=sent_at, site=self._sites, now=now)
         except Exception as exc:  # the judge touches no AWS: a retry would fail the same way
             logger.exception("body could not be judged, sent to the dead-letter queue")
             decoded = undecodable(body, exc)

@@ -15,6 +15,7 @@ from sitemap_updater.ingest.dlq import describe
 from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.judged import Rejection
 from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites
 
 if TYPE_CHECKING:
     from sitemap_updater.producer.batches import SendFailure
@@ -38,7 +39,7 @@ class SendFailed(RuntimeError):
         super().__init__(f"{len(changes)} change(s) not sent{first}")
 
 
-def check_change(text: str, site: Site, now: datetime) -> None:
+def check_change(text: str, site: Site | Sites, now: datetime) -> None:
     """Raise :class:`ChangeRejected` unless ``text``, one change object's JSON, is a change the
     ingest function would accept at ``now``."""
     decoded = decode_body(text, sent_at=now, site=site, now=now)

@@ -47,6 +47,7 @@ from sitemap_updater.producer.batches import (
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed, check_change
 from sitemap_updater.producer.packing import MAX_BODY_BYTES, ArrayPacker, Body, encode_change
 from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
@@ -72,7 +73,8 @@ class ChangeStats:
 class ChangeSender:
     """Checks, buffers, packs and sends change objects to the ingest queue (module text).
 
-    ``site`` is the stack's ``SiteUrl`` (the judge needs it). Without ``sqs``, a client is made
+    ``site`` is the stack's ``SiteUrl`` (one origin or the comma-separated list; the judge needs
+    it), and ``alternates_any_host`` its ``AlternatesAnyHost``. Without ``sqs``, a client is made
     for ``queue_url``'s region (or ``region``, or the environment's) and ``endpoint_url``.
     """
 
@@ -80,7 +82,8 @@ class ChangeSender:
         self,
         queue_url: str,
         *,
-        site: str | Site,
+        site: str | Site | Sites,
+        alternates_any_host: bool = False,
         sqs: SQSClient | None = None,
         region: str | None = None,
         endpoint_url: str | None = None,
@@ -95,7 +98,11 @@ class ChangeSender:
     ) -> None:
         if max_age_seconds <= 0:
             raise ValueError("max_age_seconds must be more than 0")
-        self._site = site if isinstance(site, Site) else Site.parse(site)
+        self._sites = (
+            site
+            if not isinstance(site, str)
+            else Sites.parse(site, alternates_any_host=alternates_any_host)
+        )
         if sqs is None:
             import boto3  # here: a caller that passes its own client needs no default session
 
@@ -182,7 +189,7 @@ class ChangeSender:
         except (TypeError, ValueError) as exc:
             rule = f"must be encodable as JSON ({exc})"
             raise ChangeRejected("body", repr(change), rule) from None
-        check_change(text, self._site, now)
+        check_change(text, self._sites, now)
         size = len(text.encode("utf-8"))
         if not self._packer.fits_alone(size):
             raise ChangeRejected(

@@ -124,7 +124,7 @@ def normalize_alternates(site: Site, value: object) -> tuple[Alternate, ...]:
             raise InvalidHreflangError(field + ".hreflang", hreflang, hreflang_rule(hreflang))
         raw_href = _member(field, item, "href", InvalidAlternateError)
         href = normalize_url(raw_href, field=field + ".href")
-        site.check(href, field=field + ".href", value=raw_href)
+        site.check_alternate(href, field=field + ".href", value=raw_href)
         result.append(Alternate(hreflang=hreflang, href=href))
     return tuple(result)
 

@@ -105,3 +105,7 @@ class InvalidNewsError(SitemapError):
 
 class InvalidVideoError(SitemapError):
     """A video (or the list of them) breaks a rule of Google's video extension."""
+
+
+class InvalidSectionError(SitemapError):
+    """A section name is not a slug (``sitemap_updater.sections``)."""

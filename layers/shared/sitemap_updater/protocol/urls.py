@@ -282,6 +282,14 @@ def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
         )
 
 
+def origin_of(url: str) -> str:
+    """The ``scheme://host[:port]`` a URL of the form ``scheme://authority/...`` starts with
+    (the text up to the first ``/`` after its ``//``); any other text is returned whole."""
+    start = url.find("//")
+    end = url.find("/", start + 2) if start >= 0 else -1
+    return url[:end] if end >= 0 else url
+
+
 def host_of(url: str) -> str:
     """The host of a normalized URL (``scheme://host[:port]/...``), without its port."""
     authority = url.split("/", 3)[2]
@@ -307,12 +315,14 @@ def media_hosts_of(text: str) -> frozenset[str] | None:
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """The one scheme, host and port that every ``loc`` of the site must have, and the hosts
+    """The one scheme, host and port that every ``loc`` of the site must have, the hosts
     its images and videos may live on (``media_hosts``: besides the site's own host; ``None``:
-    any host)."""
+    any host), and the origins its hreflang alternates may point to (``alternate_origins``:
+    besides the site's own origin; ``None``: any origin)."""
 
     origin: str
     media_hosts: frozenset[str] | None = None
+    alternate_origins: frozenset[str] | None = frozenset()
 
     @classmethod
     def parse(cls, raw: str, media_hosts: frozenset[str] | None = None) -> Site:
@@ -354,6 +364,22 @@ class Site:
     def owns(self, url: str) -> bool:
         """Whether the normalized ``url`` has this site's scheme, host and port."""
         return url.startswith(self.origin) and url[len(self.origin) : len(self.origin) + 1] == "/"
+
+    def alternate_ok(self, url: str) -> bool:
+        """Whether an hreflang alternate may point to the normalized ``url``: the site's own
+        origin, one of ``alternate_origins``, or any origin when that is ``None``."""
+        origins = self.alternate_origins
+        return self.owns(url) or origins is None or origin_of(url) in origins
+
+    def check_alternate(self, url: str, *, field: str, value: object = None) -> None:
+        """Raise :class:`ForeignHostError` unless an hreflang alternate may point to ``url``."""
+        if self.alternate_ok(url):
+            return
+        if not self.alternate_origins:  # the site alone: the rule (and words) of its locs
+            self.check(url, field=field, value=value)
+        listed = ", ".join(sorted({self.origin, *(self.alternate_origins or ())}))
+        rule = f"must be on one of the sites (SITE_URL): {listed} (same scheme, host and port)"
+        raise ForeignHostError(field, url if value is None else value, rule)
 
     def check(self, url: str, *, field: str = "loc", value: object = None) -> None:
         """Raise :class:`ForeignHostError` unless the normalized ``url`` is on this site."""

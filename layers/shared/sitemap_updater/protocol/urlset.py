@@ -133,7 +133,7 @@ class UrlsetWriter(StreamedDocument):
         #: most bytes the entries may take so that the closing tag still fits
         self._room = max_bytes - len(URLSET_CLOSE)
         self._entries = EntryRenderer(site)
-        self._chunks = ChunkRenderer(self._prefix)
+        self._chunks = ChunkRenderer(site)
         self._start(GzipOutput(sink, compresslevel), URLSET_OPEN)
 
     @property

@@ -37,8 +37,8 @@ from sitemap_updater.protocol.render.fragments import (
     entry_fragment,
     urlset_of,
 )
-from sitemap_updater.sites import Sites
 from sitemap_updater.rebuild.patch import parse_published
+from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import (
     ATTR_NEWS,
     Item,

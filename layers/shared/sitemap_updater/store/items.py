@@ -17,6 +17,7 @@ from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,
     ATTR_LOC,
+    ATTR_SECTION,
     ATTR_STATE,
     ATTR_TTL,
     ATTR_WRITTEN_AT,
@@ -102,8 +103,9 @@ def news_from_item(item: Item) -> News | None:
     return None if stored is None else News(**_plain(stored))
 
 
-def live_item(entry: Entry, event_key: str, digest: str) -> Item:
-    """The item that records ``entry`` as live, ordered by ``event_key``."""
+def live_item(entry: Entry, event_key: str, digest: str, section: str | None = None) -> Item:
+    """The item that records ``entry`` as live, ordered by ``event_key``, in the ``section``
+    its change named (none: the attribute is left out)."""
     item: Item = key_attributes(url_key(url_hash(entry.loc)))
     item[ATTR_LOC] = {"S": entry.loc}
     item[ATTR_STATE] = {"S": STATE_LIVE}
@@ -128,6 +130,8 @@ def live_item(entry: Entry, event_key: str, digest: str) -> Item:
         item[ATTR_VIDEOS] = to_attribute([video_fields(v) for v in entry.videos])
     if entry.news is not None:
         item[ATTR_NEWS] = to_attribute(news_fields(entry.news))
+    if section is not None:
+        item[ATTR_SECTION] = {"S": section}
     return item
 
 
@@ -156,6 +160,12 @@ def written_at_of(item: Item) -> int | None:
     item written before ingest stamped them."""
     written = item.get(ATTR_WRITTEN_AT)
     return int(written["N"]) if written is not None else None
+
+
+def section_of_item(item: Item) -> str | None:
+    """The section a live URL item's change named, or ``None`` if it named none."""
+    stored = item.get(ATTR_SECTION)
+    return None if stored is None else str(stored["S"])
 
 
 def url_hash_of(item: Item) -> str:

@@ -31,10 +31,10 @@ ATTR_STATE: Final = "st"
 ATTR_EVENT_KEY: Final = "ev"
 ATTR_DIGEST: Final = "digest"
 ATTR_TTL: Final = "ttl"
-#: the section a change named (absent: the deployment's path rules place the URL)
-ATTR_SECTION: Final = "sec"
 #: when ingest wrote the item (epoch milliseconds, the ingest function's clock)
 ATTR_WRITTEN_AT: Final = "wt"
+#: the section the change named (only when it named one; see ``sitemap_updater.sections``)
+ATTR_SECTION: Final = "sec"
 STATE_LIVE: Final = "live"
 STATE_GONE: Final = "gone"
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sitemap_updater.sites import Sites
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sections import SectionRules
+from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item, loc_of
 from sitemap_updater.store.keys import ATTR_SECTION
 from sitemap_updater.store.shards import space_of_shard

@@ -17,8 +17,9 @@ with C-level operations over the joined values:
 - alternates and images (on few entries) are rendered unescaped, and their text is checked as a
   whole: ASCII, no character XML 1.0 forbids, and exactly as many ``"``, ``<`` and ``>`` as their
   tags hold, so none in a value, which also makes every ``" href="`` a tag's: each must be
-  followed by the site's origin and be in normalized form, and each hreflang a language tag
-  with a registered language (see :meth:`_Extensions.are_plain`);
+  followed by the site's origin (or, the few others, be in normalized form on an origin
+  ``Site.alternate_ok`` lets alternates point to) and be in normalized form, and each hreflang
+  a language tag with a registered language (see :meth:`_Extensions.are_plain`);
 - entries with videos or a news object are left to the per-entry path (the render of an
   extension sees them and gives up on the block), which checks and escapes each of their values;
 - ``&`` and ``'``, the two special characters a value may still hold, appear in no tag, so the
@@ -49,7 +50,7 @@ from sitemap_updater.protocol.render.element import (
     escape_plain,
     url_element,
 )
-from sitemap_updater.protocol.urls import xml_length
+from sitemap_updater.protocol.urls import Site, already_normalized, xml_length
 
 #: Every ASCII character XML 1.0 allows.
 _XML_ASCII: Final = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x80)])
@@ -74,11 +75,11 @@ _DATE_SHAPE: Final = b"0000-00-00"
 class ChunkRenderer:
     """The block form of the per-entry checks and text of :class:`UrlsetWriter` for one site."""
 
-    __slots__ = ("_newline_prefix", "_prefix")
+    __slots__ = ("_newline_prefix", "_prefix", "_site")
 
-    def __init__(self, prefix: str) -> None:
-        """``prefix`` is the site origin plus ``/``."""
-        self._prefix = prefix
+    def __init__(self, site: Site) -> None:
+        self._site = site
+        self._prefix = prefix = site.root_url
         self._newline_prefix = "\n" + prefix
 
     def render(self, entries: Sequence[Entry]) -> tuple[str, str | None] | None:
@@ -104,7 +105,7 @@ class ChunkRenderer:
                     for e in entries
                 ]
             )
-            if extensions.texts and not extensions.are_plain(self._prefix):
+            if extensions.texts and not extensions.are_plain(self._site):
                 return None
         except (LookupError, TypeError, ValueError, AttributeError):
             # a value outside the tables, a wrong type or a value that is not ASCII: the
@@ -162,13 +163,15 @@ class _Extensions:
         self.counts = counts
         self.render = render
 
-    def are_plain(self, prefix: str) -> bool:
+    def are_plain(self, site: Site) -> bool:
         """Whether every value rendered is ASCII, free of characters XML 1.0 forbids and of
-        ``<``, ``>``, ``"``, and every ``href`` is on the site (``prefix``).
+        ``<``, ``>``, ``"``, and every ``href`` is on ``site`` or, in normalized form, on an
+        origin its alternates may point to (``Site.alternate_ok``).
 
         The tags hold exactly 6 ``"``, one ``<`` and one ``>`` per alternate and four of each
         per image, so any more are in a value; with no ``"`` in a value, each ``" href="``
         is a tag's, right before its value."""
+        prefix = site.root_url
         joined = "".join(self.texts)
         alternates = sum(self.counts[0::2])
         tags = alternates + 4 * sum(self.counts[1::2])
@@ -178,23 +181,36 @@ class _Extensions:
             and joined.count('"') == 6 * alternates
             and joined.count("<") == tags
             and joined.count(">") == tags
-            and joined.count(ALTERNATE_HREF + prefix) == alternates
+            and (
+                joined.count(ALTERNATE_HREF + prefix) == alternates
+                or self._hrefs_elsewhere_are_plain(site)
+            )
             and self._hrefs_are_normalized(prefix)
             and (not alternates or _language_codes(self.hreflangs))
         )
 
+    def _hrefs_elsewhere_are_plain(self, site: Site) -> bool:
+        """Whether every href not on ``site`` is in normalized form on an origin the site's
+        alternates may point to."""
+        prefix = site.root_url
+        alternate_ok = site.alternate_ok
+        return all(
+            href.startswith(prefix) or (alternate_ok(href) and already_normalized(href))
+            for href in self.hrefs
+        )
+
     def _hrefs_are_normalized(self, prefix: str) -> bool:
-        """Whether every href (already known to be on the site) is in normalized form and
-        12 to 2,048 characters long once XML-escaped."""
+        """Whether every href (each already known to be on the site, or in normalized form) is
+        in normalized form and 12 to 2,048 characters long once XML-escaped."""
         hrefs = self.hrefs
         return not hrefs or _normalized(hrefs, "\n".join(hrefs), prefix)
 
 
 def _normalized(urls: list[str], joined: str, prefix: str) -> bool:
-    """Whether each of ``urls`` (``joined`` with ``\\n``; each known to start with ``prefix``) has
-    only the characters of a normalized URL, ``%`` only in ``%XX``, and 12 to 2,048 characters
-    once XML-escaped; checked over the joined text with C-level operations (one
-    ``bytes.translate`` leaves only the line breaks)."""
+    """Whether each of ``urls`` (``joined`` with ``\\n``; each known to start with ``prefix``, or
+    to be in normalized form) has only the characters of a normalized URL, ``%`` only in
+    ``%XX``, and 12 to 2,048 characters once XML-escaped; checked over the joined text with
+    C-level operations (one ``bytes.translate`` leaves only the line breaks)."""
     if not (
         joined.isascii()
         and joined.encode("ascii").translate(None, _URL_CHARS) == b"\n" * (len(urls) - 1)

@@ -26,6 +26,7 @@ from sitemap_updater.protocol.errors import (
     InvalidHreflangError,
     InvalidLastmodError,
     InvalidPriorityError,
+    InvalidUrlError,
 )
 from sitemap_updater.protocol.escape import check_chars, escape, needs_escape
 from sitemap_updater.protocol.extensions.news import news_xml
@@ -33,7 +34,7 @@ from sitemap_updater.protocol.extensions.video import videos_xml
 from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import NORMALIZED_FORM
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH
-from sitemap_updater.protocol.urls import Site, check_normalized
+from sitemap_updater.protocol.urls import Site, check_normalized, origin_of
 
 #: ``<changefreq>`` text of each valid value; ``None`` (absent) writes nothing.
 CHANGEFREQ_TEXT: Final[dict[str | None, str]] = {
@@ -118,6 +119,19 @@ def check_lastmod(lastmod: str, field: str = "lastmod") -> str:
     return lastmod
 
 
+def normalized_origin(url: str, *, field: str) -> str:
+    """The origin of ``url`` if it is in the form ``normalize_url`` gives an origin (what
+    follows it is ``check_normalized``'s to check); else :class:`InvalidUrlError`."""
+    origin = origin_of(url)
+    try:
+        normal = Site.parse(origin).origin
+    except InvalidUrlError as exc:
+        raise InvalidUrlError(field, url, exc.rule) from None
+    if normal != origin:
+        raise InvalidUrlError(field, url, f"must be normalized: its origin is written {normal}")
+    return origin
+
+
 def _text(field: str, value: str) -> str:
     check_chars(field, value)
     return escape(value) if needs_escape(value) else value
@@ -174,10 +188,12 @@ class EntryRenderer:
     def _alternate(self, i: int, alternate: Alternate) -> str:
         field = f"alternates[{i}]"
         href = alternate.href
-        if not href.startswith(self._prefix):
-            self._site.check(href, field=field + ".href")
+        elsewhere = not href.startswith(self._prefix)
+        if elsewhere:  # another site of the list, or any origin (``Site.alternate_ok``)
+            self._site.check_alternate(href, field=field + ".href")
         check_chars(field + ".href", href)
-        check_normalized(href, self._site.origin, field=field + ".href")
+        origin = normalized_origin(href, field=field + ".href") if elsewhere else self._site.origin
+        check_normalized(href, origin, field=field + ".href")
         hreflang = alternate.hreflang
         check_chars(field + ".hreflang", hreflang)
         if not is_hreflang(hreflang):

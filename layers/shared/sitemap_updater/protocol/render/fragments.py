@@ -125,7 +125,7 @@ def entry_fragments(entries: Iterable[Entry], site: Site, *, max_bytes: int) -> 
     news) are rendered at once and cut at each ``</url>``, which no escaped value holds; any
     other block is rendered entry by entry.
     """
-    blocks = ChunkRenderer(site.origin + "/")
+    blocks = ChunkRenderer(site)
     renderer = EntryRenderer(site)
     room = max_bytes - URLSET_FRAME_BYTES
     result: list[bytes | str] = []
