@@ -1,4 +1,4 @@
-"""What changed in the table since a checkpoint, read from its DynamoDB Stream (NEW_IMAGE).
+"""What changed in the table since a checkpoint, read from its DynamoDB Stream (NEW_AND_OLD_IMAGES).
 
 A run reads every stream record after the stored checkpoint and keeps, per URL item, the image
 of its last record (or ``None`` for a ``REMOVE``, e.g. an expired tombstone); records of every
