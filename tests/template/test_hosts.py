@@ -152,6 +152,23 @@ def test_section_rules_pattern(source: Template, value: str, ok: bool) -> None:
     assert (re.fullmatch(pattern, value) is not None) is ok
 
 
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("", True),
+        ("https://sitemaps.example.com", True),
+        (SITES, True),  # SiteUrl itself: each host's files under that host
+        ("https://sitemaps.example.com/files", False),
+        ("https://www.example.com,", False),
+    ],
+)
+def test_public_base_url_is_one_base_or_the_site_url_list(
+    source: Template, value: str, ok: bool
+) -> None:
+    pattern = source["Parameters"]["PublicBaseUrl"]["AllowedPattern"]
+    assert (re.fullmatch(pattern, value) is not None) is ok
+
+
 # ---------------------------------------------------------------- environment
 
 
@@ -349,6 +366,8 @@ def test_the_site_distribution_reads_the_same_keys_and_robots_txt_stays_this_one
             SITES,
             f"{PRIMARY}/sitemap.xml",
         ),
+        # a distribution per host, each fetching /sitemap* from this stack's distribution
+        ({"PublicBaseUrl": SITES}, SITES, f"{PRIMARY}/sitemap.xml"),
         # setup 2: one base, host h's files under <base>/<h>/
         ({}, "https://<Distribution.DomainName>", "https://<Distribution.DomainName>/sitemap.xml"),
         (
@@ -431,6 +450,7 @@ def test_rules_refuse_what_several_hosts_cannot_serve(
             "IndexNowKey": "0123456789abcdef",
         },
         {"SiteDistributionId": "E2SITEDIST123", "IndexNowKey": "0123456789abcdef"},
+        {"PublicBaseUrl": SITES, "IndexNowKey": "0123456789abcdef"},
         {
             "PublishRobotsTxt": "true",
             "DomainName": "sitemaps.example.com",
