@@ -83,7 +83,8 @@ def function_code(source: Template, sites: str) -> str:
 
 
 def run_function(code: str, requests: list[tuple[str | None, str]], tmp_path: Path) -> list[str]:
-    """The URI `handler` returns for each (Host header or None, URI), run by node."""
+    """The URI `handler` passes on for each (Host header or None, URI), or the status code of
+    the response it answers with itself, run by node."""
     assert NODE is not None, "node is needed to run the CloudFront Function"
     script = tmp_path / "function.js"
     script.write_text(
@@ -91,7 +92,8 @@ def run_function(code: str, requests: list[tuple[str | None, str]], tmp_path: Pa
         + "\nvar cases = JSON.parse(process.argv[2]);\n"
         + "console.log(JSON.stringify(cases.map(function (c) {\n"
         + "  var headers = c[0] === null ? {} : {host: {value: c[0]}};\n"
-        + "  return handler({request: {uri: c[1], headers: headers}}).uri;\n"
+        + "  var out = handler({request: {uri: c[1], headers: headers}});\n"
+        + "  return out.uri !== undefined ? out.uri : String(out.statusCode);\n"
         + "})));\n",
         encoding="utf-8",
     )
@@ -271,6 +273,9 @@ def test_the_function_maps_each_other_host_to_its_prefix(source: Template, tmp_p
         ("www.example.org", "/sitemap.xml"),
         ("example.de", "/sitemap.xml"),
         (None, "/sitemap.xml"),
+        ("www.example.com", "/www.example.de/sitemap.xml"),
+        ("www.example.de", "/shop.example.fr/sitemap.xml"),
+        ("www.example.com", "/www.example.org/sitemap.xml"),
     ]
     assert run_function(code, requests, tmp_path) == [
         "/sitemap.xml",  # the primary host keeps the root
@@ -281,6 +286,9 @@ def test_the_function_maps_each_other_host_to_its_prefix(source: Template, tmp_p
         "/sitemap.xml",  # a host off the list is left alone
         "/sitemap.xml",
         "/sitemap.xml",
+        "404",  # another host's folder is never served under a host of its own
+        "404",
+        "/www.example.org/sitemap.xml",  # not a folder of the bucket's hosts
     ]
 
 
