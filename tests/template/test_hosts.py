@@ -341,12 +341,14 @@ def test_each_other_host_may_be_read_exactly_under_its_prefix_where_the_function
     expected = {"sitemap*", "robots.txt"} | {f"{h}/sitemap*" for h in hosts[1:]}
     assert granted_keys(SOURCE, sites) == expected
     if len(hosts) > 1:
+        folders: list[tuple[str | None, str]] = [(hosts[0], f"/{h}/sitemap.xml") for h in hosts[1:]]
         uris = run_function(
             function_code(SOURCE, sites),
-            [(h, "/sitemap.xml") for h in hosts],
+            [(h, "/sitemap.xml") for h in hosts] + folders,
             tmp_path_factory.mktemp("function"),
         )
-        assert uris == ["/sitemap.xml"] + [f"/{h}/sitemap.xml" for h in hosts[1:]]
+        prefixed = [f"/{h}/sitemap.xml" for h in hosts[1:]]
+        assert uris == ["/sitemap.xml", *prefixed] + ["404"] * len(folders)
 
 
 def test_the_site_distribution_reads_the_same_keys_and_robots_txt_stays_this_ones(
