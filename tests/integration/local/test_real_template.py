@@ -357,7 +357,13 @@ def test_bucket_and_distribution(
         assert versioning.get("Status") == want.get("VersioningConfiguration", {}).get("Status")
 
     ((lid, resource),) = active(deployed, resolver, "AWS::CloudFront::Distribution").items()
-    want = fill(props(resolver, resource)["DistributionConfig"], names)
+    # The comment names the stack's ID: read it with the local stack's pseudo parameters.
+    stack = {
+        "AWS::StackName": dep.template.stack_name,
+        "AWS::StackId": str(dep.template.resolve({"Ref": "AWS::StackId"})),
+    }
+    local = Resolver(deployed, {"SiteUrl": SITE}, pseudo=stack)
+    want = fill(props(local, resource)["DistributionConfig"], names)
     got = dep.cloudfront.get_distribution(Id=names[lid])["Distribution"]["DistributionConfig"]
     assert [(o["Id"], o["DomainName"]) for o in got["Origins"]["Items"]] == [
         (o["Id"], o["DomainName"]) for o in want["Origins"]
@@ -406,3 +412,24 @@ def test_each_function_runs_with_the_template_environment(
         assert not [v for v in expected.values() if _PLACEHOLDER.search(v)], expected
         assert set(local[lid].environment) == set(expected), lid
         assert {name: seen[lid].get(name) for name in expected} == expected, lid
+
+
+def test_several_hosts_stand_up_with_the_distribution_under_the_site_hosts() -> None:
+    # The CloudFront Function has no local counterpart: it is bound, not created, and the
+    # distribution answers under the hosts of SiteUrl (SiteHostAliases=true).
+    sites = f"{SITE},https://www.example.de,https://shop.example.fr"
+    parameters = {
+        "SiteHostAliases": "true",
+        "AcmCertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/abc-1",
+    }
+    with LocalDeployment(TEMPLATE, sites, parameters=parameters) as dep:
+        (distribution,) = dep.cloudfront.list_distributions()["DistributionList"]["Items"]
+        assert distribution["Aliases"]["Items"] == [
+            "www.example.com",
+            "www.example.de",
+            "shop.example.fr",
+        ]
+        environment = dep.template.functions()
+        assert environment["IngestFunction"].environment["SITE_URL"] == sites
+        assert environment["RebuildFunction"].environment["PUBLIC_BASE_URL"] == sites
+        assert dep.template.condition("RoutesHostsOnThisDistribution")
