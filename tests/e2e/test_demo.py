@@ -12,11 +12,17 @@ from sitemap_updater_local.commands.demo import (
     DEMO_CHANGES,
     DEMO_DELETES,
     DEMO_MAX_URLS_PER_SITEMAP,
+    SITE,
+    TWIN_SITE,
 )
 from sitemap_updater_local.commands.validate import validate_path
 from tests.e2e.published import published_urls
 
-SITE = "https://www.example.com"
+TWIN_FOLDER = "www.example.de"
+
+
+def section_of(name: str) -> str:
+    return name.removeprefix("sitemap-").rsplit("-r", 1)[0]
 
 
 def test_demo_publishes_valid_files_with_exactly_the_live_urls(
@@ -27,21 +33,44 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     printed = capsys.readouterr().out
     assert status == 0, printed
 
-    # every downloaded file passes the validator, and the index lists them all
+    # every downloaded file of each host passes the validator against the host it is served
+    # from, and each host's index lists them all
     reports = validate_path(out, base_url=SITE)
-    assert reports and all(r.ok for r in reports), [r.lines() for r in reports]
-    assert (out / "sitemap.xml").is_file()
+    twin_reports = validate_path(out / TWIN_FOLDER, base_url=TWIN_SITE)
+    for got in (reports, twin_reports):
+        assert got and all(r.ok for r in got), [r.lines() for r in got]
+    assert (out / "sitemap.xml").is_file() and (out / TWIN_FOLDER / "sitemap.xml").is_file()
 
-    # the published URLs are the ones sent minus the deleted ones, each once
+    # the published URLs are the ones sent minus the deleted ones, each once, on its own host
     pages = page_events.make_pages(500, SITE)
+    twins = page_events.twins(pages, SITE, TWIN_SITE)
     _, changed, deleted = page_events.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
     urls = published_urls(out)
+    twin_urls = published_urls(out / TWIN_FOLDER)
     extra = {f"{SITE}/news/{slug}" for slug, _, _ in page_events.NEWS_ARTICLES}
     extra.add(f"{SITE}/videos/walnut-table-care")
     expected = ({p.url for p in pages} | extra) - {p.url for p in deleted}
-    assert len(deleted) > 0
+    assert len(deleted) > 0 and twins
     assert len(urls) == len(set(urls)) == len(expected)
     assert set(urls) == expected
+    assert sorted(twin_urls) == sorted(p.url for p in twins)
+
+    # three sections on each host: by path rule, by the category pages' own field, the rest
+    names = {Path(r.source).name for r in reports + twin_reports if r.kind == "urlset"}
+    sections = {section_of(n) for n in names if not n.startswith("sitemap-news-")}
+    assert sections == {"products", "articles", "pages"}
+    category = next(p for p in pages if p.section == "category" and p not in deleted)
+    holding = [n for n in names if category.url.encode() in _inflated(out, n)]
+    assert [section_of(n) for n in holding] == ["products"]
+
+    # a translated page and its twin list each other, and themselves
+    twin = twins[0]
+    english = SITE + twin.url[len(TWIN_SITE) :]
+    for host_out, url in ((out, english), (out / TWIN_FOLDER, twin.url)):
+        xml = b"".join(_inflated(host_out, n) for n in sorted(names) if (host_out / n).exists())
+        entry = xml.split(f"<loc>{url}</loc>".encode(), 1)[1].split(b"</url>", 1)[0]
+        assert f'hreflang="en" href="{english}"'.encode() in entry
+        assert f'hreflang="de" href="{twin.url}"'.encode() in entry
 
     # the news file lists the articles of the last 48 hours (dated from the demo's own clock),
     # and the regular files carry the video
@@ -59,7 +88,9 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     assert all(r.url_count <= DEMO_MAX_URLS_PER_SITEMAP for r in urlsets)
 
     # the summary reports the numbers and every poison message with its reason
-    assert f"URLs: 505 sent, {len(deleted)} deleted, {len(expected)} published" in printed
+    sent = 505 + len(twins)
+    published = len(expected) + len(twins)
+    assert f"URLs: {sent} sent, {len(deleted)} deleted, {published} published" in printed
     assert "Rejected messages (4)" in printed
     for field in ("field body", "field url", "field priority", "field action"):
         assert field in printed
@@ -70,6 +101,11 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     touched = len({p.url for p in changed} | {p.url for p in deleted})
     assert f"IndexNow: {touched} URLs in 1 POSTs would have been sent to" in printed
     assert "All files valid." in printed
+
+
+def _inflated(directory: Path, name: str) -> bytes:
+    path = directory / name
+    return gzip.decompress(path.read_bytes()) if path.exists() else b""
 
 
 def test_demo_refuses_a_non_positive_url_count(

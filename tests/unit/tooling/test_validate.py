@@ -213,3 +213,17 @@ def test_url_is_fetched_and_location_checked(tmp_path: Path, served: str) -> Non
     assert len(report.problems) == 1 and f"{served}/a " in report.problems[0]
     [missing] = validate_target(served + "/nothing.xml")
     assert "cannot open" in missing.problems[0] and "404" in missing.problems[0]
+
+
+def test_an_alternate_on_another_host_breaks_no_rule(tmp_path: Path) -> None:
+    link = '<xhtml:link rel="alternate" hreflang="de" href="https://www.example.de/a"/>'
+    own = f'<xhtml:link rel="alternate" hreflang="en" href="{ORIGIN}/a"/>'
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
+        f"<url><loc>{ORIGIN}/a</loc>{own}{link}</url>\n</urlset>\n"
+    )
+    [report] = validate_path(path, base_url=ORIGIN + "/")
+    assert report.ok, report.lines()

@@ -11,9 +11,10 @@ Checks, each reported as one ``SOURCE: problem`` line:
 * every ``loc`` and alternate ``href`` follows the URL rules the writers apply: an absolute
   http(s) URL of 12 to 2,048 characters once normalized and XML-escaped, without control
   characters, and with any whitespace inside it percent-encoded;
-* single host: every URL of a urlset (``loc`` and alternate ``href``) has the same scheme, host and
-  port;
-* the location rule: a urlset at ``https://h/a/sitemap.xml`` lists only URLs under
+* single host: every ``loc`` of a urlset has the same scheme, host and port; an alternate ``href``
+  may be on any host ("Alternate URLs don't need to be in the same domain":
+  https://developers.google.com/search/docs/specialty/international/localized-versions);
+* the location rule: a urlset at ``https://h/a/sitemap.xml`` lists only URLs (``loc``) under
   ``https://h/a/``, and an index lists only sitemaps on its own site. A local file's URL is
   known only with ``--base-url`` (the URL of the directory the file will be published in);
   without it the rule is skipped with a note;
@@ -217,6 +218,8 @@ class _Checks:
                 f"line {line}: {what} {show_value(raw)}: whitespace inside a URL must be "
                 f"percent-encoded (RFC 3986): write {show_value(url)}"
             )
+        if what == "href":
+            return  # a language alternate may be on any host (see the module docstring)
         origin = _origin(url)
         if self.expected_origin is None:
             self.expected_origin = origin

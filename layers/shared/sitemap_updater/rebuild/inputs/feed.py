@@ -1,11 +1,12 @@
-"""What changed in the table since a checkpoint, read from its DynamoDB Stream (NEW_AND_OLD_IMAGES).
+"""What changed in the table since a checkpoint, read from its DynamoDB Stream
+(``NEW_AND_OLD_IMAGES``).
 
 A run reads every stream record after the stored checkpoint and keeps, per URL item, the image
 of its last record (or ``None`` for a ``REMOVE``, e.g. an expired tombstone) and the old image of
 its first (what the item was when the checkpoint was saved, so a page that moved to another
-section leaves the file it was published in); records of every
-other item (meta items, shard states, lease, retired ledger) are read and skipped. The result
-carries a new checkpoint just after everything it reflects.
+section leaves the file it was published in); records of every other item (meta items, shard
+states, lease, retired ledger) are read and skipped. The result carries a new checkpoint just
+after everything it reflects.
 
 The rules follow the DynamoDB Streams documentation:
 
