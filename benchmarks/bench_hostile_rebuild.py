@@ -82,9 +82,9 @@ def rebuild_leaf(items: list[Item], max_bytes: int) -> None:
     """What a full rebuild does with one leaf: spool, load part by part, render each part."""
     site = Site.parse(SITE)
     with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
-        spools = Spools(Path(tmp), ["r"])
+        spools = Spools(Path(tmp), ["pages/r"], lambda _item: "pages/")
         spools.fill(iter(items), lambda: False)
-        for part, loaded in spools.load("r", 40_000, max_bytes):
+        for part, loaded in spools.load("pages/r", 40_000, max_bytes):
             render_shard(
                 part, loaded, site, max_urls=40_000, max_bytes=DEFAULT_MAX_BYTES_PER_SITEMAP
             )

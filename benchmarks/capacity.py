@@ -1,11 +1,13 @@
 """Capacity: how many URLs one deployment publishes before a hard limit is reached, and which.
 
-    .venv/bin/python benchmarks/capacity.py [--cap 40000] [--seed 1]
+    .venv/bin/python benchmarks/capacity.py [--cap 40000] [--seed 1] [--space pages/]
 
 URL hashes are uniform (the identity is a SHA-256), so the shard tree that the rebuild grows for
 N URLs is simulated by splitting counts: a shard over the cap splits into its two children (the
 real ``store.shards.children``) with a binomial share of its URLs each, exactly as
-``split_counts`` splits real hashes. For each N it measures, with the real key functions:
+``split_counts`` splits real hashes. The tree grows in one space (``--space``: the primary host's
+default section ``pages/``; another host's section is longer, ``www.example.de/products/``), and
+every shard id and file key carries it. For each N it measures, with the real key functions:
 
 * the ``meta/shardmap`` item (``leaves`` and ``nodes`` lists) and the ``meta/published`` item
   (``files`` list and the hashes), sized by DynamoDB's documented rules (attribute names + UTF-8
@@ -35,14 +37,9 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 from sitemap_updater.config import DEFAULT_MAX_URLS_PER_SITEMAP  # noqa: E402
 from sitemap_updater.protocol import render_index  # noqa: E402
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS  # noqa: E402
-from sitemap_updater.store.keys import (  # noqa: E402
-    META_PK,
-    PUBLISHED_SK,
-    ROOT_SHARD,
-    SHARDMAP_SK,
-    shard_file_key,
-)
+from sitemap_updater.store.keys import META_PK, PUBLISHED_SK, ROOT_SHARD, SHARDMAP_SK  # noqa: E402
 from sitemap_updater.store.shards import children  # noqa: E402
+from sitemap_updater.store.spaces import shard_file_key  # noqa: E402
 
 DYNAMODB_ITEM_LIMIT = 400 * 1024
 SHA256_HEX = 64
@@ -56,12 +53,16 @@ class Tree:
     nodes: list[str]
 
 
+#: the space the tree grows in (``--space``)
+SPACE = ["pages/"]
+
+
 def grow(urls: int, cap: int, seed: int) -> Tree:
     """The leaves and every node the rebuild creates for ``urls`` uniform hashes."""
     rng = random.Random(seed)
     leaves: list[str] = []
     nodes: list[str] = []
-    stack = [(ROOT_SHARD, urls)]
+    stack = [(SPACE[0] + ROOT_SHARD, urls)]
     while stack:
         shard, count = stack.pop()
         nodes.append(shard)
@@ -103,11 +104,12 @@ def shardmap_bytes(tree: Tree) -> int:
 def published_bytes(tree: Tree) -> int:
     """Size of ``meta/published`` as ``PublishedStore.save`` writes it (robots.txt on)."""
     files = [shard_file_key(leaf) for leaf in tree.leaves]
-    hashes = ("index_sha256", "robots_sha256")
+    index_sha = _string("singles", "") + 3 + _string("sitemap.xml", "0" * SHA256_HEX)
     return (
         _key(PUBLISHED_SK)
         + _string_list("files", files)
-        + sum(_string(name, "0" * SHA256_HEX) for name in hashes)
+        + index_sha
+        + _string("robots_sha256", "0" * SHA256_HEX)
     )
 
 
@@ -156,8 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--up-to", type=int, default=4_000_000_000, help="largest N searched")
+    parser.add_argument("--space", default=SPACE[0], help="the space the tree grows in")
     args = parser.parse_args(argv)
-    print(f"shard cap {args.cap:,} URLs per file")
+    SPACE[0] = args.space
+    print(f"shard cap {args.cap:,} URLs per file, space {args.space!r}")
     for urls in (1_000_000, 10_000_000, 100_000_000):
         tree = grow(urls, args.cap, args.seed)
         sizes = ", ".join(

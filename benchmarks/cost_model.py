@@ -1,11 +1,12 @@
 """Cost and freshness model: every request count measured on the local deployment, then priced.
 
     .venv/bin/python benchmarks/cost_model.py [--json] [--sizes 1000000:100000 ...]
-        [--urls-per-leaf 40] [--idle-pollers 5]
+        [--urls-per-leaf 40] [--idle-pollers 5] [--no-sections]
 
 For each site size (``URLS:CHANGES_PER_DAY``; by default 100,000:10,000, 1,000,000:100,000 and
-10,000,000:1,000,000) it runs, on template.yaml deployed on moto (the real handlers, the
-emulated SQS event source mapping, the table's stream):
+10,000,000:1,000,000, and then the multi-section site below unless ``--no-sections``) it runs,
+on template.yaml deployed on moto (the real handlers, the emulated SQS event source mapping, the
+table's stream):
 
 1. A small site with exactly as many shard files as the real site has at the default cap
    (shards are hash prefixes: 2^ceil(log2(urls / 40,000)) leaves, so 4, 32 and 256), with
@@ -45,6 +46,14 @@ inside the handler counted: the upper figure. The figure without moto's answerin
 SQS, emulator to AWS: the upper figure takes one ``SendMessage`` per change (a producer that
 does not batch), one ``ReceiveMessage`` per message plus the empty 20-second long polls of
 ``--idle-pollers`` idle pollers, and the measured deletes and dead-letter sends.
+
+The multi-section site (``SECTION_MIX``): 1,000,000 URLs in five sections placed by
+``SectionRules``, 100,000 changes a day of which one section takes 80%. Its local site has each
+section's real files (2^ceil(log2(urls / 40,000)) each), its slice draws each change's section by
+its share, and the patch CPU is measured at the mean file size. It also reports how old the
+index lastmods get: one day of changes (and one run's) is drawn with the real sections' sizes
+and files, each change on a uniformly drawn URL of its section, and the files no change reached
+keep their lastmod; beside it, the same changes on the hash-only layout of 32 files.
 
 Freshness (change event -> every CloudFront edge, and a crawler fetching then, serves it): the
 batching window and the schedule from template.yaml, the measured ingest and rebuild durations,
@@ -113,6 +122,7 @@ with FunctionOutput().capture():
     from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.protocol import Entry, Site
     from sitemap_updater.rebuild.inputs.spools import Spools
+    from sitemap_updater.rebuild.news import is_news_key
     from sitemap_updater.rebuild.outputs.bucket import INDEX, SHARD_FILE
     from sitemap_updater.rebuild.patch import Recorded, patch_shard
     from sitemap_updater.rebuild.render import render_shard
@@ -145,6 +155,18 @@ CACHE_LAYERS = 2
 SQS_CHUNK_BYTES = 64 * 1024
 #: The monthly ceiling with a producer that sends through the producer client, by site size.
 CLIENT_TOTAL_TARGETS = {1_000_000: 5.0}
+#: The multi-section site: (section, URLs, share of the changes); one section takes 80%, and
+#: the help pages hardly change. Section k's local page numbers start at k * SECTION_STRIDE.
+SECTION_MIX: tuple[tuple[str, int, float], ...] = (
+    ("products", 400_000, 0.80),
+    ("articles", 250_000, 0.15),
+    ("categories", 150_000, 0.049),
+    ("pages", 150_000, 0.00099),
+    ("help", 50_000, 0.00001),
+)
+SECTION_SIZE = (sum(n for _, n, _ in SECTION_MIX), 100_000)
+SECTION_STRIDE = 10_000_000
+SECTION_RULES = ",".join(f"/{name}/={name}" for name, _, _ in SECTION_MIX if name != "pages")
 
 PRICE = {
     "wru": 0.625 / 1e6,
@@ -355,7 +377,10 @@ def real_leaves(urls: int) -> int:
 
 
 def _url(i: int) -> str:
-    return f"{SITE}/products/{i}-{('red', 'blue', 'green')[i % 3]}-shoe"
+    """Page ``i``: under ``/products/`` below SECTION_STRIDE, else under the path of section
+    ``i // SECTION_STRIDE - 1`` of SECTION_MIX."""
+    section = "products" if i < SECTION_STRIDE else SECTION_MIX[i // SECTION_STRIDE - 1][0]
+    return f"{SITE}/{section}/{i % SECTION_STRIDE}-{('red', 'blue', 'green')[i % 3]}-shoe"
 
 
 def _page(i: int, day: int) -> dict[str, Any]:
@@ -369,13 +394,13 @@ def _page(i: int, day: int) -> dict[str, Any]:
     }
 
 
-def balanced_urls(leaves: int, per_leaf: int) -> list[int]:
-    """Page numbers whose URLs put exactly ``per_leaf`` URLs under each of the ``leaves``
-    hash prefixes, so the local site has exactly the real site's leaves."""
+def balanced_urls(leaves: int, per_leaf: int, first: int = 0) -> list[int]:
+    """Page numbers from ``first`` whose URLs put exactly ``per_leaf`` URLs under each of the
+    ``leaves`` hash prefixes, so the local site has exactly the real site's leaves."""
     depth = int(math.log2(leaves))
     room: Counter[str] = Counter()
     chosen: list[int] = []
-    i = 0
+    i = first
     while len(chosen) < leaves * per_leaf:
         prefix = hash_bits(url_hash(_url(i)), depth)
         if room[prefix] < per_leaf:
@@ -441,9 +466,9 @@ def full_rebuild_cpu_per_url(urls_in_file: int) -> dict[str, Any]:
     for _ in range(3):
         with tempfile.TemporaryDirectory(prefix="cost-spool-") as tmp:
             started = time.process_time()
-            spools = Spools(Path(tmp), ["r"])
+            spools = Spools(Path(tmp), ["pages/r"], lambda _item: "pages/")
             spools.fill(iter(items), lambda: False)
-            for part, loaded in spools.load("r", DEFAULT_CAP, MAX_BYTES):
+            for part, loaded in spools.load("pages/r", DEFAULT_CAP, MAX_BYTES):
                 render_shard(part, loaded, site, max_urls=DEFAULT_CAP, max_bytes=MAX_BYTES)
             best = min(best, time.process_time() - started)
     return {"urls_in_file": urls_in_file, "cpu_seconds_per_url": best / urls_in_file}
@@ -528,12 +553,76 @@ def client_slice(
     }
 
 
-def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
-    """Build the local site of ``urls``' leaves, then meter one slice and one reconcile."""
-    leaves = real_leaves(urls)
-    numbers = balanced_urls(leaves, per_leaf)
+def _local_site(urls: int, per_leaf: int, sections: bool) -> tuple[int, list[list[int]]]:
+    """The real site's files and the local page numbers: one group, or one per section."""
+    if not sections:
+        leaves = real_leaves(urls)
+        return leaves, [balanced_urls(leaves, per_leaf)]
+    groups = [
+        balanced_urls(real_leaves(n), per_leaf, (k + 1) * SECTION_STRIDE)
+        for k, (_, n, _) in enumerate(SECTION_MIX)
+    ]
+    return sum(real_leaves(n) for _, n, _ in SECTION_MIX), groups
+
+
+def _slice(groups: list[list[int]], changes: int, sections: bool) -> list[int]:
+    """The pages one slice changes: uniformly drawn, or each in a section drawn by its share."""
+    rng = random.Random(7)
+    if not sections:
+        return rng.sample(groups[0], changes)
+    weights = [share for _, _, share in SECTION_MIX]
+    chosen: set[int] = set()
+    while len(chosen) < changes:
+        group = rng.choices(groups, weights)[0]
+        chosen.add(rng.choice(group))
+    return sorted(chosen)
+
+
+def lastmod_ages(changes_per_day: int, runs_per_day: float) -> dict[str, Any]:
+    """How many files' index lastmod stays put over a day and over one run, drawn with the
+    real sections' sizes and files (each change on a uniformly drawn URL of its section),
+    beside the hash-only layout of the same URLs."""
+    rng = random.Random(11)
+    urls = SECTION_SIZE[0]
+    flat_depth = int(math.log2(real_leaves(urls)))
+    result: dict[str, Any] = {}
+    for label, draws in (("day", changes_per_day), ("run", round(changes_per_day / runs_per_day))):
+        touched: set[tuple[str, str]] = set()
+        flat: set[str] = set()
+        for _ in range(draws):
+            name, size, _ = rng.choices(SECTION_MIX, [w for _, _, w in SECTION_MIX])[0]
+            uh = url_hash(f"{SITE}/{name}/{rng.randrange(size)}")
+            depth = int(math.log2(real_leaves(size)))
+            touched.add((name, hash_bits(uh, depth)))
+            flat.add(hash_bits(uh, flat_depth))
+        files = sum(real_leaves(n) for _, n, _ in SECTION_MIX)
+        result[f"files_unchanged_in_a_{label}"] = files - len(touched)
+        result[f"share_unchanged_in_a_{label}"] = round(1 - len(touched) / files, 4)
+        result[f"hash_only_share_unchanged_in_a_{label}"] = round(
+            1 - len(flat) / real_leaves(urls), 4
+        )
+    result["files"] = sum(real_leaves(n) for _, n, _ in SECTION_MIX)
+    result["by_section"] = {
+        name: {
+            "files": real_leaves(n),
+            "changes_a_day_per_file": changes_per_day * w / real_leaves(n),
+        }
+        for name, n, w in SECTION_MIX
+    }
+    return result
+
+
+def measure(
+    urls: int, changes_per_day: int, per_leaf: int, sections: bool = False
+) -> dict[str, Any]:
+    """Build the local site of ``urls``' leaves (in SECTION_MIX's sections, with ``sections``),
+    then meter one slice and one reconcile."""
+    leaves, groups = _local_site(urls, per_leaf, sections)
+    numbers = [i for group in groups for i in group]
     cap = max(1, math.ceil(per_leaf * 1.5)) if leaves > 1 else per_leaf * 2
     params = {"MaxUrlsPerSitemap": str(cap)}
+    if sections:
+        params["SectionRules"] = SECTION_RULES
     with LocalDeployment(site_url=SITE, parameters=params) as dep:
         window = int(dep.template.resolve({"Ref": "IngestBatchingWindowSeconds"}))
         schedule = str(dep.template.resolve({"Ref": "RebuildSchedule"}))
@@ -570,13 +659,17 @@ def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
         dep.send(json.dumps(pages[i : i + 500]) for i in range(0, len(pages), 500))
         dep.drain()
         dep.rebuild_until_clean()
-        built = sorted(k for k in dep.objects() if k.startswith("sitemap-r"))
+        built = sorted(
+            k
+            for k in dep.objects()
+            if k.startswith("sitemap-") and k.endswith(".xml.gz") and not is_news_key(k)
+        )
         handlers.enabled = emulator_sqs.enabled = True
         ingest_durations.clear()
         rebuild_durations.clear()
 
         # one slice: its changes, drained, then one scheduled run
-        changed = random.Random(7).sample(numbers, slice_changes)
+        changed = _slice(groups, slice_changes, sections)
         failed = dep.send(json.dumps(_page(i, 21)) for i in changed)
         if failed:
             raise RuntimeError(f"SQS refused {len(failed)} bodies: {failed[0]}")
@@ -619,6 +712,8 @@ def measure(urls: int, changes_per_day: int, per_leaf: int) -> dict[str, Any]:
         table = dep.table_name
     return {
         "urls": urls,
+        "label": f"{urls:,} in {len(SECTION_MIX)} sections" if sections else f"{urls:,}",
+        "sections": sections,
         "changes_per_day": changes_per_day,
         "leaves": leaves,
         "local": {
@@ -929,8 +1024,10 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
     }
     return {
         "urls": m["urls"],
+        "label": m["label"],
         "changes_per_day": m["changes_per_day"],
         "leaves": leaves,
+        "lastmod_ages": lastmod_ages(m["changes_per_day"], runs / DAYS) if m["sections"] else None,
         "runs_per_month": runs,
         "reconciles_per_month": reconciles,
         "ingest_batch_size": m["ingest_batch_size"],
@@ -1069,9 +1166,30 @@ def _size(text: str) -> tuple[int, int]:
     )
 
 
+def print_lastmod_ages(sites: list[dict[str, Any]]) -> None:
+    """How many files of a multi-section site keep their index lastmod over a day and a run."""
+    for s in sites:
+        ages = s["lastmod_ages"]
+        if ages is None:
+            continue
+        print(f"\nIndex lastmods of the {s['label']} site ({ages['files']} files), drawn:")
+        for name, row in ages["by_section"].items():
+            print(
+                f"  {name:<16} {row['files']:>4} files, "
+                f"{row['changes_a_day_per_file']:>10,.2f} changes a day per file"
+            )
+        for span in ("day", "run"):
+            print(
+                f"  files whose lastmod stays put over a {span}: "
+                f"{ages[f'files_unchanged_in_a_{span}']} "
+                f"({ages[f'share_unchanged_in_a_{span}']:.1%}; hash-only layout "
+                f"{ages[f'hash_only_share_unchanged_in_a_{span}']:.1%})"
+            )
+
+
 def print_table(sites: list[dict[str, Any]]) -> None:
     services = ("dynamodb", "dynamodb_streams", "lambda", "s3", "sqs", "cloudfront_invalidations")
-    head = f"{'':<34}" + "".join(f"{s['urls']:>16,}" for s in sites)
+    head = f"{'':<34}" + "".join(f"{s['label']:>16}" for s in sites)
     print("\nMonthly (30 days), us-east-1 list prices, SQS and Lambda at their upper figures")
     print(head + "  URLs")
     print(f"{'changes a day':<34}" + "".join(f"{s['changes_per_day']:>16,}" for s in sites))
@@ -1206,7 +1324,7 @@ def print_table(sites: list[dict[str, Any]]) -> None:
                 continue
             verdict = "met" if check["met"] else "NOT met"
             print(
-                f"  {s['urls']:>12,} URLs  {name:<30} {check['value']:>12,.2f} "
+                f"  {s['label']:>24} URLs  {name:<30} {check['value']:>12,.2f} "
                 f"<= {check['at_most']:,.2f}: {verdict}"
             )
 
@@ -1227,6 +1345,11 @@ def main() -> int:
         "--urls-per-leaf", type=int, default=16, help="URLs in each file of the local site"
     )
     parser.add_argument(
+        "--no-sections",
+        action="store_true",
+        help="leave out the multi-section site (1,000,000 URLs in five sections)",
+    )
+    parser.add_argument(
         "--idle-pollers",
         type=int,
         default=5,
@@ -1238,11 +1361,15 @@ def main() -> int:
         model(measure(urls, changes, args.urls_per_leaf), args.idle_pollers)
         for urls, changes in (args.sizes or SIZES)
     ]
+    if not args.no_sections:
+        urls, changes = SECTION_SIZE
+        sites.append(model(measure(urls, changes, args.urls_per_leaf, True), args.idle_pollers))
     prices = {k: v for k, v in PRICE.items()}
     if args.json:
         print(json.dumps({"sites": sites, "prices": prices}))
         return 0
     print_table(sites)
+    print_lastmod_ages(sites)
     print(f"\nmeasured and priced in {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -128,7 +128,14 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
     assert [(s["urls"], s["changes_per_day"]) for s in model["sites"]] == [
         (80_000, 2_880),
         (200_000, 5_760),
+        (1_000_000, 100_000),
     ]
+    sections = model["sites"][-1]
+    ages = sections["lastmod_ages"]
+    assert sections["label"] == "1,000,000 in 5 sections" and ages["files"] == sections["leaves"]
+    # every file of the hash-only layout changes in a day; a quiet section's files may not
+    assert ages["hash_only_share_unchanged_in_a_day"] == 0
+    assert ages["share_unchanged_in_a_run"] > ages["hash_only_share_unchanged_in_a_run"]
     services = {"dynamodb", "dynamodb_streams", "lambda", "s3", "sqs", "cloudfront_invalidations"}
     for site in model["sites"]:
         usd = site["usd_per_month"]
