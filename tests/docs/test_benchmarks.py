@@ -185,11 +185,19 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
     )
 
 
-def test_capacity_names_the_first_limit_a_growing_site_reaches() -> None:
-    out = run("capacity.py", "--cap", "500", "--up-to", "40000000")
+def _first_limit(out: str) -> tuple[str, int]:
     order = out.split("limits, in the order a growing site reaches them:", 1)[1].splitlines()
     first = next(line for line in order if line.strip())
+    return first, int(re.search(r"([\d,]+) URLs", first)[1].replace(",", ""))  # type: ignore[index]
+
+
+def test_capacity_names_the_first_limit_a_growing_site_reaches() -> None:
+    first, at = _first_limit(run("capacity.py", "--cap", "500", "--up-to", "40000000"))
     assert "meta/shardmap item" in first
+    longer, sooner = _first_limit(
+        run("capacity.py", "--cap", "500", "--up-to", "40000000", "--space", "www.example.de/x/")
+    )
+    assert "meta/shardmap item" in longer and sooner < at  # longer ids fill the item sooner
 
 
 def test_hostile_lines_benchmark_reports_time_and_memory_of_each_case() -> None:

@@ -61,6 +61,9 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/capacity.py --cap 50000": (
         "tests/docs/test_benchmarks.py runs it with --cap at a tiny size"
     ),
+    ".venv/bin/python benchmarks/capacity.py --space www.example.de/products/": (
+        "tests/docs/test_benchmarks.py runs it with --space at a tiny size"
+    ),
     ".venv/bin/python benchmarks/cost_model.py --json": (
         "tests/docs/test_benchmarks.py runs it with --json at a tiny size"
     ),
