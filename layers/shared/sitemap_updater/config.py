@@ -111,6 +111,9 @@ class RebuildConfig:
     indexnow_endpoint: str = DEFAULT_ENDPOINT
     #: how long after its publication_date an article stays in the news files (Google: 2 days)
     news_window_hours: int = MAX_NEWS_WINDOW_HOURS
+    #: every index and urlset names ``sitemap.xsl``, published beside the index, so that a
+    #: browser shows the files as tables (``protocol.stylesheet``)
+    stylesheet: bool = True
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -142,6 +145,7 @@ class RebuildConfig:
             news_window_hours=_int(
                 e, "NEWS_WINDOW_HOURS", MAX_NEWS_WINDOW_HOURS, 1, MAX_NEWS_WINDOW_HOURS
             ),
+            stylesheet=_bool(e, "STYLESHEET", True),
         )
 
 

@@ -84,8 +84,12 @@ class NewsFile:
 class NewsDesk:
     """The articles of the news files during one run, as ``<url>`` fragments by URL hash."""
 
-    def __init__(self, site: Site, *, window_hours: int, now: float, max_bytes: int) -> None:
+    def __init__(
+        self, site: Site, *, window_hours: int, now: float, max_bytes: int, stylesheet: bool
+    ) -> None:
         self._site = site
+        #: whether the files carry the stylesheet's instruction
+        self._stylesheet = stylesheet
         self._cutoff = datetime.fromtimestamp(now, UTC) - timedelta(hours=window_hours)
         self._max_bytes = max_bytes
         self._fragments: dict[str, bytes] = {}
@@ -157,7 +161,7 @@ class NewsDesk:
         size = URLSET_FRAME_BYTES
 
         def close() -> None:
-            text = urlset_of(group)
+            text = urlset_of(group, stylesheet=self._stylesheet)
             files.append(NewsFile(news_file_key(len(files) + 1), gzip_bytes(text), len(group)))
 
         for fragment in self._current():

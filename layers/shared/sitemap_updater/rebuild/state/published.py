@@ -32,6 +32,8 @@ class PublishedRecord:
     index_sha256: str | None = None
     files: tuple[str, ...] = ()
     robots_sha256: str | None = None
+    #: sha256 of the ``sitemap.xsl`` last put (None: not published by the rebuild)
+    stylesheet_sha256: str | None = None
     home_sha256: str | None = None
     home_changed_at: str | None = None
     #: owner of a run that started writing objects and has not saved its record (it crashed)
@@ -96,6 +98,7 @@ class PublishedStore:
             index_sha256=text("index_sha256"),
             files=tuple(str(v["S"]) for v in item.get("files", {}).get("L", [])),
             robots_sha256=text("robots_sha256"),
+            stylesheet_sha256=text("stylesheet_sha256"),
             home_sha256=text("home_sha256"),
             home_changed_at=text("home_changed_at"),
             in_flight=text("in_flight"),
@@ -153,7 +156,14 @@ class PublishedStore:
             "files": {"L": [{"S": f} for f in record.files]},
             "generation": {"N": str(record.generation)},
         }
-        names = ("index_sha256", "robots_sha256", "home_sha256", "home_changed_at", "in_flight")
+        names = (
+            "index_sha256",
+            "robots_sha256",
+            "stylesheet_sha256",
+            "home_sha256",
+            "home_changed_at",
+            "in_flight",
+        )
         for name in names:
             value = getattr(record, name)
             if value is not None:

@@ -1,5 +1,6 @@
 """The index and what it lists last: the empty-site file when no leaf holds a URL, the news
-files after the regular ones, and robots.txt. Every file is put before the index that names it.
+files after the regular ones, the stylesheet the files name (``sitemap.xsl``) and robots.txt.
+Every file is put before the index that names it.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sitemap_updater.protocol import render_index
+from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.outputs.bucket import robots_txt
 from sitemap_updater.rebuild.render import render_home
 from sitemap_updater.rebuild.state.published import PublishedRecord
@@ -54,8 +56,8 @@ def index_plan(run: Run) -> IndexPlan:
 def publish_index(
     tools: Tools, run: Run, *, force: bool, news: Sequence[NewsListing] = ()
 ) -> PublishedRecord:
-    """Write the empty-site file if needed, the index (which lists the ``news`` files after
-    the regular ones) and robots.txt; returns the new record."""
+    """Write the empty-site file if needed, the stylesheet, the index (which lists the ``news``
+    files after the regular ones) and robots.txt; returns the new record."""
     old = run.published
     plan = index_plan(run)
     home_sha, home_changed_at = old.home_sha256, old.home_changed_at
@@ -68,7 +70,9 @@ def publish_index(
     counts = ((0,) if plan.empty_site else plan.counts) + tuple(n for _, _, n in news)
     run.objects.retire_dropped(files)
     base = tools.config.public_base_url.rstrip("/")
-    index, _ = render_index([(f"{base}/{key}", lastmod) for key, lastmod in entries])
+    stylesheet_sha = _publish_stylesheet(tools, run, force=force)
+    listed = [(f"{base}/{key}", lastmod) for key, lastmod in entries]
+    index, _ = render_index(listed, stylesheet=tools.config.stylesheet)
     index_sha = sha256_hex(index)
     if index_sha != old.index_sha256 or force:
         run.objects.write(INDEX_KEY, index)
@@ -78,6 +82,7 @@ def publish_index(
         index_sha256=index_sha,
         files=files,
         robots_sha256=robots_sha,
+        stylesheet_sha256=stylesheet_sha,
         home_sha256=home_sha,
         home_changed_at=home_changed_at,
         lastmods=tuple(lastmod for _, lastmod in entries),
@@ -92,6 +97,7 @@ def _publish_home(tools: Tools, run: Run, *, force: bool) -> tuple[str, str | No
         tools.site,
         max_urls=tools.config.max_urls_per_sitemap,
         max_bytes=tools.config.max_bytes_per_sitemap,
+        stylesheet=tools.config.stylesheet,
     )
     sha = sha256_hex(home)
     changed_at = old.home_changed_at
@@ -100,6 +106,18 @@ def _publish_home(tools: Tools, run: Run, *, force: bool) -> tuple[str, str | No
         if sha != old.home_sha256 or changed_at is None:
             changed_at = run.now_w3c
     return sha, changed_at  # unwritten, the file is the one the record describes
+
+
+def _publish_stylesheet(tools: Tools, run: Run, *, force: bool) -> str | None:
+    """Put ``sitemap.xsl`` where its bytes are not the ones last put (when the files name it);
+    returns its hash."""
+    if not tools.config.stylesheet:
+        return None
+    body = stylesheet_body()
+    sha = sha256_hex(body)
+    if sha != run.published.stylesheet_sha256 or force:
+        run.objects.write(STYLESHEET_NAME, body)
+    return sha
 
 
 def _publish_robots(tools: Tools, run: Run, index_url: str, *, force: bool) -> str | None:

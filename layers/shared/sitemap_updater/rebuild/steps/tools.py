@@ -35,4 +35,5 @@ class Tools:
             self.site,
             max_urls=self.config.max_urls_per_sitemap,
             max_bytes=self.config.max_bytes_per_sitemap,
+            stylesheet=self.config.stylesheet,
         )
