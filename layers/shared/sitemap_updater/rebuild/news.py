@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from sitemap_updater.protocol import Entry, Site, SitemapError, gzip_bytes
+from sitemap_updater.protocol.errors import EntryTooLargeError
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.limits import MAX_NEWS_URLS_PER_FILE
 from sitemap_updater.protocol.render.fragments import (
@@ -130,7 +131,7 @@ class NewsDesk:
             entry = Entry(loc=loc_of(item), news=news)
             try:
                 self._fragments[uh] = entry_fragment(entry, self._site, max_bytes=self._max_bytes)
-            except SitemapError as error:
+            except (SitemapError, EntryTooLargeError) as error:
                 self._fragments.pop(uh, None)
                 self.skipped.append(f"{entry.loc}: {error}")
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.errors import EntryTooLargeError, SitemapError
 from sitemap_updater.protocol.render.fragments import (
     URL_END,
     URLSET_CLOSE_BYTES,
@@ -108,7 +108,7 @@ def apply_changes(
         if item is not None and is_live(item):
             try:
                 new = entry_fragment(entry_from_item(item), site, max_bytes=max_bytes)
-            except SitemapError as error:
+            except (SitemapError, EntryTooLargeError) as error:
                 skipped.append(f"{loc_of(item)}: {error}")
         if new == old:
             continue
