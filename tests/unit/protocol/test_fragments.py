@@ -85,7 +85,7 @@ def test_an_entry_alone_over_the_cap_is_refused_as_the_writer_refuses_it() -> No
 
 def test_the_room_left_for_fragments_is_the_frame_with_the_stylesheet() -> None:
     with_instruction = len(XML_DECLARATION + STYLESHEET_INSTRUCTION + URLSET_ROOT + URLSET_CLOSE)
-    assert URLSET_FRAME_BYTES == with_instruction
+    assert with_instruction == URLSET_FRAME_BYTES
 
 
 @pytest.mark.parametrize("instruction", ["", STYLESHEET_INSTRUCTION])
