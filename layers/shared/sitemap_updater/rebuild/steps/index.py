@@ -70,7 +70,7 @@ def publish_index(
     counts = ((0,) if plan.empty_site else plan.counts) + tuple(n for _, _, n in news)
     run.objects.retire_dropped(files)
     base = tools.config.public_base_url.rstrip("/")
-    stylesheet_sha = _publish_stylesheet(tools, run, force=force)
+    stylesheet_sha = _publish_stylesheet(tools, run)
     listed = [(f"{base}/{key}", lastmod) for key, lastmod in entries]
     index, _ = render_index(listed, stylesheet=tools.config.stylesheet)
     index_sha = sha256_hex(index)
@@ -108,14 +108,15 @@ def _publish_home(tools: Tools, run: Run, *, force: bool) -> tuple[str, str | No
     return sha, changed_at  # unwritten, the file is the one the record describes
 
 
-def _publish_stylesheet(tools: Tools, run: Run, *, force: bool) -> str | None:
-    """Put ``sitemap.xsl`` where its bytes are not the ones last put (when the files name it);
-    returns its hash."""
+def _publish_stylesheet(tools: Tools, run: Run) -> str | None:
+    """Put ``sitemap.xsl`` when its bytes are not the ones the record says were put (when the
+    files name it); returns its hash. A run that died after putting it left the record of the
+    bytes before, so the next run puts it again: a rewrite after a crash has nothing to add."""
     if not tools.config.stylesheet:
         return None
     body = stylesheet_body()
     sha = sha256_hex(body)
-    if sha != run.published.stylesheet_sha256 or force:
+    if sha != run.published.stylesheet_sha256:
         run.objects.write(STYLESHEET_NAME, body)
     return sha
 
