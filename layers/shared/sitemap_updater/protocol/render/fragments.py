@@ -78,16 +78,17 @@ def urlset_opening(stylesheet: bool) -> bytes:
     return _OPENINGS[stylesheet]
 
 
-def fragments_start(text: bytes) -> int:
+def _fragments_start(text: bytes) -> int:
     """Where the fragments of a urlset's ``text`` start: after the XML declaration, the
     stylesheet's instruction if the file has it, and one of the root elements the writer ever
     wrote; raises :class:`PublishedFormatError` when the text does not open so."""
-    start = len(_DECLARATION) if text.startswith(_DECLARATION) else -1
-    if start > 0 and text.startswith(STYLESHEET_INSTRUCTION_BYTES, start):
-        start += len(STYLESHEET_INSTRUCTION_BYTES)
-    for root in _ROOTS:
-        if start > 0 and text.startswith(root, start):
-            return start + len(root)
+    if text.startswith(_DECLARATION):
+        start = len(_DECLARATION)
+        if text.startswith(STYLESHEET_INSTRUCTION_BYTES, start):
+            start += len(STYLESHEET_INSTRUCTION_BYTES)
+        for root in _ROOTS:
+            if text.startswith(root, start):
+                return start + len(root)
     raise PublishedFormatError("the file does not have the urlset header and footer")
 
 
@@ -102,7 +103,7 @@ def urlset_text(body: bytes) -> tuple[bytes, int, int]:
         text = inflate(body, MAX_READ_BACK_BYTES)
     except InflateError as error:
         raise PublishedFormatError(str(error)) from error
-    start = fragments_start(text)
+    start = _fragments_start(text)
     if not text.endswith(URLSET_CLOSE_BYTES):
         raise PublishedFormatError("the file does not have the urlset header and footer")
     end = len(text) - len(URLSET_CLOSE_BYTES)
@@ -123,7 +124,7 @@ def fragments_of(body: bytes) -> list[bytes]:
 def urlset_of(fragments: Sequence[bytes], *, stylesheet: bool) -> bytes:
     """The uncompressed urlset that holds ``fragments`` in order, with the stylesheet's
     instruction when ``stylesheet``."""
-    return b"".join([_OPENINGS[stylesheet], *fragments, URLSET_CLOSE_BYTES])
+    return b"".join([urlset_opening(stylesheet), *fragments, URLSET_CLOSE_BYTES])
 
 
 def too_large(loc: str, max_bytes: int) -> str:

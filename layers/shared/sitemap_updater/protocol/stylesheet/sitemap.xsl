@@ -42,7 +42,8 @@
           a { color: #0645ad; overflow-wrap: anywhere; }
           td.lastmod { white-space: nowrap; }
           ul { margin: 0; padding-left: 1rem; }
-          .hreflang { font-family: ui-monospace, monospace; margin-right: .35rem; }
+          .hreflang { font-family: ui-monospace, monospace; margin-right: .35rem;
+                      white-space: nowrap; }
           .muted { color: #888; }
         </style>
       </head>
