@@ -161,7 +161,9 @@ def full_render_fragments(aws: Aws) -> dict[str, bytes]:
         return {}
     site = Site.parse(SITE)
     fragments: dict[str, bytes] = {}
-    for part in render_shard("r", live, site, max_urls=50_000, max_bytes=50_000_000):
+    for part in render_shard(
+        "r", live, site, max_urls=50_000, max_bytes=50_000_000, stylesheet=True
+    ):
         assert part.body is not None
         fragments.update(parse_published(part.body))
     return fragments
@@ -217,7 +219,13 @@ def test_incremental_runs_with_crashes_and_faults_publish_what_a_full_rebuild_do
         else:  # no live URL: the empty-site file, which holds only the site root
             assert list(aws.crawl()) == ["sitemap-home.xml.gz"]
 
-        news = NewsDesk(Site.parse(SITE), window_hours=48, now=clock[0], max_bytes=47_185_920)
+        news = NewsDesk(
+            Site.parse(SITE),
+            window_hours=48,
+            now=clock[0],
+            max_bytes=47_185_920,
+            stylesheet=True,  # the setting's default, which the runs use
+        )
         news.replace_shard("r", live_items(aws))
         expected_news = {f.key: f.body for f in news.render()}
         listed = [key for key in aws.crawl() if is_news_key(key)]
