@@ -61,9 +61,7 @@ def chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
         if os.environ.get("CI"):
-            pytest.fail(
-                "chromium is not installed (make test installs it: apt-get install chromium)"
-            )
+            pytest.fail("chromium is not installed (.ci/run installs it: apt-get install chromium)")
         pytest.skip("chromium is not installed (apt-get install chromium)")
     return found
 
