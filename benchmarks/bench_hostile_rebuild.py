@@ -86,7 +86,12 @@ def rebuild_leaf(items: list[Item], max_bytes: int) -> None:
         spools.fill(iter(items), lambda: False)
         for part, loaded in spools.load("pages/r", 40_000, max_bytes):
             render_shard(
-                part, loaded, site, max_urls=40_000, max_bytes=DEFAULT_MAX_BYTES_PER_SITEMAP
+                part,
+                loaded,
+                site,
+                max_urls=40_000,
+                max_bytes=DEFAULT_MAX_BYTES_PER_SITEMAP,
+                stylesheet=True,
             )
             del loaded
 

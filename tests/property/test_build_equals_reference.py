@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, ROOT_SHARD, shard_file_key
@@ -105,7 +106,9 @@ lines = st.one_of(
 )
 
 
-def _reference(source: Path, max_urls: int, max_bytes: int) -> tuple[dict[str, bytes], list[str]]:
+def _reference(
+    source: Path, max_urls: int, max_bytes: int, stylesheet: bool = True
+) -> tuple[dict[str, bytes], list[str]]:
     reader = ChangeReader(SITE, NOW)
     problems: list[str] = []
     winners: dict[str, tuple[str, Item | None]] = {}
@@ -125,7 +128,9 @@ def _reference(source: Path, max_urls: int, max_bytes: int) -> tuple[dict[str, b
     for leaf in split_counts([uh for uh, _ in live], ROOT_SHARD, max_urls):
         bits = leaf[1:]
         items = [item for uh, item in live if _bits(uh).startswith(bits)]
-        for part in render_shard(leaf, items, SITE, max_urls=max_urls, max_bytes=max_bytes):
+        for part in render_shard(
+            leaf, items, SITE, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
+        ):
             problems += [
                 f"{s}: entry alone is larger than {max_bytes} bytes, left out" for s in part.skipped
             ]
@@ -133,7 +138,10 @@ def _reference(source: Path, max_urls: int, max_bytes: int) -> tuple[dict[str, b
                 name = shard_file_key(part.shard_id)
                 files[name] = part.body
                 pairs.append((f"{SITE.origin}/{name}", part.newest_lastmod))
-    files["sitemap.xml"] = render_index(pairs or [(f"{SITE.origin}/{EMPTY_SITE_KEY}", None)])[0]
+    listed = pairs or [(f"{SITE.origin}/{EMPTY_SITE_KEY}", None)]
+    files["sitemap.xml"] = render_index(listed, stylesheet=stylesheet)[0]
+    if stylesheet:
+        files[STYLESHEET_NAME] = stylesheet_body()
     return files, problems
 
 
@@ -142,7 +150,7 @@ def _bits(uh: str) -> str:
 
 
 def _built(
-    source: Path, out: Path, max_urls: int, max_bytes: int, jobs: int
+    source: Path, out: Path, max_urls: int, max_bytes: int, jobs: int, stylesheet: bool = True
 ) -> tuple[dict[str, bytes], list[str]]:
     problems: list[str] = []
     build_static(
@@ -155,6 +163,7 @@ def _built(
         jobs=jobs,
         now=NOW,
         allow_empty=True,  # the reference publishes an empty site too
+        stylesheet=stylesheet,
     )
     # the build's manifest (a hidden file) is its bookkeeping, not a published file
     files = {
@@ -172,6 +181,7 @@ def _built(
     st.integers(1, 6),
     st.sampled_from([1200, 4000, 50_000]),
     st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
 )
 def test_build_writes_what_the_careful_path_writes(
     tmp_path_factory: pytest.TempPathFactory,
@@ -179,12 +189,13 @@ def test_build_writes_what_the_careful_path_writes(
     max_urls: int,
     max_bytes: int,
     newline: str,
+    stylesheet: bool,
 ) -> None:
     work = tmp_path_factory.mktemp("build")
     source = work / "events.jsonl"
     source.write_bytes(newline.join(body).encode("utf-8"))
-    expected_files, expected_problems = _reference(source, max_urls, max_bytes)
-    files, problems = _built(source, work / "out", max_urls, max_bytes, jobs=1)
+    expected_files, expected_problems = _reference(source, max_urls, max_bytes, stylesheet)
+    files, problems = _built(source, work / "out", max_urls, max_bytes, 1, stylesheet)
     assert problems == expected_problems
     assert files == expected_files
 

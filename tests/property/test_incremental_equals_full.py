@@ -185,7 +185,9 @@ def full_render_fragments(aws: Aws) -> dict[tuple[str, str], bytes]:
     fragments: dict[tuple[str, str], bytes] = {}
     for space, items in spaces.items():
         site = LAYOUT.site_of_shard(space + "r")
-        for part in render_shard("r", items, site, max_urls=50_000, max_bytes=50_000_000):
+        for part in render_shard(
+            "r", items, site, max_urls=50_000, max_bytes=50_000_000, stylesheet=True
+        ):
             assert part.body is not None
             fragments.update({(space, uh): f for uh, f in parse_published(part.body).items()})
     return fragments
@@ -245,7 +247,13 @@ def test_incremental_runs_with_crashes_and_faults_publish_what_a_full_rebuild_do
         if "www.example.de" not in hosts_with_urls:  # no live URL there: its empty-site file
             assert "www.example.de/sitemap-home.xml.gz" in both_hosts(aws)
 
-        news = NewsDesk(Sites.parse(SITES), window_hours=48, now=clock[0], max_bytes=47_185_920)
+        news = NewsDesk(
+            Sites.parse(SITES),
+            window_hours=48,
+            now=clock[0],
+            max_bytes=47_185_920,
+            stylesheet=True,  # the setting's default, which the runs use
+        )
         news.replace_shard("r", live_items(aws))
         expected_news = {f.key: f.body for f in news.render()}
         listed = [key for key in both_hosts(aws) if is_news_key(key)]

@@ -1,4 +1,6 @@
-"""Patching a published file with changes gives the bytes a full render of the new state gives."""
+"""Patching a published file with changes gives the bytes a full render of the new state gives,
+whether the published file named the stylesheet or not (the patched file follows the current
+setting)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 from sitemap_updater.protocol import Entry, Site
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
+from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
@@ -84,9 +87,9 @@ def _item(entry: Entry) -> Item:
     return live_item(entry, "e", "d")
 
 
-def _full(state: dict[str, Item], cap: int, max_bytes: int) -> list[Any]:
+def _full(state: dict[str, Item], cap: int, max_bytes: int, stylesheet: bool) -> list[Any]:
     items = [state[uh] for uh in sorted(state)]
-    return render_shard("r", items, SITE, max_urls=cap, max_bytes=max_bytes)
+    return render_shard("r", items, SITE, max_urls=cap, max_bytes=max_bytes, stylesheet=stylesheet)
 
 
 def _apply(
@@ -113,6 +116,9 @@ def _apply(
     cap=st.integers(min_value=1, max_value=30),
     max_bytes=st.sampled_from([2_000, 50_000]),
     with_record=st.booleans(),
+    published_with=st.booleans(),
+    stylesheet=st.booleans(),
+    edge=st.none() | st.integers(min_value=-8, max_value=80),
 )
 def test_patched_shard_equals_full_render(
     before: list[Entry],
@@ -120,18 +126,37 @@ def test_patched_shard_equals_full_render(
     cap: int,
     max_bytes: int,
     with_record: bool,
+    published_with: bool,
+    stylesheet: bool,
+    edge: int | None,
 ) -> None:
     """With and without the record of the published file (its URL count and newest lastmod,
-    which spare the patch from reading the whole file for them)."""
+    which spare the patch from reading the whole file for them); the published file named the
+    stylesheet or not (``published_with``), the run's setting is ``stylesheet``. With ``edge``
+    the byte cap is ``edge`` bytes over what the new state needs in a file without the
+    stylesheet, around the room the stylesheet's instruction takes."""
     old_state = {url_hash(e.loc): _item(e) for e in before}
-    old = _full(old_state, 50_000, 50_000)
+    old = _full(old_state, 50_000, 50_000, published_with)
     assert len(old) == 1
     changes, new_state = _apply(old_state, after)
+    if edge is not None and new_state:
+        [needed] = _full(new_state, 50_000, 50_000, False)
+        assert needed.body is not None
+        largest = max(map(len, parse_published(needed.body).values()))
+        # a cap no single entry is over (one published under a larger cap is another case)
+        max_bytes = max(needed.uncompressed_bytes + edge, largest + URLSET_FRAME_BYTES)
     recorded = Recorded(old[0].url_count, old[0].newest_lastmod) if with_record else None
     patched = patch_shard(
-        "r", old[0].body, changes, SITE, max_urls=cap, max_bytes=max_bytes, recorded=recorded
+        "r",
+        old[0].body,
+        changes,
+        SITE,
+        max_urls=cap,
+        max_bytes=max_bytes,
+        stylesheet=stylesheet,
+        recorded=recorded,
     )
-    full = _full(new_state, cap, max_bytes)
+    full = _full(new_state, cap, max_bytes, stylesheet)
     assert [(r.shard_id, r.body, r.url_count, r.newest_lastmod) for r in patched.rendered] == [
         (r.shard_id, r.body, r.url_count, r.newest_lastmod) for r in full
     ]
@@ -158,23 +183,41 @@ def _news_files(desk: NewsDesk) -> list[tuple[str, bytes, int]]:
     after=st.lists(st.tuples(entries, st.booleans()), max_size=25),
     hours_later=st.sampled_from([0.0, 1.0, 24.0, 47.5]),
     max_bytes=st.sampled_from([1_500, 50_000]),
+    published_with=st.booleans(),
+    stylesheet=st.booleans(),
 )
 def test_patched_news_files_equal_a_full_render(
-    before: list[Entry], after: list[tuple[Entry, bool]], hours_later: float, max_bytes: int
+    before: list[Entry],
+    after: list[tuple[Entry, bool]],
+    hours_later: float,
+    max_bytes: int,
+    published_with: bool,
+    stylesheet: bool,
 ) -> None:
     """The news files read back, expired by a later clock and patched with the changes hold
-    what a render of the new table state at that clock holds."""
+    what a render of the new table state at that clock holds (the files read back named the
+    stylesheet or not, the run's setting is ``stylesheet``)."""
     old_state = {url_hash(e.loc): _item(e) for e in before}
-    first = NewsDesk(Sites((SITE,)), window_hours=48, now=NOW - 3600 * 47.5, max_bytes=max_bytes)
+    first = NewsDesk(
+        Sites((SITE,)),
+        window_hours=48,
+        now=NOW - 3600 * 47.5,
+        max_bytes=max_bytes,
+        stylesheet=published_with,
+    )
     first.replace_shard("r", old_state.values())
     published = {f.key: f.body for f in first.render()}
     changes, new_state = _apply(old_state, after)
     now = NOW - 3600 * 47.5 + 3600 * hours_later
-    patched = NewsDesk(Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes)
+    patched = NewsDesk(
+        Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes, stylesheet=stylesheet
+    )
     for key, body in published.items():
         patched.load(key, body)
     patched.apply(changes)
-    full = NewsDesk(Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes)
+    full = NewsDesk(
+        Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes, stylesheet=stylesheet
+    )
     full.replace_shard("r", new_state.values())
     files = _news_files(patched)
     assert files == _news_files(full)

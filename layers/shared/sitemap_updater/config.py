@@ -122,6 +122,9 @@ class RebuildConfig:
     section_rules: SectionRules = field(default_factory=SectionRules)
     #: whether hreflang alternates may point to any host, not only to a listed one
     alternates_any_host: bool = False
+    #: every index and urlset names ``sitemap.xsl``, published beside the index, so that a
+    #: browser shows the files as tables (``protocol.stylesheet``)
+    stylesheet: bool = True
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RebuildConfig:
@@ -155,6 +158,7 @@ class RebuildConfig:
             ),
             section_rules=_section_rules(e),
             alternates_any_host=_bool(e, "ALTERNATES_ANY_HOST", False),
+            stylesheet=_bool(e, "STYLESHEET", True),
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 from datetime import UTC, datetime, timedelta
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION, stylesheet_body
 from sitemap_updater_local.cli import main
 from tests.integration.cli.support import (
     SITE,
@@ -193,3 +195,35 @@ def test_more_processes_give_the_same_files(
         outputs.append({p.name: p.read_bytes() for p in out.iterdir()})
     assert outputs[0] == outputs[1]
     assert len(outputs[0]) > 2
+
+
+def _names_stylesheet(path: Path) -> bool:
+    data = path.read_bytes()
+    text = gzip.decompress(data) if path.suffix == ".gz" else data
+    return text.split(b"\n")[1] + b"\n" == STYLESHEET_INSTRUCTION.encode()
+
+
+def test_the_files_name_the_stylesheet_written_beside_them_unless_turned_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "pages.csv"
+    source.write_text("url,lastmod\n" + "".join(f"{u},2024-05-01\n" for u in page_urls(30)))
+    out = tmp_path / "out"
+
+    code, line, _ = _build(capsys, source, out, "--max-urls-per-sitemap", "8")
+
+    assert code == 0
+    files = published(out)
+    assert len(files) > 1
+    assert (out / "sitemap.xsl").read_bytes() == stylesheet_body()
+    assert all(_names_stylesheet(out / name) for name in [*files, "sitemap.xml"])
+    assert f"in {len(files)} sitemap file(s) + sitemap.xsl + sitemap.xml in {out}" in line
+
+    code, line, _ = _build(capsys, source, out, "--max-urls-per-sitemap", "8", "--no-stylesheet")
+
+    assert code == 0
+    assert published(out) == files
+    assert not (out / "sitemap.xsl").exists()  # the previous build's, no longer written
+    assert not any(_names_stylesheet(out / name) for name in [*files, "sitemap.xml"])
+    assert f"in {len(files)} sitemap file(s) + sitemap.xml in {out}" in line
+    assert "removed 1 file(s) no longer listed: sitemap.xsl" in line

@@ -140,12 +140,12 @@ def test_only_files_of_the_previous_build_are_removed(
     source = write_gz(out / "sitemap-input.csv.gz", "\n".join(page_urls(300)) + "\n")
     assert _build(capsys, source, out, "--max-urls-per-sitemap", "100")[0] == 0
     first = json.loads((out / MANIFEST).read_bytes())["files"]
-    assert len(first) > 2 and first[-1] == "sitemap.xml"
+    assert len(first) > 3 and first[-2:] == ["sitemap.xsl", "sitemap.xml"]
 
     code, stdout, _ = _build(capsys, source, out)  # one file now: the split ones go
 
     assert code == 0
-    assert f"removed {len(first) - 1} file(s)" in stdout
+    assert f"removed {len(first) - 2} file(s)" in stdout
     assert sorted(p.name for p in out.glob("sitemap-r*")) == [
         "sitemap-r.xml.gz",
         "sitemap-r0110.xml.gz",
@@ -153,7 +153,11 @@ def test_only_files_of_the_previous_build_are_removed(
     for name, body in theirs.items():
         assert (out / name).read_bytes() == body
     assert source.exists()
-    assert json.loads((out / MANIFEST).read_bytes())["files"] == ["sitemap-r.xml.gz", "sitemap.xml"]
+    assert json.loads((out / MANIFEST).read_bytes())["files"] == [
+        "sitemap-r.xml.gz",
+        "sitemap.xsl",
+        "sitemap.xml",
+    ]
 
 
 def test_a_planted_manifest_cannot_make_it_remove_other_files(

@@ -12,7 +12,8 @@ from collections.abc import Callable
 import pytest
 
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
-from sitemap_updater.protocol.urlset import URLSET_CLOSE, URLSET_OPEN
+from sitemap_updater.protocol.stylesheet import XML_DECLARATION
+from sitemap_updater.protocol.urlset import URLSET_CLOSE, URLSET_ROOT, urlset_open
 from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
 from tests.integration.rebuild.test_metrics import emf_documents, metric_values
@@ -22,7 +23,7 @@ from tests.integration.rebuild.test_publish_economy import service
 
 def urlset(*inner: bytes) -> bytes:
     """A gzipped urlset in the writer's frame around the given ``<url>`` lines."""
-    return gzip.compress(URLSET_OPEN.encode() + b"".join(inner) + URLSET_CLOSE.encode())
+    return gzip.compress(urlset_open(True).encode() + b"".join(inner) + URLSET_CLOSE.encode())
 
 
 def zeros_bomb() -> bytes:
@@ -41,8 +42,17 @@ HOSTILE: dict[str, Callable[[str], bytes]] = {
     ),
     "an entity and a DTD": lambda loc: gzip.compress(
         b'<?xml version="1.0"?><!DOCTYPE u [<!ENTITY x "y">]>'
-        + URLSET_OPEN.encode()[URLSET_OPEN.index("<urlset") :]
+        + URLSET_ROOT.encode()
         + f"<url><loc>{loc}&x;</loc></url>\n".encode()
+        + URLSET_CLOSE.encode()
+    ),
+    "a stylesheet of someone else's": lambda loc: gzip.compress(
+        (
+            XML_DECLARATION
+            + '<?xml-stylesheet type="text/xsl" href="https://evil.example.net/x.xsl"?>\n'
+        ).encode()
+        + URLSET_ROOT.encode()
+        + f"<url><loc>{loc}</loc></url>\n".encode()
         + URLSET_CLOSE.encode()
     ),
     "a gzip bomb": lambda loc: zeros_bomb(),

@@ -38,7 +38,11 @@ def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     assert "no checkpoint" in report["feed_gap"]
     assert report["complete"] is True
     assert report["shards_rebuilt"] == 1
-    assert sorted(report["objects_written"]) == ["sitemap-pages-r.xml.gz", "sitemap.xml"]
+    assert sorted(report["objects_written"]) == [
+        "sitemap-pages-r.xml.gz",
+        "sitemap.xml",
+        "sitemap.xsl",
+    ]
     assert report["urls_published"] == 5
     assert report["files"] == 1
     scanned = sum(count for name, _, count in reads if name == "Scan")
@@ -47,7 +51,7 @@ def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     assert report["dynamodb_items_read"] == scanned + 3
     files = aws.crawl()
     assert sorted(files["sitemap-pages-r.xml.gz"]) == sorted(f"{SITE}/page/{i}" for i in range(5))
-    assert aws.invalidations() == [["/sitemap-pages-r.xml.gz", "/sitemap.xml"]]
+    assert aws.invalidations() == [["/sitemap-pages-r.xml.gz", "/sitemap.xml", "/sitemap.xsl"]]
     index = aws.object("sitemap.xml")
     assert index["ContentType"] == "application/xml; charset=utf-8"
     assert index["CacheControl"] == "public, max-age=60"
@@ -145,7 +149,7 @@ def test_deleting_every_url_publishes_the_documented_empty_site(aws: Aws) -> Non
     assert report["urls_published"] == 0
     assert report["files"] == 1
     assert aws.crawl() == {"sitemap-home.xml.gz": [f"{SITE}/"]}
-    assert aws.object_keys() == {"sitemap.xml", "sitemap-home.xml.gz"}
+    assert aws.object_keys() == {"sitemap.xml", "sitemap-home.xml.gz", "sitemap.xsl"}
     home_lastmod = aws.index_lastmods()["sitemap-home.xml.gz"]
     assert home_lastmod is not None
 

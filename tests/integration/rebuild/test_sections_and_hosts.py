@@ -66,6 +66,9 @@ def test_every_file_holds_one_host_and_one_section(aws: Aws, sites: pytest.Monke
     names = [n.rsplit("/", 1)[-1] for n in etree.fromstring(index.encode()).itertext()]
     sections = [section_of_key(n) for n in names if n.startswith("sitemap-")]
     assert sections == sorted(sections)  # grouped by section
+    # the stylesheet the files name is beside each host's index
+    for key in ("sitemap.xsl", "www.example.de/sitemap.xsl"):
+        assert aws.object(key)["ContentType"].startswith("application/xslt+xml")
 
 
 def test_a_page_that_moves_leaves_its_old_file_in_the_same_run(

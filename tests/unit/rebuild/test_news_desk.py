@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 from datetime import UTC, datetime
 
+import pytest
+
 from sitemap_updater.protocol import Entry, Site
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key, news_file_key
@@ -21,8 +23,10 @@ def article(n: int, date: str = "2026-11-20T11:00:00Z") -> Entry:
     return Entry(loc=f"https://www.example.com/a/{n}", news=News("T", "en", date, f"#{n}"))
 
 
-def desk(now: float = NOW, max_bytes: int = 10_000_000) -> NewsDesk:
-    return NewsDesk(Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes)
+def desk(now: float = NOW, max_bytes: int = 10_000_000, *, stylesheet: bool = True) -> NewsDesk:
+    return NewsDesk(
+        Sites((SITE,)), window_hours=48, now=now, max_bytes=max_bytes, stylesheet=stylesheet
+    )
 
 
 def test_more_than_1000_articles_are_split_over_numbered_files() -> None:
@@ -80,9 +84,36 @@ def test_news_keys_are_recognized() -> None:
 
 def test_a_file_written_before_the_video_and_news_namespaces_is_read_back() -> None:
     from sitemap_updater.protocol.gzipio import gzip_bytes
-    from sitemap_updater.protocol.urlset import LEGACY_URLSET_OPEN, URLSET_CLOSE
+    from sitemap_updater.protocol.stylesheet import XML_DECLARATION
+    from sitemap_updater.protocol.urlset import LEGACY_URLSET_ROOT, URLSET_CLOSE
     from sitemap_updater.rebuild.patch import parse_published
 
     fragment = "<url><loc>https://www.example.com/old</loc></url>\n"
-    legacy = gzip_bytes((LEGACY_URLSET_OPEN + fragment + URLSET_CLOSE).encode())
+    legacy = gzip_bytes((XML_DECLARATION + LEGACY_URLSET_ROOT + fragment + URLSET_CLOSE).encode())
     assert parse_published(legacy) == {url_hash("https://www.example.com/old"): fragment.encode()}
+
+
+@pytest.mark.parametrize(("before", "now"), [(False, True), (True, False), (True, True)])
+def test_news_files_follow_the_stylesheet_setting_whatever_was_published(
+    before: bool, now: bool
+) -> None:
+    from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION
+
+    entries = list(map(article, range(5)))
+    first = desk(stylesheet=before)
+    first.apply({url_hash(e.loc): live_item(e, "e", "d") for e in entries})
+    [published] = first.render()
+    second = desk(stylesheet=now)
+    second.load(published.key, published.body)
+    [again] = second.render()
+    assert assert_valid_urlset(again.body) == assert_valid_urlset(published.body)
+    assert (STYLESHEET_INSTRUCTION.encode() in gzip.decompress(again.body)) is now
+    assert (again.body == published.body) is (before == now)
+
+
+def test_an_article_alone_over_the_byte_cap_is_left_out_and_named() -> None:
+    news = desk(max_bytes=1024)
+    big = article(1)._replace(loc="https://www.example.com/" + "b" * 1500)
+    news.apply({url_hash(big.loc): live_item(big, "e", "d")})
+    assert news.render() == []
+    assert news.skipped[0].startswith(big.loc)

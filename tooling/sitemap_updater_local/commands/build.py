@@ -19,6 +19,10 @@ every URL deleted) changes nothing and exits 3, unless ``--allow-empty`` asks fo
 site, which is published as the deployed system publishes it (``sitemap-home.xml.gz``, holding
 the site's root URL).
 
+With the stylesheet (the default; ``--no-stylesheet`` turns it off, as ``STYLESHEET=false``
+does for the deployed system) every file names ``sitemap.xsl``, which the build writes beside
+the index, so that a browser shows the files as tables.
+
 Differences from the deployed index: a file whose entries have no ``lastmod`` is listed
 without one (a static build has no history of when the file's bytes changed).
 """
@@ -37,6 +41,7 @@ from functools import partial
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.protocol import Site, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.render import render_fragments, render_home
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
 from sitemap_updater.store.spaces import shard_file_key
@@ -86,15 +91,25 @@ class LeafFiles:
 
 
 def render_leaf(
-    directory: str, counts: list[int], leaf: str, max_urls: int, max_bytes: int, out_dir: str
+    directory: str,
+    counts: list[int],
+    stylesheet: bool,
+    leaf: str,
+    max_urls: int,
+    max_bytes: int,
+    out_dir: str,
 ) -> LeafFiles:
     """Render one leaf of a resolved spool into ``out_dir`` (the files of it and of the leaves
-    a byte split makes of it); safe to run in a worker process."""
+    a byte split makes of it), naming the stylesheet if ``stylesheet``; safe to run in a worker
+    process."""
     pairs = list(FinalState(directory, counts).pairs(leaf))
     fragments = {uh: payload for uh, payload in pairs if type(payload) is bytes}
     skipped = [] if len(fragments) == len(pairs) else [p for _, p in pairs if type(p) is str]
     files: list[tuple[str, int, str | None]] = []
-    for part in render_fragments(leaf, fragments, max_urls=max_urls, max_bytes=max_bytes):
+    parts = render_fragments(
+        leaf, fragments, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
+    )
+    for part in parts:
         if part.body is None:
             continue
         name = shard_file_key(part.shard_id)
@@ -133,6 +148,7 @@ def build_static(
     now: datetime | None = None,
     csv_format: CsvFormat | None = None,
     allow_empty: bool = False,
+    stylesheet: bool = True,
 ) -> BuildResult:
     """Build the sitemap files of ``source`` into ``out_dir``, all or nothing; raises
     ``SourceError`` or ``CommandError`` (``NothingToPublish`` when no live URL is left, unless
@@ -142,7 +158,8 @@ def build_static(
     output does not depend on it). ``now`` (default: the clock) is the judge's clock and the
     time from which records without a time of their own are stamped. ``csv_format``: how to
     read a CSV source (default: as its header tells). ``on_progress`` is told the records
-    judged and the files written so far, now and then.
+    judged and the files written so far, now and then. ``stylesheet``: every file names
+    ``sitemap.xsl``, written beside the index.
     """
     base = (public_base_url or site.origin).rstrip("/")
     result = BuildResult()
@@ -171,7 +188,7 @@ def build_static(
                 on_progress(records, 0)
             state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
             leaves = state.leaves(max_urls)
-            render = partial(render_leaf, state.directory, state.counts)
+            render = partial(render_leaf, state.directory, state.counts, stylesheet)
             each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [staging] * len(leaves)
             rendered = (pool.map if pool is not None else map)(render, leaves, *each)
             pairs: list[tuple[str, str | None]] = []
@@ -193,11 +210,14 @@ def build_static(
                     "unchanged (--allow-empty publishes an empty site)",
                     EXIT_EMPTY,
                 )
-            home = render_home(site, max_urls=max_urls, max_bytes=max_bytes)
+            home = render_home(site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
             write_new(staging, EMPTY_SITE_KEY, home)
             result.files.append(EMPTY_SITE_KEY)
             pairs.append((f"{base}/{EMPTY_SITE_KEY}", None))
-        index, _ = render_index(pairs)
+        if stylesheet:
+            write_new(staging, STYLESHEET_NAME, stylesheet_body())
+            result.files.append(STYLESHEET_NAME)
+        index, _ = render_index(pairs, stylesheet=stylesheet)
         write_new(staging, INDEX_KEY, index)
         result.files.append(INDEX_KEY)
         result.removed = output.commit(result.files)
@@ -255,6 +275,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="publish an empty site (sitemap-home.xml.gz) when no live URL is left, instead "
         "of leaving DIR unchanged and exiting 3",
+    )
+    parser.add_argument(
+        "--no-stylesheet",
+        dest="stylesheet",
+        action="store_false",
+        help=f"write the files without naming {STYLESHEET_NAME}, and without it (by default "
+        "they name it and it is written beside the index, so a browser shows them as tables)",
     )
     add_csv_arguments(parser)
     add_media_hosts_argument(parser)
@@ -319,6 +346,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             csv_format=csv_format_of(args),
             allow_empty=args.allow_empty,
+            stylesheet=args.stylesheet,
         )
     except NothingToPublish:
         progress.close()
@@ -328,10 +356,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     seconds = time.perf_counter() - started
-    shards = len(result.files) - 1
+    shards = sum(name.endswith(".xml.gz") for name in result.files)
+    beside = " + ".join(name for name in result.files if not name.endswith(".xml.gz"))
     print(
         f"{result.urls} URLs from {result.changes} changes in {shards} sitemap file(s) "
-        f"+ {INDEX_KEY} in {args.out} ({seconds:.2f} s)"
+        f"+ {beside} in {args.out} ({seconds:.2f} s)"
     )
     if result.removed:
         print(

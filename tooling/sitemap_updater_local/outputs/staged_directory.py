@@ -40,7 +40,7 @@ STAGING_PREFIX: Final = ".sitemap-build-"
 STAGING_SUFFIX: Final = ".staging"
 COMMIT_RECORD: Final = "commit.json"
 #: Names a build may write, so the only ones a manifest can make it replace or remove.
-OWN_FILE: Final = re.compile(r"^sitemap(-(r[01]*|home)\.xml\.gz|\.xml)$")
+OWN_FILE: Final = re.compile(r"^sitemap(-(r[01]*|home)\.xml\.gz|\.xml|\.xsl)$")
 _HELD: Final = {signal.SIGINT, signal.SIGTERM}
 
 

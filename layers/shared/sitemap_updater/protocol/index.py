@@ -23,10 +23,11 @@ from sitemap_updater.protocol.gzipio import (
 )
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS, SITEMAP_NS
 from sitemap_updater.protocol.render.element import check_lastmod
+from sitemap_updater.protocol.stylesheet import prologue
 from sitemap_updater.protocol.urls import normalize_url
-from sitemap_updater.protocol.urlset import XML_DECLARATION, FileStats, StreamedDocument
+from sitemap_updater.protocol.urlset import FileStats, StreamedDocument
 
-INDEX_OPEN: Final = f'{XML_DECLARATION}<sitemapindex xmlns="{SITEMAP_NS}">\n'
+INDEX_ROOT: Final = f'<sitemapindex xmlns="{SITEMAP_NS}">\n'
 INDEX_CLOSE: Final = "</sitemapindex>\n"
 
 
@@ -36,7 +37,8 @@ class IndexWriter(StreamedDocument):
     ``add(loc, lastmod)`` normalizes ``loc`` (an absolute http(s) URL) and requires ``lastmod``
     in normalized form; it raises :class:`SitemapFullError` (child not written) when the index
     would exceed ``max_entries`` or ``max_bytes``. ``close`` raises :class:`EmptySitemapError`
-    if nothing was added, because siteindex.xsd requires at least one ``<sitemap>``.
+    if nothing was added, because siteindex.xsd requires at least one ``<sitemap>``. With
+    ``stylesheet`` the index carries the stylesheet's instruction (``protocol.stylesheet``).
     """
 
     closing = INDEX_CLOSE
@@ -50,6 +52,7 @@ class IndexWriter(StreamedDocument):
         max_bytes: int = MAX_BYTES,
         gzip: bool = False,
         compresslevel: int = DEFAULT_COMPRESSLEVEL,
+        stylesheet: bool = False,
     ) -> None:
         if not 1 <= max_entries <= MAX_URLS:
             raise ValueError(f"max_entries {max_entries} must be from 1 to {MAX_URLS}")
@@ -57,7 +60,8 @@ class IndexWriter(StreamedDocument):
             raise ValueError(f"max_bytes {max_bytes} must be from 1 to {MAX_BYTES}")
         self._max_entries = max_entries
         self._max_bytes = max_bytes
-        self._start(GzipOutput(sink, compresslevel) if gzip else PlainOutput(sink), INDEX_OPEN)
+        output = GzipOutput(sink, compresslevel) if gzip else PlainOutput(sink)
+        self._start(output, prologue(stylesheet) + INDEX_ROOT)
 
     def add(self, loc: str, lastmod: str | None) -> None:
         if self._closed:
@@ -89,10 +93,14 @@ def render_index(
     max_entries: int = MAX_URLS,
     max_bytes: int = MAX_BYTES,
     gzip: bool = False,
+    stylesheet: bool = False,
 ) -> tuple[bytes, FileStats]:
-    """An index listing ``(loc, lastmod)`` pairs; plain XML bytes unless ``gzip``."""
+    """An index listing ``(loc, lastmod)`` pairs; plain XML bytes unless ``gzip``; with the
+    stylesheet's instruction when ``stylesheet``."""
     sink = io.BytesIO()
-    writer = IndexWriter(sink, max_entries=max_entries, max_bytes=max_bytes, gzip=gzip)
+    writer = IndexWriter(
+        sink, max_entries=max_entries, max_bytes=max_bytes, gzip=gzip, stylesheet=stylesheet
+    )
     for loc, lastmod in items:
         writer.add(loc, lastmod)
     stats = writer.close()

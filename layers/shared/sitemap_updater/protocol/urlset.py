@@ -34,20 +34,27 @@ from sitemap_updater.protocol.limits import (
 )
 from sitemap_updater.protocol.render.chunk import ChunkRenderer
 from sitemap_updater.protocol.render.element import EntryRenderer, too_large_reason
+from sitemap_updater.protocol.stylesheet import prologue
 from sitemap_updater.protocol.urls import Site
 
-XML_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
-URLSET_OPEN: Final = (
-    f'{XML_DECLARATION}<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}" '
+URLSET_ROOT: Final = (
+    f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}" '
     f'xmlns:image="{IMAGE_NS}" xmlns:video="{VIDEO_NS}" xmlns:news="{NEWS_NS}">\n'
 )
 #: The root element files written before the video and news extensions started with; a published
 #: file that has it is read back like any other (its entries are the same bytes).
-LEGACY_URLSET_OPEN: Final = (
-    f'{XML_DECLARATION}<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}" '
-    f'xmlns:image="{IMAGE_NS}">\n'
+LEGACY_URLSET_ROOT: Final = (
+    f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}" xmlns:image="{IMAGE_NS}">\n'
 )
 URLSET_CLOSE: Final = "</urlset>\n"
+
+
+def urlset_open(stylesheet: bool) -> str:
+    """The text of a urlset before its first ``<url>``: the prologue (with the stylesheet's
+    instruction when ``stylesheet``) and the root element."""
+    return prologue(stylesheet) + URLSET_ROOT
+
+
 #: Entries :meth:`UrlsetWriter.add_many` renders and checks as one block.
 CHUNK_SIZE: Final = 1024
 
@@ -107,7 +114,8 @@ class UrlsetWriter(StreamedDocument):
     and the file can still be closed. ``close`` raises :class:`EmptySitemapError` if no entry
     was added, because sitemap.xsd requires at least one ``<url>``.
     Each entry's text is :class:`~sitemap_updater.protocol.render.element.EntryRenderer`'s,
-    with all of its checks (the block path, :meth:`add_many`, gives the same bytes).
+    with all of its checks (the block path, :meth:`add_many`, gives the same bytes). With
+    ``stylesheet`` the file carries the stylesheet's instruction (``protocol.stylesheet``).
     """
 
     closing = URLSET_CLOSE
@@ -121,6 +129,7 @@ class UrlsetWriter(StreamedDocument):
         max_urls: int = MAX_URLS,
         max_bytes: int = MAX_BYTES,
         compresslevel: int = DEFAULT_COMPRESSLEVEL,
+        stylesheet: bool = False,
     ) -> None:
         if not 1 <= max_urls <= MAX_URLS:
             raise ValueError(f"max_urls {max_urls} must be from 1 to {MAX_URLS}")
@@ -134,7 +143,7 @@ class UrlsetWriter(StreamedDocument):
         self._room = max_bytes - len(URLSET_CLOSE)
         self._entries = EntryRenderer(site)
         self._chunks = ChunkRenderer(site)
-        self._start(GzipOutput(sink, compresslevel), URLSET_OPEN)
+        self._start(GzipOutput(sink, compresslevel), urlset_open(stylesheet))
 
     @property
     def url_count(self) -> int:
@@ -206,12 +215,18 @@ def render_urlset(
     max_urls: int = MAX_URLS,
     max_bytes: int = MAX_BYTES,
     compresslevel: int = DEFAULT_COMPRESSLEVEL,
+    stylesheet: bool = False,
 ) -> tuple[bytes, FileStats]:
     """All ``entries`` as one gzipped urlset; raises :class:`SitemapFullError` if they do not
     fit."""
     sink = io.BytesIO()
     writer = UrlsetWriter(
-        sink, site, max_urls=max_urls, max_bytes=max_bytes, compresslevel=compresslevel
+        sink,
+        site,
+        max_urls=max_urls,
+        max_bytes=max_bytes,
+        compresslevel=compresslevel,
+        stylesheet=stylesheet,
     )
     writer.add_many(entries)
     stats = writer.close()

@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from sitemap_updater.protocol import Entry, SitemapError, gzip_bytes
+from sitemap_updater.protocol.errors import EntryTooLargeError
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.limits import MAX_NEWS_URLS_PER_FILE
 from sitemap_updater.protocol.render.fragments import (
@@ -88,9 +89,13 @@ class NewsDesk:
     """The articles of the news files during one run, as ``<url>`` fragments by URL hash, each
     with the key prefix of its host (``sites`` gives a loc's site and a site's prefix)."""
 
-    def __init__(self, sites: Sites, *, window_hours: int, now: float, max_bytes: int) -> None:
+    def __init__(
+        self, sites: Sites, *, window_hours: int, now: float, max_bytes: int, stylesheet: bool
+    ) -> None:
         self._sites = sites
         self._prefix: dict[str, str] = {}
+        #: whether the files carry the stylesheet's instruction
+        self._stylesheet = stylesheet
         self._cutoff = datetime.fromtimestamp(now, UTC) - timedelta(hours=window_hours)
         self._max_bytes = max_bytes
         self._fragments: dict[str, bytes] = {}
@@ -135,7 +140,7 @@ class NewsDesk:
             try:
                 self._fragments[uh] = entry_fragment(entry, site, max_bytes=self._max_bytes)
                 self._prefix[uh] = self._sites.key_prefix(site)
-            except SitemapError as error:
+            except (SitemapError, EntryTooLargeError) as error:
                 self._fragments.pop(uh, None)
                 self.skipped.append(f"{entry.loc}: {error}")
 
@@ -179,7 +184,7 @@ class NewsDesk:
         size = URLSET_FRAME_BYTES
 
         def close() -> None:
-            text = urlset_of(group)
+            text = urlset_of(group, stylesheet=self._stylesheet)
             key = news_file_key(len(files) + 1, prefix)
             files.append(NewsFile(key, gzip_bytes(text), len(group)))
 

@@ -10,7 +10,9 @@ rebuild's one leaf renderer (``render``), so joining and compressing the fragmen
 the bytes a full rebuild writes for the same entries.
 
 A file this module cannot take apart (not our format, or truncated) raises
-``PublishedFormatError``; the caller then rebuilds that shard from the table instead.
+``PublishedFormatError``; the caller then rebuilds that shard from the table instead. A published
+file with or without the stylesheet's instruction is patched alike; the patched file carries it
+as ``stylesheet`` (the current setting) says.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.errors import EntryTooLargeError, SitemapError
 from sitemap_updater.protocol.render.fragments import (
     URL_END,
     URLSET_CLOSE_BYTES,
-    URLSET_OPEN_BYTES,
+    URLSET_FRAME_BYTES,
     PublishedFormatError,
     entry_fragment,
     fragment_loc,
     fragments_of,
+    urlset_opening,
     urlset_text,
 )
 from sitemap_updater.protocol.urls import Site
@@ -105,7 +108,7 @@ def apply_changes(
         if item is not None and is_live(item):
             try:
                 new = entry_fragment(entry_from_item(item), site, max_bytes=max_bytes)
-            except SitemapError as error:
+            except (SitemapError, EntryTooLargeError) as error:
                 skipped.append(f"{loc_of(item)}: {error}")
         if new == old:
             continue
@@ -127,6 +130,7 @@ def patch_shard(
     *,
     max_urls: int,
     max_bytes: int,
+    stylesheet: bool,
     recorded: Recorded | None = None,
 ) -> Patched:
     """``published`` (the shard's file, None if it has none) with ``changes`` applied.
@@ -135,12 +139,15 @@ def patch_shard(
     file's URL count and newest lastmod come from the record and the changed entries, and the
     file is not read for them."""
     if published is not None:
-        patched = patch_in_place(shard_id, published, changes, site, max_urls, max_bytes, recorded)
+        limits = max_urls, max_bytes, stylesheet
+        patched = patch_in_place(shard_id, published, changes, site, *limits, recorded)
         if patched is not None:
             return patched
     fragments = parse_published(published) if published is not None else {}
     changed, skipped = apply_changes(fragments, changes, site, max_bytes=max_bytes)
-    rendered = render_fragments(shard_id, fragments, max_urls=max_urls, max_bytes=max_bytes)
+    rendered = render_fragments(
+        shard_id, fragments, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
+    )
     return Patched(rendered, changed, skipped)
 
 
@@ -151,6 +158,7 @@ def patch_in_place(
     site: Site,
     max_urls: int,
     max_bytes: int,
+    stylesheet: bool,
     recorded: Recorded | None = None,
 ) -> Patched | None:
     """:func:`patch_shard` of a file that stays one leaf, found rather than parsed: the file is
@@ -163,7 +171,8 @@ def patch_in_place(
     found = {uh: text[at:until] for uh, (at, until) in places.items() if until > at}
     changed, skipped = apply_changes(found, changes, site, max_bytes=max_bytes)
     view = memoryview(text)  # slices of it are joined without a copy of their own
-    pieces: list[bytes | memoryview] = [URLSET_OPEN_BYTES]
+    opening = urlset_opening(stylesheet)
+    pieces: list[bytes | memoryview] = [opening]
     count = recorded.url_count if recorded else text.count(URL_END, start, end)
     cursor = start
     for uh, (at, until) in sorted(places.items(), key=lambda place: (place[1][0], place[0])):
@@ -175,7 +184,8 @@ def patch_in_place(
         count += (fragment is not None) - (until > at)
     pieces += [view[cursor:end], URLSET_CLOSE_BYTES]
     patched = b"".join(pieces)
-    if not count or count > max_urls or len(patched) > max_bytes:
+    frame = len(opening) + len(URLSET_CLOSE_BYTES)
+    if not count or count > max_urls or len(patched) - frame + URLSET_FRAME_BYTES > max_bytes:
         return None
     newest = _newest_after(patched, recorded, found.values())
     return Patched([render_text(shard_id, patched, count, newest)], changed, skipped)

@@ -7,6 +7,8 @@ of the writer's checks. A shard with more URLs than the cap is split with
 ``store.shards.split_counts``; a part whose bytes still exceed the byte cap is split again by
 its next hash bit. Fragments are joined in hash order, so the same items always give the same
 bytes, whichever path (Query, full Scan, or a patch of the published file) read them.
+``stylesheet`` (the setting ``STYLESHEET``) says whether every file carries the stylesheet's
+instruction; where a file splits does not depend on it (``protocol.render.fragments``).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def newest_lastmod(text: bytes) -> str | None:
 
 
 def _render_fitting(
-    shard_id: str, pairs: Sequence[Rendered], max_bytes: int
+    shard_id: str, pairs: Sequence[Rendered], max_bytes: int, stylesheet: bool
 ) -> list[RenderedShard]:
     """One leaf of ``pairs`` (in hash order), split by the next hash bit while over the byte cap."""
     fragments = [fragment for _, fragment in pairs if isinstance(fragment, bytes)]
@@ -71,15 +73,17 @@ def _render_fitting(
         depth = depth_of(left)
         zero = [p for p in pairs if hash_bits(p[0], depth)[-1] == "0"]
         one = [p for p in pairs if hash_bits(p[0], depth)[-1] == "1"]
-        return _render_fitting(left, zero, max_bytes) + _render_fitting(right, one, max_bytes)
-    return [render_joined(shard_id, fragments, skipped)]
+        return _render_fitting(left, zero, max_bytes, stylesheet) + _render_fitting(
+            right, one, max_bytes, stylesheet
+        )
+    return [render_joined(shard_id, fragments, skipped, stylesheet=stylesheet)]
 
 
 def render_joined(
-    shard_id: str, fragments: Sequence[bytes], skipped: tuple[str, ...] = ()
+    shard_id: str, fragments: Sequence[bytes], skipped: tuple[str, ...] = (), *, stylesheet: bool
 ) -> RenderedShard:
     """One leaf holding ``fragments`` (not empty, in hash order, within both caps), rendered."""
-    text = urlset_of(fragments)
+    text = urlset_of(fragments, stylesheet=stylesheet)
     return render_text(shard_id, text, len(fragments), newest_lastmod(text), skipped)
 
 
@@ -92,33 +96,48 @@ def render_text(
 
 
 def render_leaves(
-    shard_id: str, pairs: Sequence[Rendered], *, max_urls: int, max_bytes: int
+    shard_id: str, pairs: Sequence[Rendered], *, max_urls: int, max_bytes: int, stylesheet: bool
 ) -> list[RenderedShard]:
     """The leaves (one, or several after a split) that hold ``pairs`` (URL hash, fragment or the
     ``loc: reason`` of a refused URL), which must be in hash order: split by the URL cap with
     ``split_counts`` (over every URL hash given), then by the byte cap, by the next hash bit."""
     leaves = split_counts([uh for uh, _ in pairs], shard_id, max_urls)
     if leaves == [shard_id]:
-        return _render_fitting(shard_id, pairs, max_bytes)
+        return _render_fitting(shard_id, pairs, max_bytes, stylesheet)
     rendered: list[RenderedShard] = []
     for leaf in leaves:
         bits = bits_of(leaf)
         group = [p for p in pairs if hash_bits(p[0], len(bits)) == bits]
-        rendered.extend(_render_fitting(leaf, group, max_bytes))
+        rendered.extend(_render_fitting(leaf, group, max_bytes, stylesheet))
     return rendered
 
 
 def render_fragments(
-    shard_id: str, fragments: Mapping[str, bytes], *, max_urls: int, max_bytes: int
+    shard_id: str,
+    fragments: Mapping[str, bytes],
+    *,
+    max_urls: int,
+    max_bytes: int,
+    stylesheet: bool,
 ) -> list[RenderedShard]:
     """The leaves that hold ``fragments`` (by URL hash), rendered in hash order."""
     return render_leaves(
-        shard_id, sorted(fragments.items()), max_urls=max_urls, max_bytes=max_bytes
+        shard_id,
+        sorted(fragments.items()),
+        max_urls=max_urls,
+        max_bytes=max_bytes,
+        stylesheet=stylesheet,
     )
 
 
 def render_shard(
-    shard_id: str, items: Sequence[Item], site: Site, *, max_urls: int, max_bytes: int
+    shard_id: str,
+    items: Sequence[Item],
+    site: Site,
+    *,
+    max_urls: int,
+    max_bytes: int,
+    stylesheet: bool,
 ) -> list[RenderedShard]:
     """The leaves (one, or several after a split) that hold ``items``, rendered.
 
@@ -130,13 +149,15 @@ def render_shard(
     """
     fragments = entry_fragments(map(entry_from_item, items), site, max_bytes=max_bytes)
     pairs = [(url_hash_of(item), fragment) for item, fragment in zip(items, fragments, strict=True)]
-    return render_leaves(shard_id, pairs, max_urls=max_urls, max_bytes=max_bytes)
+    return render_leaves(
+        shard_id, pairs, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
+    )
 
 
-def render_home(site: Site, *, max_urls: int, max_bytes: int) -> bytes:
+def render_home(site: Site, *, max_urls: int, max_bytes: int, stylesheet: bool) -> bytes:
     """The file an empty site publishes: a urlset holding only the site root URL."""
     sink = io.BytesIO()
-    writer = UrlsetWriter(sink, site, max_urls=max_urls, max_bytes=max_bytes)
+    writer = UrlsetWriter(sink, site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
     writer.add(
         Entry(
             loc=site.root_url,

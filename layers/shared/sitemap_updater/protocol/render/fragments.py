@@ -1,11 +1,17 @@
 """Fragments: the ``<url>`` elements of a urlset, one each, as bytes.
 
-A urlset is :data:`URLSET_OPEN`, its fragments in order, and :data:`URLSET_CLOSE`, so a file is
-taken apart into fragments (:func:`fragments_of`), and fragments are joined into a file
+A urlset is its opening (``urlset_open``: the prologue, with or without the stylesheet's
+instruction, and the root element), its fragments in order, and :data:`URLSET_CLOSE`, so a file
+is taken apart into fragments (:func:`fragments_of`), and fragments are joined into a file
 (:func:`urlset_of`) without rendering any entry again; compressing the joined text gives the
 bytes the writer writes for the same entries, because the writer's output depends only on the
 text (see ``gzipio``). A fragment is rendered by the one ``<url>`` renderer (``element``, or for
 a block ``chunk``), with all of its checks, under the byte cap of the file it goes into.
+
+The fragments of a file take at most its byte cap minus :data:`URLSET_FRAME_BYTES`, the frame
+*with* the stylesheet's instruction, whether the file carries it or not: so turning the
+stylesheet on or off never moves where a file is full or splits, and an entry refused here is
+the one the writer refuses with the stylesheet.
 """
 
 from __future__ import annotations
@@ -20,21 +26,27 @@ from sitemap_updater.protocol.gzipio import InflateError, inflate
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.render.chunk import ChunkRenderer
 from sitemap_updater.protocol.render.element import EntryRenderer, too_large_reason
+from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION_BYTES, XML_DECLARATION
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.urlset import (
     CHUNK_SIZE,
-    LEGACY_URLSET_OPEN,
+    LEGACY_URLSET_ROOT,
     URLSET_CLOSE,
-    URLSET_OPEN,
+    URLSET_ROOT,
+    urlset_open,
 )
 
-URLSET_OPEN_BYTES: Final = URLSET_OPEN.encode("utf-8")
-_LEGACY_OPEN: Final = LEGACY_URLSET_OPEN.encode("utf-8")
+#: The opening of a urlset without and with the stylesheet's instruction (index: ``stylesheet``).
+_OPENINGS: Final = (urlset_open(False).encode("utf-8"), urlset_open(True).encode("utf-8"))
+_DECLARATION: Final = XML_DECLARATION.encode("ascii")
+#: The root elements a published file may open with: this writer's, and the legacy one.
+_ROOTS: Final = (URLSET_ROOT.encode("utf-8"), LEGACY_URLSET_ROOT.encode("utf-8"))
 URLSET_CLOSE_BYTES: Final = URLSET_CLOSE.encode("utf-8")
 URL_END: Final = b"</url>\n"
 _LOC_START: Final = b"<url><loc>"
-#: Bytes a urlset adds around its fragments.
-URLSET_FRAME_BYTES: Final = len(URLSET_OPEN_BYTES) + len(URLSET_CLOSE_BYTES)
+#: The most bytes a urlset adds around its fragments (its frame with the stylesheet's
+#: instruction): the room fragments leave in a file, whether it carries the instruction or not.
+URLSET_FRAME_BYTES: Final = max(map(len, _OPENINGS)) + len(URLSET_CLOSE_BYTES)
 #: The five entities the writer's ``escape`` produces, undone in the reverse order.
 _ENTITIES: Final = (("&apos;", "'"), ("&quot;", '"'), ("&gt;", ">"), ("&lt;", "<"), ("&amp;", "&"))
 
@@ -60,9 +72,30 @@ def fragment_loc(fragment: bytes) -> str:
     return loc
 
 
+def urlset_opening(stylesheet: bool) -> bytes:
+    """The bytes of a urlset before its first fragment (``urlset_open``), with the stylesheet's
+    instruction when ``stylesheet``."""
+    return _OPENINGS[stylesheet]
+
+
+def _fragments_start(text: bytes) -> int:
+    """Where the fragments of a urlset's ``text`` start: after the XML declaration, the
+    stylesheet's instruction if the file has it, and one of the root elements the writer ever
+    wrote; raises :class:`PublishedFormatError` when the text does not open so."""
+    if text.startswith(_DECLARATION):
+        start = len(_DECLARATION)
+        if text.startswith(STYLESHEET_INSTRUCTION_BYTES, start):
+            start += len(STYLESHEET_INSTRUCTION_BYTES)
+        for root in _ROOTS:
+            if text.startswith(root, start):
+                return start + len(root)
+    raise PublishedFormatError("the file does not have the urlset header and footer")
+
+
 def urlset_text(body: bytes) -> tuple[bytes, int, int]:
-    """The text of a gzipped urlset the writer wrote, and where its fragments start and end in
-    it; raises :class:`PublishedFormatError` for any other file, one that inflates past
+    """The text of a gzipped urlset the writer wrote (with or without the stylesheet's
+    instruction), and where its fragments start and end in it; raises
+    :class:`PublishedFormatError` for any other file, one that inflates past
     :data:`MAX_READ_BACK_BYTES` included. No XML parser reads the file: it is cut at the
     writer's fixed markup, so a DTD or an entity is never expanded; one in a file makes it
     not the writer's format (the frame or a fragment's form does not match)."""
@@ -70,10 +103,10 @@ def urlset_text(body: bytes) -> tuple[bytes, int, int]:
         text = inflate(body, MAX_READ_BACK_BYTES)
     except InflateError as error:
         raise PublishedFormatError(str(error)) from error
-    opening = URLSET_OPEN_BYTES if text.startswith(URLSET_OPEN_BYTES) else _LEGACY_OPEN
-    if not text.startswith(opening) or not text.endswith(URLSET_CLOSE_BYTES):
+    start = _fragments_start(text)
+    if not text.endswith(URLSET_CLOSE_BYTES):
         raise PublishedFormatError("the file does not have the urlset header and footer")
-    start, end = len(opening), len(text) - len(URLSET_CLOSE_BYTES)
+    end = len(text) - len(URLSET_CLOSE_BYTES)
     if end > start and not text.endswith(URL_END, start, end):
         raise PublishedFormatError("the last <url> element is not closed")
     return text, start, end
@@ -88,9 +121,10 @@ def fragments_of(body: bytes) -> list[bytes]:
     return [piece + URL_END for piece in text[start : end - len(URL_END)].split(URL_END)]
 
 
-def urlset_of(fragments: Sequence[bytes]) -> bytes:
-    """The uncompressed urlset that holds ``fragments`` in order."""
-    return b"".join([URLSET_OPEN_BYTES, *fragments, URLSET_CLOSE_BYTES])
+def urlset_of(fragments: Sequence[bytes], *, stylesheet: bool) -> bytes:
+    """The uncompressed urlset that holds ``fragments`` in order, with the stylesheet's
+    instruction when ``stylesheet``."""
+    return b"".join([urlset_opening(stylesheet), *fragments, URLSET_CLOSE_BYTES])
 
 
 def too_large(loc: str, max_bytes: int) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 from sitemap_updater.indexnow import KEY_FILE_PREFIX
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
+from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
 
 if TYPE_CHECKING:
@@ -32,6 +33,9 @@ INDEX: Final = ObjectKind("application/xml; charset=utf-8", f"public, max-age={M
 SHARD_FILE: Final = ObjectKind("application/gzip", f"public, max-age={MAX_AGE_SECONDS}")
 ROBOTS: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
 KEY_FILE: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
+#: The XSLT media type (RFC 3023's ``+xml`` form, registered with IANA): browsers load a
+#: stylesheet only when it is served as XML, which ``+xml`` types are.
+STYLESHEET: Final = ObjectKind("application/xslt+xml; charset=utf-8", "public, max-age=3600")
 
 
 def kind_of(key: str) -> ObjectKind:
@@ -41,6 +45,8 @@ def kind_of(key: str) -> ObjectKind:
         return INDEX
     if key == ROBOTS_KEY:
         return ROBOTS
+    if name == STYLESHEET_NAME:
+        return STYLESHEET
     if name.startswith("sitemap-") and name.endswith(".xml.gz"):
         return SHARD_FILE
     if name.startswith(KEY_FILE_PREFIX) and name.endswith(".txt"):

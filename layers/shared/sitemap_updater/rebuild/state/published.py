@@ -37,7 +37,7 @@ class PublishedRecord:
 
     files: tuple[str, ...] = ()
     robots_sha256: str | None = None
-    #: (key, sha256) of each host's index and of each empty host's home file
+    #: (key, sha256) of each host's index and stylesheet and of each empty host's home file
     singles: tuple[tuple[str, str], ...] = ()
     #: owner of a run that started writing objects and has not saved its record (it crashed)
     in_flight: str | None = None
@@ -62,7 +62,7 @@ class PublishedRecord:
     freshness: Freshness | None = None
 
     def sha256_of(self, key: str) -> str | None:
-        """The recorded hash of an index or home file (None: not written yet)."""
+        """The recorded hash of an index, stylesheet or home file (None: not written yet)."""
         return dict(self.singles).get(key)
 
     def held_since(self, leaf: str) -> int | None:

@@ -96,6 +96,7 @@ def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bo
             tools.layout.site_of_shard(leaf),
             max_urls=tools.config.max_urls_per_sitemap,
             max_bytes=tools.config.max_bytes_per_sitemap,
+            stylesheet=tools.config.stylesheet,
             recorded=Recorded(state.url_count, state.file_lastmod) if state and body else None,
         )
     except PublishedFormatError as error:

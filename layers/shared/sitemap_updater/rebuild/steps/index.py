@@ -1,6 +1,7 @@
 """Each host's index and what it lists last: the empty-site file when none of the host's leaves
-holds a URL, the host's news files after the regular ones, and robots.txt. Every file is put
-before the index that names it.
+holds a URL, the host's news files after the regular ones, the stylesheet the files name
+(``sitemap.xsl``, beside each index) and robots.txt. Every file is put before the index that
+names it.
 
 A host's index lists only the files under its own key prefix, grouped by section (the shard ids,
 and so the keys, sort by space). While a layout change is under way (leaves of the new layout
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sitemap_updater.protocol import render_index
+from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.outputs.bucket import robots_txt
 from sitemap_updater.rebuild.render import render_home
 from sitemap_updater.rebuild.state.published import PublishedRecord
@@ -68,8 +70,8 @@ def index_plan(run: Run) -> IndexPlan:
 def publish_index(
     tools: Tools, run: Run, *, force: bool, news: Sequence[NewsListing] = ()
 ) -> PublishedRecord:
-    """Write each host's empty-site file where needed, its index (which lists its ``news``
-    files after the regular ones) and robots.txt; returns the new record."""
+    """Write each host's empty-site file where needed, its stylesheet, its index (which lists
+    its ``news`` files after the regular ones) and robots.txt; returns the new record."""
     plan = index_plan(run)
     listed: list[Listed] = []
     singles: list[tuple[str, str]] = []
@@ -79,8 +81,9 @@ def publish_index(
             entries = [_publish_home(tools, run, prefix, singles, force=force)]
         entries += [entry for entry in news if key_prefix_of(entry[0]) == prefix]
         listed += entries
+        _publish_stylesheet(tools, run, prefix, singles)
         urls = [(tools.layout.url_of(key), lastmod) for key, lastmod, _ in entries]
-        index, _ = render_index(urls)
+        index, _ = render_index(urls, stylesheet=tools.config.stylesheet)
         key = prefix + INDEX_KEY
         sha = sha256_hex(index)
         singles.append((key, sha))
@@ -108,6 +111,7 @@ def _publish_home(
         tools.layout.site_of_prefix(prefix),
         max_urls=tools.config.max_urls_per_sitemap,
         max_bytes=tools.config.max_bytes_per_sitemap,
+        stylesheet=tools.config.stylesheet,
     )
     sha = sha256_hex(home)
     singles.append((key, sha))
@@ -118,6 +122,22 @@ def _publish_home(
         if changed or lastmod is None:
             lastmod = run.now_w3c
     return key, lastmod, 0
+
+
+def _publish_stylesheet(
+    tools: Tools, run: Run, prefix: str, singles: list[tuple[str, str]]
+) -> None:
+    """Put a host's ``sitemap.xsl`` when its bytes are not the ones the record says were put
+    (when the files name it). A run that died after putting it left the record of the bytes
+    before, so the next run puts it again: a rewrite after a crash has nothing to add."""
+    if not tools.config.stylesheet:
+        return
+    key = prefix + STYLESHEET_NAME
+    body = stylesheet_body()
+    sha = sha256_hex(body)
+    singles.append((key, sha))
+    if sha != run.published.sha256_of(key):
+        run.objects.write(key, body)
 
 
 def _publish_robots(tools: Tools, run: Run, *, force: bool) -> str | None:

@@ -29,6 +29,7 @@ def news_desk(tools: Tools, now: float) -> NewsDesk:
         window_hours=tools.config.news_window_hours,
         now=now,
         max_bytes=tools.config.max_bytes_per_sitemap,
+        stylesheet=tools.config.stylesheet,
     )
 
 

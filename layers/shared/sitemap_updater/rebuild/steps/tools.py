@@ -36,6 +36,7 @@ class Tools:
             self.layout.site_of_shard(shard_id),
             max_urls=self.config.max_urls_per_sitemap,
             max_bytes=self.config.max_bytes_per_sitemap,
+            stylesheet=self.config.stylesheet,
         )
 
     def shard_items(
