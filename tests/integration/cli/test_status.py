@@ -89,14 +89,17 @@ def test_status_reports_the_site_the_publish_the_lag_and_the_dead_letters(
     status = served.status_json(capsys)
 
     (site,) = status["sites"]
+    (section,) = site.pop("sections")
     assert site == {
         "url": SITE,
-        "sections": [],
         "urls": 5,
         "files": 1,
         "news_articles": 0,
         "news_files": 0,
+        "indexnow_waiting_urls": None,
     }
+    assert section["name"] == "pages" and (section["files"], section["urls"]) == (1, 5)
+    assert section["oldest_lastmod"] == section["newest_lastmod"] is not None
     publish = status["last_publish"]
     assert BEHIND <= publish["age_seconds"] <= BEHIND + SLACK
     assert publish["changes"] == 5
@@ -131,7 +134,7 @@ def test_status_shows_pending_leaves_and_the_lag_of_what_they_hold_back(
 
     status = served.status_json(capsys)
 
-    assert status["pending_leaves"] == ["r"]
+    assert status["pending_leaves"] == ["pages/r"]
     # the checkpoint moved on; what the pending leaf holds back is as old as the one before
     assert status["checkpoint_age_seconds"] <= first["checkpoint_age_seconds"] - 600 + SLACK
     held = status["current_lag_seconds"] - status["checkpoint_age_seconds"]
@@ -141,7 +144,7 @@ def test_status_shows_pending_leaves_and_the_lag_of_what_they_hold_back(
     assert code == 0
     lines = out.splitlines()
     assert f"site {SITE}: 5 URLs in 1 files, 0 news articles in 0 files" in lines
-    assert "pending leaves: r" in lines
+    assert "pending leaves: pages/r" in lines
     assert "dead-letter queue: 3 messages" in lines
     assert lines[-1] == "IndexNow: no pending set"
 
@@ -178,3 +181,37 @@ def test_status_waits_on_the_pending_set_of_a_site_with_indexnow(
         Bucket=served.dep.bucket_name, Key="state/indexnow-pending.json.gz", Body=body
     )
     assert served.status_json(capsys)["indexnow_waiting_urls"] == 4
+
+
+def test_status_lists_each_host_with_its_sections(capsys: pytest.CaptureFixture[str]) -> None:
+    other = "https://www.example.de"
+    sites = f"{SITE},{other}"
+    clock = SimulatedClock(datetime.fromtimestamp(time.time() - BEHIND, UTC))
+    parameters = {"PublicBaseUrl": sites, "SectionRules": "/p/=products"}
+    with LocalDeployment(DEFAULT_TEMPLATE, sites, parameters=parameters, clock=clock) as dep:
+        at = datetime.fromtimestamp(clock(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        bodies = [_event(f"/p/{i}", at) for i in range(3)] + [_event("/about", at)]
+        bodies.append(json.dumps({"action": "upsert", "url": f"{other}/p/1", "occurred_at": at}))
+        dep.send(bodies)
+        dep.drain()
+        dep.rebuild_until_clean()
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
+        try:
+            host, port = server.get_host_and_port()
+            served = Served(dep, clock, f"http://{host}:{port}")
+            status = served.status_json(capsys)
+            code, out, _ = served.status(capsys)
+        finally:
+            server.stop()
+
+    by_url = {site["url"]: site for site in status["sites"]}
+    assert list(by_url) == [SITE, other]
+    shape = {
+        url: {s["name"]: (s["files"], s["urls"]) for s in site["sections"]}
+        for url, site in by_url.items()
+    }
+    assert shape == {SITE: {"pages": (1, 1), "products": (1, 3)}, other: {"products": (1, 1)}}
+    assert code == 0
+    assert f"site {other}: 1 URLs in 1 files" in out
+    assert "  section products: 3 URLs in 1 files" in out

@@ -7,16 +7,23 @@ Usage::
 Finds the stack with CloudFormation ``DescribeStacks`` and reads what its outputs name: the
 state table (the publish record and the feed checkpoint, through the rebuild's own stores), the
 queues (their depth; the dead-letter queue's messages are peeked with a visibility timeout of
-0, so none is consumed or hidden) and the bucket (the IndexNow pending set). It prints, per site
-(sections have none of their own yet, so each site lists an empty ``sections``):
+0, so none is consumed or hidden) and the bucket (the IndexNow pending sets). It prints, per site
+(each host of ``SiteUrl``):
 
-- the URLs and files the published index lists, and the news articles;
+- the URLs and files its published index lists, and the news articles; per section, its files,
+  URLs and the oldest and newest lastmod its index gives them (a section whose newest lastmod
+  is old is one that has not changed since);
+- the URLs waiting for IndexNow;
+
+and for the deployment:
+
 - the last publish: when, and the lag from ingest to publish of the changes it published;
 - the current freshness lag: the age of the oldest change that may still wait for its publish
   (the checkpoint's age, or a pending leaf's oldest held-back change if older);
 - the pending leaves and the checkpoint's age;
 - the dead-letter queue's depth and its three most common rejection reasons (of the messages
-  peeked), the ingest queue's depth, and the URLs waiting for IndexNow.
+  peeked), the ingest queue's depth, and whether the primary host's IndexNow pending set can be
+  read (``indexnow_problem``).
 
 ``--json`` prints the same as one JSON object. ``--endpoint-url`` sends every call to another
 endpoint (an emulator); boto3 also honours ``AWS_ENDPOINT_URL``. The IAM actions it needs are
@@ -39,10 +46,13 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
 from sitemap_updater.ingest.dlq import reason_kinds
-from sitemap_updater.rebuild.news import NEWS_KEY_PREFIX
+from sitemap_updater.protocol.errors import InvalidUrlError
+from sitemap_updater.rebuild.news import is_news_key
 from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, waiting_urls
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
+from sitemap_updater.sites import Sites
+from sitemap_updater.store.spaces import key_prefix_of, section_of_file
 
 #: the outputs the command reads
 NEEDED = ("StateTableName", "QueueUrl", "DeadLetterQueueUrl", "BucketName")
@@ -109,7 +119,7 @@ def collect(
     ages = [age for age in (checkpoint_age, held_age) if age is not None]
     return {
         "stack": stack_name,
-        "sites": [_site(outputs.get("SiteUrl"), record)],
+        "sites": _sites(outputs.get("SiteUrl"), record, clients("s3"), outputs["BucketName"]),
         "last_publish": _publish(record, now),
         "current_lag_seconds": round(max(ages), 3) if ages else None,
         "pending_leaves": list(record.pending),
@@ -132,16 +142,51 @@ def _indexnow(s3: Any, bucket: str) -> dict[str, Any]:
         return {"indexnow_waiting_urls": None, "indexnow_problem": problem}
 
 
-def _site(url: str | None, record: PublishedRecord) -> dict[str, Any]:
-    counts = dict(zip(record.files, record.counts or (), strict=False))
-    news = {key: n for key, n in counts.items() if key.startswith(NEWS_KEY_PREFIX)}
+def _sites(
+    site_url: str | None, record: PublishedRecord, s3: Any, bucket: str
+) -> list[dict[str, Any]]:
+    """Each listed host's files, by section (one unknown site when the output is missing)."""
+    try:
+        sites = Sites.parse(site_url or "")
+    except InvalidUrlError:
+        return [_site(None, "", record, s3, bucket)]
+    return [_site(site.origin, sites.key_prefix(site), record, s3, bucket) for site in sites]
+
+
+def _site(
+    url: str | None, prefix: str, record: PublishedRecord, s3: Any, bucket: str
+) -> dict[str, Any]:
+    listing = record.listing() or {key: (None, 0) for key in record.files}
+    own = {key: entry for key, entry in listing.items() if key_prefix_of(key) == prefix}
+    news = {key: n for key, (_, n) in own.items() if is_news_key(key)}
+    sections: dict[str, list[tuple[str | None, int]]] = {}
+    for key, entry in own.items():
+        section = section_of_file(key)
+        if section is not None:
+            sections.setdefault(section, []).append(entry)
+    try:
+        waiting = waiting_urls(s3, bucket, prefix)
+    except (OSError, EOFError, ValueError, TypeError, AttributeError):
+        waiting = None  # named once, in the deployment's ``indexnow_problem``
     return {
         "url": url,
-        "sections": [],
-        "urls": sum(counts.values()) - sum(news.values()),
-        "files": len(record.files) - len(news),
+        "sections": [_section(name, entries) for name, entries in sorted(sections.items())],
+        "urls": sum(n for _, n in own.values()) - sum(news.values()),
+        "files": len(own) - len(news),
         "news_articles": sum(news.values()),
         "news_files": len(news),
+        "indexnow_waiting_urls": waiting,
+    }
+
+
+def _section(name: str, entries: list[tuple[str | None, int]]) -> dict[str, Any]:
+    lastmods = sorted(lastmod for lastmod, _ in entries if lastmod is not None)
+    return {
+        "name": name,
+        "files": len(entries),
+        "urls": sum(n for _, n in entries),
+        "oldest_lastmod": lastmods[0] if lastmods else None,
+        "newest_lastmod": lastmods[-1] if lastmods else None,
     }
 
 
@@ -199,6 +244,11 @@ def render(status: Mapping[str, Any]) -> list[str]:
             f"site {site['url'] or '(unknown)'}: {site['urls']} URLs in {site['files']} files, "
             f"{site['news_articles']} news articles in {site['news_files']} files"
         )
+        lines += [
+            f"  section {s['name']}: {s['urls']} URLs in {s['files']} files, lastmod "
+            f"{s['oldest_lastmod'] or '-'} to {s['newest_lastmod'] or '-'}"
+            for s in site["sections"]
+        ]
     publish = status["last_publish"]
     if publish is None:
         lines.append("last publish: none yet")

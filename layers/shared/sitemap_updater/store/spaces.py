@@ -9,6 +9,7 @@ sections; its file is ``sitemap-r01.xml.gz``, and the first run of a new layout 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from sitemap_updater.protocol.urls import Site
@@ -19,6 +20,8 @@ from sitemap_updater.store.keys import ATTR_SECTION
 from sitemap_updater.store.shards import space_of_shard
 
 INDEX_NAME: Final = "sitemap.xml"
+#: the name of a section's file (what ``shard_file_key`` writes after the key prefix)
+_SECTION_FILE: Final = re.compile(r"sitemap-([a-z0-9-]{1,32})-r[01]*\.xml\.gz")
 
 
 def split_space(space: str) -> tuple[str, str]:
@@ -36,6 +39,13 @@ def shard_file_key(shard_id: str) -> str:
         return f"sitemap-{tail}.xml.gz"
     prefix, section = split_space(space)
     return f"{prefix}sitemap-{section}-{tail}.xml.gz"
+
+
+def section_of_file(key: str) -> str | None:
+    """The section of a published file's key (``shard_file_key``'s inverse); None for any
+    other key (an index, a News file, a home file, a file from before sections)."""
+    found = _SECTION_FILE.fullmatch(key[key.rfind("/") + 1 :])
+    return None if found is None else found[1]
 
 
 def key_prefix_of(key: str) -> str:
