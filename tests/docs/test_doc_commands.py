@@ -500,6 +500,31 @@ def test_xml_samples_are_valid_sitemaps() -> None:
         assert report.problems == [], sample[:200]
 
 
+def _check_simulate(command: str, done: Any, workspace: Path) -> None:
+    """What each ``simulate`` command of the pages must have done."""
+    if "--indexnow-key" in command:
+        # the first publish sends nothing; wave2 changes p/0 and deletes p/1
+        assert done.returncode == 0, done.stderr
+        report = json.loads((workspace / "sim-indexnow" / "report.json").read_text())
+        sent = [sorted(w["indexnow_submitted"]) for w in report["waves"]]
+        assert sent == [[], [f"{SITE}/p/0", f"{SITE}/p/1"]]
+    elif "--section-rules" in command:
+        # two hosts: the second's files under its own folder, each index valid for its host
+        assert done.returncode == 0, done.stderr
+        other = "https://www.example.de"
+        for out, origin in (("sim-hosts", SITE), ("sim-hosts/www.example.de", other)):
+            reports = validate_path(workspace / out, base_url=origin)
+            assert [line for r in reports for line in r.problems] == [], out
+            assert (workspace / out / "sitemap.xml").is_file()
+    elif "wave2.jsonl" in command:
+        # wave2 holds one line that is not JSON: it is reported, and the run still succeeds
+        assert done.returncode == 0, done.stderr
+        report = json.loads((workspace / "sim-out" / "report.json").read_text())
+        assert [len(w["rejected"]) for w in report["waves"]] == [0, 1]
+    else:
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+
+
 def test_sitemap_updater_commands(
     stack: Stack, workspace: Path, served_sitemaps: tuple[str, set[str]]
 ) -> None:
@@ -521,17 +546,8 @@ def test_sitemap_updater_commands(
         done = _run(local, stack, workspace)
         verb = shlex.split(command)[1]
         ran.append(verb)
-        if verb == "simulate" and "--indexnow-key" in command:
-            # the first publish sends nothing; wave2 changes p/0 and deletes p/1
-            assert done.returncode == 0, done.stderr
-            report = json.loads((workspace / "sim-indexnow" / "report.json").read_text())
-            sent = [sorted(w["indexnow_submitted"]) for w in report["waves"]]
-            assert sent == [[], [f"{SITE}/p/0", f"{SITE}/p/1"]]
-        elif verb == "simulate" and "wave2.jsonl" in command:
-            # wave2 holds one line that is not JSON: it is reported, and the run still succeeds
-            assert done.returncode == 0, done.stderr
-            report = json.loads((workspace / "sim-out" / "report.json").read_text())
-            assert [len(w["rejected"]) for w in report["waves"]] == [0, 1]
+        if verb == "simulate":
+            _check_simulate(command, done, workspace)
         else:
             assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
         if verb == "backfill" and "--queue-url" in command:
