@@ -55,7 +55,8 @@ def publish_as_before_sections(aws: Aws) -> None:
     items = sorted(
         aws.dynamodb.scan(TableName=TABLE, ConsistentRead=True)["Items"], key=url_hash_of
     )
-    parts = render_shard("r", items, Site.parse(SITE), max_urls=8, max_bytes=1 << 20)
+    site = Site.parse(SITE)
+    parts = render_shard("r", items, site, max_urls=8, max_bytes=1 << 20, stylesheet=False)
     publisher = Publisher(aws.s3, BUCKET)
     store = StateStore(aws.dynamodb, STATE_TABLE)
     listed = []
@@ -67,7 +68,7 @@ def publish_as_before_sections(aws: Aws) -> None:
             NodeState(part.shard_id, True, part.sha256, part.newest_lastmod, None, part.url_count)
         )
         listed.append((key, part.newest_lastmod, part.url_count))
-    index, _ = render_index([(f"{SITE}/{key}", lastmod) for key, lastmod, _ in listed])
+    index, _ = render_index([(f"{SITE}/{key}", lastmod) for key, lastmod, _ in listed])  # no xsl
     publisher.put("sitemap.xml", index)
     leaves = tuple(part.shard_id for part in parts)
     store.save_map(ShardMap(leaves=leaves, nodes=("r", *leaves)))
