@@ -717,7 +717,7 @@ def measure(
         table = dep.table_name
     return {
         "urls": urls,
-        "label": f"{urls:,} in {len(SECTION_MIX)} sections" if sections else f"{urls:,}",
+        "label": f"{urls / 1e6:g}M, {len(SECTION_MIX)} sections" if sections else f"{urls:,}",
         "sections": sections,
         "changes_per_day": changes_per_day,
         "leaves": leaves,
