@@ -4,21 +4,16 @@ the run that adds it to the new one, and one change rewrites one file and its ho
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pytest
 from lxml import etree
 
 from sitemap_updater.protocol.entry import Alternate, Entry
-from tests.integration.rebuild.conftest import (
-    SITE,
-    Aws,
-)
+from tests.integration.rebuild.conftest import SITE, Aws, FakeContext
 
 OTHER = "https://www.example.de"
 RULES = "/p/=products,/blog/=articles"
-_events = itertools.count()
 
 
 @pytest.fixture
@@ -95,6 +90,25 @@ def test_a_page_that_moves_leaves_its_old_file_in_the_same_run(
         f"{SITE}/p/0": ["products"],
     }
     assert "sitemap-pages-r.xml.gz" not in {k for k in files}  # emptied: it leaves the index
+
+
+def test_a_move_cut_short_by_the_time_budget_never_leaves_a_page_in_both_files(
+    aws: Aws, sites: pytest.MonkeyPatch
+) -> None:
+    put(aws, f"{SITE}/about")
+    put(aws, f"{SITE}/team")
+    aws.invoke()
+    put(aws, f"{SITE}/about", section="archive")  # its new file sorts before its old one
+    puts = aws.record_puts()
+
+    cut = aws.invoke(context=FakeContext(lambda: 30_000 if puts else 120_000))
+
+    assert cut["complete"] is False
+    holding = [key for key, locs in both_hosts(aws).items() if f"{SITE}/about" in locs]
+    assert len(holding) <= 1
+    aws.invoke()
+    holding = [key for key, locs in both_hosts(aws).items() if f"{SITE}/about" in locs]
+    assert holding == ["sitemap-archive-r.xml.gz"]
 
 
 def test_a_deleted_page_with_its_own_section_leaves_that_section(

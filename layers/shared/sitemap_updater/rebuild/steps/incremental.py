@@ -3,6 +3,9 @@ rebuild from the table the leaves a full rebuild left pending.
 
 A change goes to the leaf of its item's space (host and section); a page whose old image was in
 another space is removed from that space's leaf in the same run, so it is never in both files.
+The leaves a page leaves are patched before the others, so that a run out of time defers the
+leaf a page joins, never the one it leaves: the page is then in neither file until the next run,
+never in both.
 
 The unchanged entries of a changed file come from the published file itself (``patch``); a file
 that cannot be read back is rebuilt from the table instead.
@@ -31,7 +34,9 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
     remains; a leaf left over is deferred, its changes behind the checkpoint the run saves."""
     groups = _by_leaf(tools.layout, run, feed)
     pending = [leaf for leaf in run.published.pending if leaf in run.shard_map.leaves]
-    wanted = sorted(set(groups) | set(pending))
+    wanted = sorted(
+        set(groups) | set(pending), key=lambda leaf: (not _left(groups, feed, leaf), leaf)
+    )
     # first, so that a leaf read from the table below replaces its articles with the newest
     run.news.apply(feed.changes)
     run.add_states(tools.store.load_states(leaf for leaf in wanted if leaf not in run.states))
@@ -54,6 +59,14 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
         else:
             patch_leaf(tools, run, leaf, changes, force=force)
         run.lags.add(changes.values())
+
+
+def _left(groups: dict[str, Changes], feed: FeedRead, leaf: str) -> bool:
+    """Whether a page leaves ``leaf`` for another space (a removal of a live page)."""
+    return any(
+        item is None and feed.changes.get(uh) is not None
+        for uh, item in groups.get(leaf, {}).items()
+    )
 
 
 def _by_leaf(layout: Layout, run: Run, feed: FeedRead) -> dict[str, Changes]:
