@@ -3,8 +3,13 @@
 Changes are spooled into one temporary file per hash prefix (:data:`PREFIX_BITS` bits, so
 2**PREFIX_BITS buckets). Resolving reads one bucket at a time, keeps per URL the change with
 the largest ordering key ``ev`` (the same last-writer-wins rule as ingest's conditional
-write), drops deleted URLs and writes the live items back sorted by hash. Memory therefore
-holds one bucket, never the whole input.
+write), drops deleted URLs and writes the live items back sorted by space, then hash, counting
+them per space. Memory therefore holds one bucket, never the whole input.
+
+Each change names the space its URL is published in (``sitemap_updater.store.spaces``: its
+host's key prefix and its section; ``""`` where the caller has none), so the winner of a URL
+also decides its space, and a shard id (space, ``r`` and hash bits) selects the live items of
+one space.
 
 What a change carries for its URL (its payload) is the caller's: ``backfill`` spools the
 low-level DynamoDB URL items of ``sitemap_updater.store.items``, ``build`` the URL's rendered
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Final, Self
 
 from sitemap_updater.store.keys import ROOT_SHARD, hash_bits
-from sitemap_updater.store.shards import bits_of, children, split_counts
+from sitemap_updater.store.shards import bits_of, children, space_of_shard, split_counts
 
 #: Hash bits that choose a spool bucket.
 PREFIX_BITS: Final = 8
@@ -38,16 +43,21 @@ _LENGTH: Final = struct.Struct("<I")
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One valid change: the URL's identity hash, its ordering key, and its payload (an item,
-    or a rendered fragment; None: delete)."""
+    """One valid change: the URL's identity hash, its ordering key, its payload (an item, or a
+    rendered fragment; None: delete), and the space its URL is published in."""
 
     uh: str
     ev: str
     item: Any
+    space: str = ""
 
 
+#: Live URLs per space (of one bucket).
+SpaceCounts = dict[str, int]
 #: Resolves the buckets it is given (``resolve_bucket`` over their files), in order.
-BucketMap = Callable[[Callable[[list[str], str], int], list[list[str]], list[str]], Iterable[int]]
+BucketMap = Callable[
+    [Callable[[list[str], str], SpaceCounts], list[list[str]], list[str]], Iterable[SpaceCounts]
+]
 
 
 def bucket_of(uh: str) -> int:
@@ -62,11 +72,12 @@ def _frame(records: list[Any]) -> bytes:
 
 def frame_change(change: Change) -> bytes:
     """A change as spool bytes (see :meth:`ChangeSpool.add_framed`)."""
-    return _frame([(change.uh, change.ev, change.item)])
+    return _frame([(change.uh, change.ev, change.space, change.item)])
 
 
-def frame_changes(changes: list[tuple[str, str, Any]]) -> bytes:
-    """``(hash, ordering key, payload)`` changes of one bucket as spool bytes, in one frame."""
+def frame_changes(changes: list[tuple[str, str, str, Any]]) -> bytes:
+    """``(hash, ordering key, space, payload)`` changes of one bucket as spool bytes, in one
+    frame."""
     return _frame(changes)
 
 
@@ -93,28 +104,35 @@ def append_frames(directory: str, bucket: int, data: bytes) -> None:
     fh.write(data)
 
 
-def resolve_bucket(paths: list[str], live_path: str) -> int:
+def resolve_bucket(paths: list[str], live_path: str) -> SpaceCounts:
     """Last-writer-wins over one bucket's spooled changes (in ``paths``, in any order: the
     largest ordering key wins, and changes with equal keys are the same change); writes its
-    live ``(hash, payload)`` pairs sorted by hash to ``live_path`` and returns how many there
-    are."""
-    winners: dict[str, tuple[str, Any]] = {}
+    live ``(space, hash, payload)`` records sorted by space and hash to ``live_path`` and
+    returns how many there are in each space."""
+    winners: dict[str, tuple[str, str, Any]] = {}
     for path in paths:
-        for uh, ev, payload in _load_all(path):
+        for uh, ev, space, payload in _load_all(path):
             held = winners.get(uh)
             if held is None or held[0] < ev:
-                winners[uh] = (ev, payload)
-    live = sorted((uh, payload) for uh, (_, payload) in winners.items() if payload is not None)
+                winners[uh] = (ev, space, payload)
+    live = sorted(
+        (space, uh, payload) for uh, (_, space, payload) in winners.items() if payload is not None
+    )
+    counts: SpaceCounts = {}
+    for space, _, _ in live:
+        counts[space] = counts.get(space, 0) + 1
     if live:
         _dump_all(live_path, live)
     for path in paths:
         os.remove(path)
-    return len(live)
+    return counts
 
 
 def _serial_map(
-    resolve: Callable[[list[str], str], int], paths: list[list[str]], live_paths: list[str]
-) -> Iterable[int]:
+    resolve: Callable[[list[str], str], SpaceCounts],
+    paths: list[list[str]],
+    live_paths: list[str],
+) -> Iterable[SpaceCounts]:
     return map(resolve, paths, live_paths)
 
 
@@ -204,23 +222,32 @@ class ChangeSpool:
             if name.startswith("in-"):
                 inputs[int(name[3:6])].append(os.path.join(self._dir, name))
         live = [_live_path(self._dir, bucket) for bucket in range(BUCKETS)]
-        counts = list(map_buckets(resolve_bucket, inputs, live))
+        counts: dict[str, dict[int, int]] = {}
+        for bucket, found in enumerate(map_buckets(resolve_bucket, inputs, live)):
+            for space, count in found.items():
+                counts.setdefault(space, {})[bucket] = count
         return FinalState(self._dir, counts)
 
 
 class FinalState:
-    """The live items of a resolved spool, readable by shard in hash order."""
+    """The live items of a resolved spool, readable by shard (of a space) in hash order.
 
-    def __init__(self, directory: str, counts: list[int]) -> None:
+    ``counts``: by space, the live URLs of each bucket that holds some."""
+
+    def __init__(self, directory: str, counts: dict[str, dict[int, int]]) -> None:
         self._dir = directory
         self.counts = counts
-        self._cached: tuple[int, list[tuple[str, Any]]] | None = None
+        self._cached: tuple[int, list[tuple[str, str, Any]]] | None = None
 
     @property
     def directory(self) -> str:
         return self._dir
 
-    def _bucket_pairs(self, bucket: int) -> list[tuple[str, Any]]:
+    def spaces(self) -> list[str]:
+        """The spaces that hold a live URL, sorted."""
+        return sorted(self.counts)
+
+    def _bucket_records(self, bucket: int) -> list[tuple[str, str, Any]]:
         if self._cached is None or self._cached[0] != bucket:
             self._cached = (bucket, list(_load_all(_live_path(self._dir, bucket))))
         return self._cached[1]
@@ -231,36 +258,40 @@ class FinalState:
         return range(start, start + (1 << free))
 
     def pairs(self, shard_id: str) -> Iterator[tuple[str, Any]]:
-        """The ``(hash, payload)`` of each live URL of a shard, in hash order."""
+        """The ``(hash, payload)`` of each live URL of a shard (of its space), in hash order."""
+        space = space_of_shard(shard_id)
         bits = bits_of(shard_id)
-        if len(bits) <= PREFIX_BITS:
-            for bucket in self._bucket_range(bits):
-                if self.counts[bucket]:
-                    yield from self._bucket_pairs(bucket)
-            return
-        bucket = int(bits[:PREFIX_BITS], 2)
-        for uh, payload in self._bucket_pairs(bucket):
-            if hash_bits(uh, len(bits)) == bits:
-                yield uh, payload
+        counts = self.counts.get(space, {})
+        buckets = self._bucket_range(bits[:PREFIX_BITS])
+        for bucket in buckets:
+            if not counts.get(bucket):
+                continue
+            for held, uh, payload in self._bucket_records(bucket):
+                if held == space and (len(bits) <= PREFIX_BITS or hash_bits(uh, len(bits)) == bits):
+                    yield uh, payload
 
     def items(self, shard_id: str) -> Iterator[Any]:
         """The live payloads of a shard, in hash order."""
         return (payload for _, payload in self.pairs(shard_id))
 
     def iter_all(self) -> Iterator[Any]:
-        """Every live item, in hash order."""
+        """Every live item of the spool's one space ``""``, in hash order."""
         return self.items(ROOT_SHARD)
 
     def leaves(self, max_urls: int) -> list[str]:
-        """The shard leaves a fresh tree gets for this state: ``split_counts`` from the root."""
-        return self._split(ROOT_SHARD, max_urls)
+        """The shard leaves a fresh tree gets for this state: in each space (sorted),
+        ``split_counts`` from the space's root."""
+        return [
+            leaf for space in self.spaces() for leaf in self._split(space + ROOT_SHARD, max_urls)
+        ]
 
     def _split(self, shard_id: str, cap: int) -> list[str]:
         bits = bits_of(shard_id)
         if len(bits) >= PREFIX_BITS:
             hashes = [uh for uh, _ in self.pairs(shard_id)]
             return split_counts(hashes, shard_id, cap)
-        count = sum(self.counts[b] for b in self._bucket_range(bits))
+        counts = self.counts.get(space_of_shard(shard_id), {})
+        count = sum(counts.get(b, 0) for b in self._bucket_range(bits))
         if count <= cap:
             return [shard_id]
         left, right = children(shard_id)
