@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.commands.validate import validate_path
-from sitemap_updater_local.outputs.staged_directory import MANIFEST
+from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 COM = "https://www.example.com"
@@ -279,3 +281,49 @@ def test_a_symlink_at_a_host_directory_is_never_followed(
     assert code == 1
     assert _snapshot(elsewhere) == before
     assert (out / "www.example.de").is_symlink()
+
+
+def test_a_commit_cut_short_in_a_host_directory_is_finished_by_the_next_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _mixed(tmp_path)
+    args = ("--site", COM, "--site", DE, "--section-rules", RULES, "--max-urls-per-sitemap", "20")
+    complete, cut = tmp_path / "complete", tmp_path / "cut"
+    assert _build(capsys, source, complete, *args)[0] == 0
+    _old_build(cut)
+    replace = os.replace
+    moved: list[str] = []
+
+    def dying_in_the_second_host(src: str, dst: str, **kwargs: Any) -> None:
+        if "dst_dir_fd" in kwargs and len(moved) == 1:
+            raise SystemExit("the process dies here")  # as a crash would: no cleanup of ours runs
+        if "dst_dir_fd" in kwargs:
+            moved.append(dst)
+        replace(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "replace", dying_in_the_second_host)
+    with pytest.raises(SystemExit):
+        _build(capsys, source, cut, *args)
+    monkeypatch.setattr(os, "replace", replace)
+    assert moved and (cut / "sitemap-r0.xml.gz").exists()  # cut short: the old files are there
+
+    with StagedDirectory(str(cut)):  # what the next build does first
+        pass
+
+    assert _snapshot(cut) == _snapshot(complete)
+
+
+def test_a_source_in_a_host_directory_of_the_output_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ("--site", COM, "--site", DE)
+    assert _build(capsys, _mixed(tmp_path), out, *args)[0] == 0
+    before = _snapshot(out)
+    own = out / "www.example.de" / "sitemap-pages-r.xml.gz"
+
+    code, _, err = _build(capsys, own, out, *args)
+
+    assert code == 2
+    assert len(err.splitlines()) == 1 and "a file this build replaces" in err
+    assert _snapshot(out) == before
