@@ -47,6 +47,7 @@ from sitemap_updater.rebuild.render import render_fragments, render_home
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
+from sitemap_updater.store.shards import space_of_shard
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
 from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.errors import EXIT_EMPTY, EXIT_SKIPPED, CommandError
@@ -65,7 +66,7 @@ from sitemap_updater_local.outputs.staged_directory import (
     read_manifest,
     write_new,
 )
-from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState
+from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState, Span
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
     judge,
@@ -103,15 +104,16 @@ class LeafFiles:
 
 def render_leaf(
     directory: str,
-    counts: dict[str, dict[int, int]],
     leaf: str,
+    spans: dict[int, Span],
     max_urls: int,
     max_bytes: int,
     out_dir: str,
 ) -> LeafFiles:
     """Render one leaf of a resolved spool into ``out_dir`` (the files of it and of the leaves
-    a byte split makes of it); safe to run in a worker process."""
-    pairs = list(FinalState(directory, counts).pairs(leaf))
+    a byte split makes of it), given the spans of the leaf's space; safe to run in a worker
+    process."""
+    pairs = list(FinalState(directory, {space_of_shard(leaf): spans}).pairs(leaf))
     fragments = {uh: payload for uh, payload in pairs if type(payload) is bytes}
     skipped = [] if len(fragments) == len(pairs) else [p for _, p in pairs if type(p) is str]
     files: list[LeafFile] = []
@@ -199,9 +201,10 @@ def build_static(
                 on_progress(records, 0)
             state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
             leaves = state.leaves(max_urls)
-            render = partial(render_leaf, state.directory, state.counts)
+            render = partial(render_leaf, state.directory)
+            spans = [state.spans[space_of_shard(leaf)] for leaf in leaves]
             each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [staging] * len(leaves)
-            rendered = (pool.map if pool is not None else map)(render, leaves, *each)
+            rendered = (pool.map if pool is not None else map)(render, leaves, spans, *each)
             written: list[LeafFile] = []
             for leaf_files in rendered:
                 for skipped in leaf_files.skipped:

@@ -3,8 +3,9 @@
 Changes are spooled into one temporary file per hash prefix (:data:`PREFIX_BITS` bits, so
 2**PREFIX_BITS buckets). Resolving reads one bucket at a time, keeps per URL the change with
 the largest ordering key ``ev`` (the same last-writer-wins rule as ingest's conditional
-write), drops deleted URLs and writes the live items back sorted by space, then hash, counting
-them per space. Memory therefore holds one bucket, never the whole input.
+write), drops deleted URLs and writes the live items back: one frame per space, sorted by
+hash, and where in the file each frame lies. Memory therefore holds one bucket, never the whole
+input, and reading a shard reads only its own space's frames.
 
 Each change names the space its URL is published in (``sitemap_updater.store.spaces``: its
 host's key prefix and its section; ``""`` where the caller has none), so the winner of a URL
@@ -25,6 +26,8 @@ import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import IO, Any, Final, Self
 
 from sitemap_updater.store.keys import ROOT_SHARD, hash_bits
@@ -52,11 +55,14 @@ class Change:
     space: str = ""
 
 
-#: Live URLs per space (of one bucket).
-SpaceCounts = dict[str, int]
+#: Where one space's live URLs of a bucket lie in the bucket's live file: (URL count, offset of
+#: their frame, its length).
+Span = tuple[int, int, int]
+#: The spans of one bucket's live file, by space.
+SpaceSpans = dict[str, Span]
 #: Resolves the buckets it is given (``resolve_bucket`` over their files), in order.
 BucketMap = Callable[
-    [Callable[[list[str], str], SpaceCounts], list[list[str]], list[str]], Iterable[SpaceCounts]
+    [Callable[[list[str], str], SpaceSpans], list[list[str]], list[str]], Iterable[SpaceSpans]
 ]
 
 
@@ -104,11 +110,11 @@ def append_frames(directory: str, bucket: int, data: bytes) -> None:
     fh.write(data)
 
 
-def resolve_bucket(paths: list[str], live_path: str) -> SpaceCounts:
+def resolve_bucket(paths: list[str], live_path: str) -> SpaceSpans:
     """Last-writer-wins over one bucket's spooled changes (in ``paths``, in any order: the
-    largest ordering key wins, and changes with equal keys are the same change); writes its
-    live ``(space, hash, payload)`` records sorted by space and hash to ``live_path`` and
-    returns how many there are in each space."""
+    largest ordering key wins, and changes with equal keys are the same change); writes the
+    live ``(hash, payload)`` pairs of each space, sorted by hash, as one frame to ``live_path``
+    and returns each space's span."""
     winners: dict[str, tuple[str, str, Any]] = {}
     for path in paths:
         for uh, ev, space, payload in _load_all(path):
@@ -118,27 +124,25 @@ def resolve_bucket(paths: list[str], live_path: str) -> SpaceCounts:
     live = sorted(
         (space, uh, payload) for uh, (_, space, payload) in winners.items() if payload is not None
     )
-    counts: SpaceCounts = {}
-    for space, _, _ in live:
-        counts[space] = counts.get(space, 0) + 1
+    spans: SpaceSpans = {}
     if live:
-        _dump_all(live_path, live)
+        with open(live_path, "wb") as fh:
+            for space, group in groupby(live, key=itemgetter(0)):
+                pairs = [(uh, payload) for _, uh, payload in group]
+                data = marshal.dumps(pairs)
+                spans[space] = (len(pairs), fh.tell(), len(data))
+                fh.write(data)
     for path in paths:
         os.remove(path)
-    return counts
+    return spans
 
 
 def _serial_map(
-    resolve: Callable[[list[str], str], SpaceCounts],
+    resolve: Callable[[list[str], str], SpaceSpans],
     paths: list[list[str]],
     live_paths: list[str],
-) -> Iterable[SpaceCounts]:
+) -> Iterable[SpaceSpans]:
     return map(resolve, paths, live_paths)
-
-
-def _dump_all(path: str, records: list[Any]) -> None:
-    with open(path, "wb") as fh:
-        fh.write(_frame(records))
 
 
 def _load_all(path: str) -> Iterator[Any]:
@@ -222,22 +226,22 @@ class ChangeSpool:
             if name.startswith("in-"):
                 inputs[int(name[3:6])].append(os.path.join(self._dir, name))
         live = [_live_path(self._dir, bucket) for bucket in range(BUCKETS)]
-        counts: dict[str, dict[int, int]] = {}
+        spans: dict[str, dict[int, Span]] = {}
         for bucket, found in enumerate(map_buckets(resolve_bucket, inputs, live)):
-            for space, count in found.items():
-                counts.setdefault(space, {})[bucket] = count
-        return FinalState(self._dir, counts)
+            for space, span in found.items():
+                spans.setdefault(space, {})[bucket] = span
+        return FinalState(self._dir, spans)
 
 
 class FinalState:
     """The live items of a resolved spool, readable by shard (of a space) in hash order.
 
-    ``counts``: by space, the live URLs of each bucket that holds some."""
+    ``spans``: by space, where the live URLs of each bucket that holds some lie."""
 
-    def __init__(self, directory: str, counts: dict[str, dict[int, int]]) -> None:
+    def __init__(self, directory: str, spans: dict[str, dict[int, Span]]) -> None:
         self._dir = directory
-        self.counts = counts
-        self._cached: tuple[int, list[tuple[str, str, Any]]] | None = None
+        self.spans = spans
+        self._cached: tuple[str, int, list[tuple[str, Any]]] | None = None
 
     @property
     def directory(self) -> str:
@@ -245,12 +249,16 @@ class FinalState:
 
     def spaces(self) -> list[str]:
         """The spaces that hold a live URL, sorted."""
-        return sorted(self.counts)
+        return sorted(self.spans)
 
-    def _bucket_records(self, bucket: int) -> list[tuple[str, str, Any]]:
-        if self._cached is None or self._cached[0] != bucket:
-            self._cached = (bucket, list(_load_all(_live_path(self._dir, bucket))))
-        return self._cached[1]
+    def _space_pairs(self, space: str, bucket: int, span: Span) -> list[tuple[str, Any]]:
+        """The live ``(hash, payload)`` pairs of one space in one bucket (the last read kept)."""
+        cached = self._cached
+        if cached is None or cached[0] != space or cached[1] != bucket:
+            with open(_live_path(self._dir, bucket), "rb") as fh:
+                fh.seek(span[1])
+                cached = self._cached = (space, bucket, marshal.loads(fh.read(span[2])))
+        return cached[2]
 
     def _bucket_range(self, bits: str) -> range:
         free = PREFIX_BITS - len(bits)
@@ -261,14 +269,16 @@ class FinalState:
         """The ``(hash, payload)`` of each live URL of a shard (of its space), in hash order."""
         space = space_of_shard(shard_id)
         bits = bits_of(shard_id)
-        counts = self.counts.get(space, {})
-        buckets = self._bucket_range(bits[:PREFIX_BITS])
-        for bucket in buckets:
-            if not counts.get(bucket):
+        spans = self.spans.get(space, {})
+        for bucket in self._bucket_range(bits[:PREFIX_BITS]):
+            span = spans.get(bucket)
+            if span is None:
                 continue
-            for held, uh, payload in self._bucket_records(bucket):
-                if held == space and (len(bits) <= PREFIX_BITS or hash_bits(uh, len(bits)) == bits):
-                    yield uh, payload
+            pairs = self._space_pairs(space, bucket, span)
+            if len(bits) <= PREFIX_BITS:
+                yield from pairs
+            else:
+                yield from (pair for pair in pairs if hash_bits(pair[0], len(bits)) == bits)
 
     def items(self, shard_id: str) -> Iterator[Any]:
         """The live payloads of a shard, in hash order."""
@@ -290,8 +300,8 @@ class FinalState:
         if len(bits) >= PREFIX_BITS:
             hashes = [uh for uh, _ in self.pairs(shard_id)]
             return split_counts(hashes, shard_id, cap)
-        counts = self.counts.get(space_of_shard(shard_id), {})
-        count = sum(counts.get(b, 0) for b in self._bucket_range(bits))
+        spans = self.spans.get(space_of_shard(shard_id), {})
+        count = sum(spans[b][0] for b in self._bucket_range(bits) if b in spans)
         if count <= cap:
             return [shard_id]
         left, right = children(shard_id)
