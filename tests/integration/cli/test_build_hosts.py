@@ -327,3 +327,41 @@ def test_a_source_in_a_host_directory_of_the_output_is_refused(
     assert code == 2
     assert len(err.splitlines()) == 1 and "a file this build replaces" in err
     assert _snapshot(out) == before
+
+
+def test_a_csv_export_over_two_hosts_is_placed_by_host_and_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "export.csv"
+    rows = ["url,lastmod", f"{COM}/p/1,2024-01-02", f"{DE}/blog/2,2024-01-03"]
+    rows += ["HTTPS://WWW.EXAMPLE.DE:443/p/3,2024-01-04", "https://shop.example.org/x,2024-01-05"]
+    source.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+
+    code, _, err = _build(
+        capsys, source, out, "--site", COM, "--site", DE, "--section-rules", RULES
+    )
+
+    assert code == 1
+    assert f"{source}:5: url: 'https://shop.example.org/x' is invalid: must be on one of" in err
+    assert _urls(out / "sitemap-products-r.xml.gz") == [f"{COM}/p/1"]
+    assert _urls(out / "www.example.de" / "sitemap-articles-r.xml.gz") == [f"{DE}/blog/2"]
+    assert _urls(out / "www.example.de" / "sitemap-products-r.xml.gz") == [f"{DE}/p/3"]
+
+
+def test_a_planted_manifest_cannot_reach_out_of_the_directory_through_a_host_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "sitemap.xml").write_text("keep me")
+    (victim / "sitemap-pages-r.xml.gz").write_text("keep me")
+    names = ["../victim/sitemap.xml", "./../victim/sitemap-pages-r.xml.gz", "a/b/sitemap.xml"]
+    (out / MANIFEST).write_text(json.dumps({"files": names}))
+
+    assert _build(capsys, _mixed(tmp_path), out, "--site", COM, "--site", DE)[0] == 0
+
+    assert (victim / "sitemap.xml").read_text() == "keep me"
+    assert (victim / "sitemap-pages-r.xml.gz").read_text() == "keep me"
