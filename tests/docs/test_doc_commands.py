@@ -574,10 +574,18 @@ def test_sitemap_updater_commands(
     with gzip.open(next((workspace / "sim-out").glob("sitemap-*.xml.gz"))) as f:
         assert b"<urlset" in f.read()
     # every file the pages' build and simulate commands wrote passes the project's validator
-    for out in ("static-out", "sim-out", "sim-faults"):
+    for out in ("static-out", "sim-out", "sim-faults", "static-hosts"):
         reports = validate_path(workspace / out, base_url=SITE)
         assert len(reports) >= 2, out
         assert [line for r in reports for line in r.problems] == [], out
+    # the second host of the build with two sites: its own index, here of its home file
+    other = workspace / "static-hosts" / "www.example.de"
+    reports = validate_path(other, base_url="https://www.example.de")
+    assert [r.source for r in reports] == [
+        str(other / n) for n in ("sitemap-home.xml.gz", "sitemap.xml")
+    ]
+    assert [line for r in reports for line in r.problems] == []
+    assert (workspace / "static-hosts" / "sitemap-catalog-r.xml.gz").exists()
 
 
 def _anchors(text: str) -> set[str]:

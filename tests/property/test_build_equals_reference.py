@@ -4,9 +4,12 @@ The build reads a JSONL file in blocks of lines, judges each line with the inges
 path where it can, renders each change's ``<url>`` fragment as it is judged, and joins the
 fragments of the winners. The reference here takes the long way through the same public parts,
 one record at a time: ``iter_source`` records, ``ChangeReader`` (the ingest judgement and the
-table item a change writes), last writer wins by ordering key, the shard tree ``split_counts``
-gives from the root, and the rebuild's own ``render_shard`` over the items of each leaf. The
-two must write the same files, byte for byte, and report the same problems in the same order.
+table item a change writes), last writer wins by ordering key, the space the rebuild's
+``Layout.space_of`` gives each item (its host and section), the shard tree ``split_counts``
+gives from each space's root, the rebuild's own ``render_shard`` over the items of each leaf
+with the site of the leaf's host, and an index per host listing that host's files (its empty-site
+file when it has none). The two must write the same files, byte for byte, and report the same
+problems in the same order, here over two hosts with path rules and named sections.
 """
 
 from __future__ import annotations
@@ -20,19 +23,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.protocol import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
-from sitemap_updater.rebuild.render import render_shard
+from sitemap_updater.rebuild.render import render_home, render_shard
+from sitemap_updater.sections import SectionRules
+from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item
-from sitemap_updater.store.keys import EMPTY_SITE_KEY, ROOT_SHARD, shard_file_key
+from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROOT_SHARD
 from sitemap_updater.store.shards import split_counts
+from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
 from sitemap_updater_local.commands.build import build_static
 from sitemap_updater_local.inputs.records import BodyLine, Problem
 from sitemap_updater_local.inputs.sources import iter_source
 from sitemap_updater_local.pipeline.change_reader import ChangeReader
 from tests.property.strategies import some_of
 
-SITE = Site.parse("https://www.example.com")
+SITES = Sites.parse("https://www.example.com,https://www.example.de")
+RULES = SectionRules.parse("/p/=products,/blog/=articles")
+TWO_HOSTS = Layout(SITES, RULES)
+SITE = SITES.primary
+ONE_HOST = Layout(Sites.parse(SITE.origin), SectionRules())
 NOW = datetime.now(UTC)
 SETTINGS = settings(
     max_examples=100,
@@ -40,7 +50,10 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 
-pages = st.sampled_from([f"{SITE.origin}/p/{i}" for i in range(12)] + [f"{SITE.origin}/a'b&c"])
+pages = st.sampled_from(
+    [f"{site.origin}/{top}/{i}" for site in SITES for top in ("p", "blog", "x") for i in range(4)]
+    + [f"{SITE.origin}/a'b&c", f"{SITES.all[1].origin}/"]
+)
 instants = st.integers(0, 5).map(lambda s: datetime(2025, 3, 1, tzinfo=UTC) + timedelta(seconds=s))
 instant_texts = st.one_of(
     instants.map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")),
@@ -54,8 +67,13 @@ instant_texts = st.one_of(
 def events(draw: st.DrawFn) -> dict[str, Any]:
     event: dict[str, Any] = {"action": draw(st.sampled_from(["upsert", "upsert", "delete"]))}
     event["url"] = draw(
-        pages | st.sampled_from(["https://other.example/x", "HTTPS://WWW.EXAMPLE.COM/p/1"])
+        pages
+        | st.sampled_from(
+            ["https://other.example/x", "HTTPS://WWW.EXAMPLE.COM/p/1", "https://WWW.example.de/x/1"]
+        )
     )
+    if draw(st.integers(0, 3)) == 0:  # a section of its own (or a name that breaks the rule)
+        event["section"] = draw(st.sampled_from(["news-x", "pages", "products", "Bad Name"]))
     if draw(st.booleans()):
         event["occurred_at"] = draw(instant_texts)
     if event["action"] == "upsert":
@@ -107,9 +125,9 @@ lines = st.one_of(
 
 
 def _reference(
-    source: Path, max_urls: int, max_bytes: int, stylesheet: bool = True
+    source: Path, layout: Layout, max_urls: int, max_bytes: int, stylesheet: bool = True
 ) -> tuple[dict[str, bytes], list[str]]:
-    reader = ChangeReader(SITE, NOW)
+    reader = ChangeReader(layout.sites, NOW)
     problems: list[str] = []
     winners: dict[str, tuple[str, Item | None]] = {}
     for record in iter_source(str(source)):
@@ -123,26 +141,53 @@ def _reference(
             elif change.uh not in winners or winners[change.uh][0] < change.ev:
                 winners[change.uh] = (change.ev, change.item)
     live = sorted((uh, item) for uh, (_, item) in winners.items() if item is not None)
+    spaces: dict[str, list[tuple[str, Item]]] = {}
+    for uh, item in live:
+        spaces.setdefault(layout.space_of(item), []).append((uh, item))
     files: dict[str, bytes] = {}
-    pairs: list[tuple[str, str | None]] = []
-    for leaf in split_counts([uh for uh, _ in live], ROOT_SHARD, max_urls):
-        bits = leaf[1:]
-        items = [item for uh, item in live if _bits(uh).startswith(bits)]
-        for part in render_shard(
-            leaf, items, SITE, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
-        ):
-            problems += [
-                f"{s}: entry alone is larger than {max_bytes} bytes, left out" for s in part.skipped
-            ]
-            if part.body is not None:
-                name = shard_file_key(part.shard_id)
-                files[name] = part.body
-                pairs.append((f"{SITE.origin}/{name}", part.newest_lastmod))
-    listed = pairs or [(f"{SITE.origin}/{EMPTY_SITE_KEY}", None)]
-    files["sitemap.xml"] = render_index(listed, stylesheet=stylesheet)[0]
-    if stylesheet:
-        files[STYLESHEET_NAME] = stylesheet_body()
+    listed: list[tuple[str, str, str | None]] = []  # (shard id, file key, lastmod)
+    for space, in_space in sorted(spaces.items()):
+        for leaf in split_counts([uh for uh, _ in in_space], space + ROOT_SHARD, max_urls):
+            bits = leaf[len(space) + 1 :]
+            items = [item for uh, item in in_space if _bits(uh).startswith(bits)]
+            site = layout.site_of_shard(leaf)
+            parts = render_shard(
+                leaf, items, site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
+            )
+            for part in parts:
+                problems += [
+                    f"{s}: entry alone is larger than {max_bytes} bytes, left out"
+                    for s in part.skipped
+                ]
+                if part.body is not None:
+                    key = shard_file_key(part.shard_id)
+                    files[key] = part.body
+                    listed.append((part.shard_id, key, part.newest_lastmod))
+    files.update(_indexes(layout, sorted(listed), max_urls, max_bytes, stylesheet))
     return files, problems
+
+
+def _indexes(
+    layout: Layout,
+    listed: list[tuple[str, str, str | None]],
+    max_urls: int,
+    max_bytes: int,
+    stylesheet: bool,
+) -> dict[str, bytes]:
+    """Each host's index of its own files, or of its empty-site file (also given) if none, and
+    with ``stylesheet`` its ``sitemap.xsl``."""
+    files: dict[str, bytes] = {}
+    for prefix, site in layout.prefixes().items():
+        own = [(key, lastmod) for _, key, lastmod in listed if key_prefix_of(key) == prefix]
+        if not own:
+            own = [(prefix + EMPTY_SITE_KEY, None)]
+            home = render_home(site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
+            files[own[0][0]] = home
+        urls = [(f"{site.origin}/{key[len(prefix) :]}", lm) for key, lm in own]
+        files[prefix + INDEX_KEY] = render_index(urls, stylesheet=stylesheet)[0]
+        if stylesheet:
+            files[prefix + STYLESHEET_NAME] = stylesheet_body()
+    return files
 
 
 def _bits(uh: str) -> str:
@@ -150,13 +195,20 @@ def _bits(uh: str) -> str:
 
 
 def _built(
-    source: Path, out: Path, max_urls: int, max_bytes: int, jobs: int, stylesheet: bool = True
+    source: Path,
+    layout: Layout,
+    out: Path,
+    max_urls: int,
+    max_bytes: int,
+    jobs: int,
+    stylesheet: bool = True,
 ) -> tuple[dict[str, bytes], list[str]]:
     problems: list[str] = []
     build_static(
         str(source),
-        SITE,
+        layout.sites,
         str(out),
+        section_rules=layout.rules,
         max_urls=max_urls,
         max_bytes=max_bytes,
         on_problem=lambda p: problems.append(str(p)),
@@ -167,9 +219,9 @@ def _built(
     )
     # the build's manifest (a hidden file) is its bookkeeping, not a published file
     files = {
-        path.name: path.read_bytes()
-        for path in out.iterdir()
-        if path.name != EMPTY_SITE_KEY and not path.name.startswith(".")
+        str(path.relative_to(out)): path.read_bytes()
+        for path in out.rglob("*")
+        if path.is_file() and not path.name.startswith(".")
     }
     return files, problems
 
@@ -194,8 +246,10 @@ def test_build_writes_what_the_careful_path_writes(
     work = tmp_path_factory.mktemp("build")
     source = work / "events.jsonl"
     source.write_bytes(newline.join(body).encode("utf-8"))
-    expected_files, expected_problems = _reference(source, max_urls, max_bytes, stylesheet)
-    files, problems = _built(source, work / "out", max_urls, max_bytes, 1, stylesheet)
+    expected_files, expected_problems = _reference(
+        source, TWO_HOSTS, max_urls, max_bytes, stylesheet
+    )
+    files, problems = _built(source, TWO_HOSTS, work / "out", max_urls, max_bytes, 1, stylesheet)
     assert problems == expected_problems
     assert files == expected_files
 
@@ -219,6 +273,6 @@ def test_blocks_processes_and_odd_lines_change_nothing(tmp_path: Path) -> None:
             rows.append(b"   ")
     source = tmp_path / "events.jsonl"
     source.write_bytes(b"\n".join(rows) + b"\n")
-    expected = _reference(source, 4000, 50_000_000)
-    assert _built(source, tmp_path / "one", 4000, 50_000_000, jobs=1) == expected
-    assert _built(source, tmp_path / "two", 4000, 50_000_000, jobs=2) == expected
+    expected = _reference(source, ONE_HOST, 4000, 50_000_000)
+    assert _built(source, ONE_HOST, tmp_path / "one", 4000, 50_000_000, jobs=1) == expected
+    assert _built(source, ONE_HOST, tmp_path / "two", 4000, 50_000_000, jobs=2) == expected

@@ -102,10 +102,10 @@ def test_csv_export_with_header_duplicates_and_gzip(
     assert code == 1
     assert f"{source}:304: lastmod: '2024-13-45' is invalid" in err
     files = published(tmp_path / "out")
-    assert list(files) == ["sitemap-r.xml.gz"]
-    got = files["sitemap-r.xml.gz"]
+    assert list(files) == ["sitemap-pages-r.xml.gz"]
+    got = files["sitemap-pages-r.xml.gz"]
     assert sorted(got) == sorted([*urls, f"{SITE}/no-date"])
-    root = read_xml(tmp_path / "out" / "sitemap-r.xml.gz")
+    root = read_xml(tmp_path / "out" / "sitemap-pages-r.xml.gz")
     ns = {"sm": root.nsmap[None]}
     first = root.xpath("//sm:url[sm:loc/text()=$u]/sm:lastmod/text()", namespaces=ns, u=urls[0])
     assert first == ["2024-04-01"]
@@ -121,20 +121,20 @@ def test_small_cap_splits_into_hash_prefix_shards_listed_by_the_index(
     source = tmp_path / "urls.csv"
     source.write_text("\n".join(urls) + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    assert _build(capsys, source, out)[0] == 0  # an earlier build: one file, sitemap-r.xml.gz
-    assert (out / "sitemap-r.xml.gz").exists()
+    assert _build(capsys, source, out)[0] == 0  # an earlier build: one file, sitemap-pages-r.xml.gz
+    assert (out / "sitemap-pages-r.xml.gz").exists()
     (out / "notes.txt").write_text("not ours")
 
     code, stdout, _ = _build(capsys, source, out, "--max-urls-per-sitemap", "60")
 
     assert code == 0
-    assert not (out / "sitemap-r.xml.gz").exists()
+    assert not (out / "sitemap-pages-r.xml.gz").exists()
     assert (out / "notes.txt").exists()
     (out / "notes.txt").unlink()
     files = published(out)
     assert len(files) >= 500 // 60
     for name, urls_in in files.items():
-        bits = name.removeprefix("sitemap-r").removesuffix(".xml.gz")
+        bits = name.removeprefix("sitemap-pages-r").removesuffix(".xml.gz")
         assert 0 < len(urls_in) <= 60
         assert all(hash_bits_of(u, len(bits)) == bits for u in urls_in)
         # split only as far as needed: the parent prefix holds more than the cap

@@ -146,15 +146,15 @@ def test_only_files_of_the_previous_build_are_removed(
 
     assert code == 0
     assert f"removed {len(first) - 2} file(s)" in stdout
-    assert sorted(p.name for p in out.glob("sitemap-r*")) == [
-        "sitemap-r.xml.gz",
+    assert sorted(p.name for p in out.glob("sitemap-*r*.xml.gz")) == [
+        "sitemap-pages-r.xml.gz",
         "sitemap-r0110.xml.gz",
     ]
     for name, body in theirs.items():
         assert (out / name).read_bytes() == body
     assert source.exists()
     assert json.loads((out / MANIFEST).read_bytes())["files"] == [
-        "sitemap-r.xml.gz",
+        "sitemap-pages-r.xml.gz",
         "sitemap.xsl",
         "sitemap.xml",
     ]
@@ -183,23 +183,23 @@ def test_symlinks_planted_at_temporary_and_output_names_are_never_followed(
     out.mkdir()
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
-    for name in ("sitemap.xml", "sitemap-r.xml.gz"):
+    for name in ("sitemap.xml", "sitemap-pages-r.xml.gz"):
         (out / f".{name}.tmp").symlink_to(victim)
-    (out / "sitemap-r.xml.gz").symlink_to(victim)
+    (out / "sitemap-pages-r.xml.gz").symlink_to(victim)
 
     code, _, _ = _build(capsys, _csv(tmp_path / "a.csv", 10), out)
 
     assert code == 0
     assert victim.read_text() == "keep me"
-    assert not (out / "sitemap-r.xml.gz").is_symlink()
-    assert sorted(published(out)["sitemap-r.xml.gz"]) == sorted(page_urls(10))
+    assert not (out / "sitemap-pages-r.xml.gz").is_symlink()
+    assert sorted(published(out)["sitemap-pages-r.xml.gz"]) == sorted(page_urls(10))
 
 
 def test_a_source_that_is_one_of_its_own_outputs_is_refused(
     four_files: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = _snapshot(four_files)
-    own = next(four_files.glob("sitemap-r*.xml.gz"))
+    own = next(four_files.glob("sitemap-pages-r*.xml.gz"))
     linked = four_files.parent / "linked.xml.gz"
     linked.hardlink_to(own)
 
@@ -330,7 +330,7 @@ def test_a_stopped_build_stops_its_workers_and_leaves_the_output_as_it_was(
         if phase == "judging":
             _wait_for(lambda: any(spool_root.glob("sitemap-spool-*/in-*")), process)
         else:
-            _wait_for(lambda: any(four_files.glob(".sitemap-build-*/sitemap-r*")), process)
+            _wait_for(lambda: any(four_files.glob(".sitemap-build-*/sitemap-pages-r*")), process)
         if stop == "ctrl-c":
             os.killpg(process.pid, signal.SIGINT)
         else:

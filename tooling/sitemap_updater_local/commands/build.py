@@ -2,9 +2,14 @@
 
 Reads a JSONL file of change events (the ingest contract) or a CSV of ``url,lastmod`` (a
 sitemap works too), applies last-writer-wins per URL as ingest does, and writes into DIR what
-a rebuild from an empty table would publish for that final state: the same shard tree
-(``split_counts`` from the root), the same item order (by hash) and the same renderer, so the
-shard files are byte for byte the deployed system's.
+a rebuild from an empty table would publish for that final state: the same layout (each URL in
+the space of its host and section, ``store.spaces.Layout``), the same shard tree in each space
+(``split_counts`` from the space's root), the same item order (by hash) and the same renderer,
+so the shard files are byte for byte the deployed system's, under the same names
+(``sitemap-<section>-r<bits>.xml.gz``). ``--site`` may be given more than once: the first is
+the primary host, whose files and index are at the top of DIR; every other host's are in the
+subdirectory ``DIR/<host>/``, as in the bucket. Each host has its own index, which lists only its
+files. A record whose URL is on none of the sites is rejected.
 
 Memory stays bounded: changes are spooled to temporary files by hash prefix and each shard is
 rendered on its own (see ``pipeline.final_state``). Invalid records are skipped and reported on
@@ -17,11 +22,12 @@ Ctrl-C before that leaves DIR as it was. Only files that the previous build list
 manifest are removed. Input that leaves no live URL (an empty export, every record rejected,
 every URL deleted) changes nothing and exits 3, unless ``--allow-empty`` asks for the empty
 site, which is published as the deployed system publishes it (``sitemap-home.xml.gz``, holding
-the site's root URL).
+the site's root URL). As in the deployed system, a host without a live URL while another host
+has some gets its own ``sitemap-home.xml.gz``, so that no index is ever empty.
 
 With the stylesheet (the default; ``--no-stylesheet`` turns it off, as ``STYLESHEET=false``
 does for the deployed system) every file names ``sitemap.xsl``, which the build writes beside
-the index, so that a browser shows the files as tables.
+each host's index, so that a browser shows the files as tables.
 
 Differences from the deployed index: a file whose entries have no ``lastmod`` is listed
 without one (a static build has no history of when the file's bytes changed).
@@ -39,12 +45,15 @@ from datetime import UTC, datetime
 from functools import partial
 
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
-from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.protocol import Site, SitemapError, render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.render import render_fragments, render_home
+from sitemap_updater.sections import SectionRules
+from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
-from sitemap_updater.store.spaces import shard_file_key
+from sitemap_updater.store.shards import space_of_shard
+from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
 from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.errors import EXIT_EMPTY, EXIT_SKIPPED, CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
@@ -56,8 +65,13 @@ from sitemap_updater_local.options import (
     csv_format_of,
 )
 from sitemap_updater_local.outputs.replaced_file import same_file
-from sitemap_updater_local.outputs.staged_directory import OWN_FILE, StagedDirectory, write_new
-from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState
+from sitemap_updater_local.outputs.staged_directory import (
+    OWN_FILE,
+    StagedDirectory,
+    read_manifest,
+    write_new,
+)
+from sitemap_updater_local.pipeline.final_state import ChangeSpool, FinalState, Span
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
     judge,
@@ -81,31 +95,34 @@ class NothingToPublish(CommandError):
     """The input leaves no live URL, and an empty site was not asked for."""
 
 
+#: One file a leaf's rendering wrote: (shard id, file name, URLs, newest lastmod).
+LeafFile = tuple[str, str, int, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class LeafFiles:
-    """What rendering one leaf wrote: (file name, URLs, newest lastmod) per file, and the
-    ``loc: reason`` of each URL left out."""
+    """What rendering one leaf wrote, and the ``loc: reason`` of each URL left out."""
 
-    files: list[tuple[str, int, str | None]]
+    files: list[LeafFile]
     skipped: list[str]
 
 
 def render_leaf(
     directory: str,
-    counts: list[int],
     stylesheet: bool,
     leaf: str,
+    spans: dict[int, Span],
     max_urls: int,
     max_bytes: int,
     out_dir: str,
 ) -> LeafFiles:
     """Render one leaf of a resolved spool into ``out_dir`` (the files of it and of the leaves
-    a byte split makes of it), naming the stylesheet if ``stylesheet``; safe to run in a worker
-    process."""
-    pairs = list(FinalState(directory, counts).pairs(leaf))
+    a byte split makes of it), given the spans of the leaf's space, naming the stylesheet if
+    ``stylesheet``; safe to run in a worker process."""
+    pairs = list(FinalState(directory, {space_of_shard(leaf): spans}).pairs(leaf))
     fragments = {uh: payload for uh, payload in pairs if type(payload) is bytes}
     skipped = [] if len(fragments) == len(pairs) else [p for _, p in pairs if type(p) is str]
-    files: list[tuple[str, int, str | None]] = []
+    files: list[LeafFile] = []
     parts = render_fragments(
         leaf, fragments, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
     )
@@ -114,16 +131,18 @@ def render_leaf(
             continue
         name = shard_file_key(part.shard_id)
         write_new(out_dir, name, part.body)
-        files.append((name, part.url_count, part.newest_lastmod))
+        files.append((part.shard_id, name, part.url_count, part.newest_lastmod))
     return LeafFiles(files, skipped)
 
 
 def refuse_own_input(source: str, out_dir: str) -> None:
-    """A source that is one of the files a build in ``out_dir`` writes cannot be built from."""
+    """A source that is one of the files a build in ``out_dir`` writes or replaces (at the top
+    of it, or named by the previous build's manifest) cannot be built from."""
     if is_url(source) or not os.path.exists(source):
         return
-    for name in os.listdir(out_dir):
-        if OWN_FILE.match(name) and same_file(source, os.path.join(out_dir, name)):
+    names = [name for name in os.listdir(out_dir) if OWN_FILE.match(name)]
+    for name in names + read_manifest(out_dir):
+        if same_file(source, os.path.join(out_dir, name)):
             raise CommandError(
                 f"--from {source} is {os.path.join(out_dir, name)}, a file this build replaces; "
                 "build from a copy outside the output directory"
@@ -136,9 +155,10 @@ def _no_progress(records: int, files: int) -> None:
 
 def build_static(
     source: str,
-    site: Site,
+    site: Site | Sites,
     out_dir: str,
     *,
+    section_rules: SectionRules | None = None,
     max_urls: int = DEFAULT_MAX_URLS_PER_SITEMAP,
     max_bytes: int = DEFAULT_MAX_BYTES_PER_SITEMAP,
     public_base_url: str | None = None,
@@ -154,14 +174,18 @@ def build_static(
     ``SourceError`` or ``CommandError`` (``NothingToPublish`` when no live URL is left, unless
     ``allow_empty``), and leaves ``out_dir`` as it was.
 
-    ``jobs`` processes judge the records, resolve the buckets and render the leaves (the
+    ``site``: the sites (the first the primary host), or the one site; ``section_rules``: the
+    path-prefix rules that place a URL whose change names no section (default: none, so such a
+    URL is in ``pages``). ``jobs`` processes judge the records, resolve the buckets and render
+    the leaves (the
     output does not depend on it). ``now`` (default: the clock) is the judge's clock and the
     time from which records without a time of their own are stamped. ``csv_format``: how to
     read a CSV source (default: as its header tells). ``on_progress`` is told the records
     judged and the files written so far, now and then. ``stylesheet``: every file names
-    ``sitemap.xsl``, written beside the index.
+    ``sitemap.xsl``, written beside each host's index.
     """
-    base = (public_base_url or site.origin).rstrip("/")
+    sites = site if isinstance(site, Sites) else sites_of(site)
+    layout = Layout(sites, section_rules or SectionRules(), public_base_url or "")
     result = BuildResult()
 
     def problem(p: Problem) -> None:
@@ -177,7 +201,7 @@ def build_static(
             work = source_work(source, csv_format)
             records = 0
             for judged in judge(
-                work, site, now, max_bytes=max_bytes, pool=pool, spool=spool.directory
+                work, layout, now, max_bytes=max_bytes, pool=pool, spool=spool.directory
             ):
                 for p in judged.problems:
                     problem(p)
@@ -188,40 +212,63 @@ def build_static(
                 on_progress(records, 0)
             state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
             leaves = state.leaves(max_urls)
-            render = partial(render_leaf, state.directory, state.counts, stylesheet)
+            render = partial(render_leaf, state.directory, stylesheet)
+            spans = [state.spans[space_of_shard(leaf)] for leaf in leaves]
             each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [staging] * len(leaves)
-            rendered = (pool.map if pool is not None else map)(render, leaves, *each)
-            pairs: list[tuple[str, str | None]] = []
+            rendered = (pool.map if pool is not None else map)(render, leaves, spans, *each)
+            written: list[LeafFile] = []
             for leaf_files in rendered:
                 for skipped in leaf_files.skipped:
                     problem(
                         Problem(skipped, f"entry alone is larger than {max_bytes} bytes, left out")
                     )
-                for name, urls, newest in leaf_files.files:
-                    result.files.append(name)
-                    result.urls += urls
-                    pairs.append((f"{base}/{name}", newest))
-                on_progress(records, len(result.files))
-        if not pairs:
-            if not allow_empty:
-                raise NothingToPublish(
-                    f"nothing to publish: {source} leaves no live URL ({result.changes} "
-                    f"change(s) accepted, {result.problems} record(s) rejected); {out_dir} is "
-                    "unchanged (--allow-empty publishes an empty site)",
-                    EXIT_EMPTY,
-                )
-            home = render_home(site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
-            write_new(staging, EMPTY_SITE_KEY, home)
-            result.files.append(EMPTY_SITE_KEY)
-            pairs.append((f"{base}/{EMPTY_SITE_KEY}", None))
-        if stylesheet:
-            write_new(staging, STYLESHEET_NAME, stylesheet_body())
-            result.files.append(STYLESHEET_NAME)
-        index, _ = render_index(pairs, stylesheet=stylesheet)
-        write_new(staging, INDEX_KEY, index)
-        result.files.append(INDEX_KEY)
+                written += leaf_files.files
+                result.urls += sum(urls for _, _, urls, _ in leaf_files.files)
+                on_progress(records, len(written))
+        if not written and not allow_empty:
+            raise NothingToPublish(
+                f"nothing to publish: {source} leaves no live URL ({result.changes} "
+                f"change(s) accepted, {result.problems} record(s) rejected); {out_dir} is "
+                "unchanged (--allow-empty publishes an empty site)",
+                EXIT_EMPTY,
+            )
+        result.files = write_indexes(
+            layout, sorted(written), staging, max_urls, max_bytes, stylesheet=stylesheet
+        )
         result.removed = output.commit(result.files)
     return result
+
+
+def write_indexes(
+    layout: Layout,
+    written: list[LeafFile],
+    staging: str,
+    max_urls: int,
+    max_bytes: int,
+    *,
+    stylesheet: bool,
+) -> list[str]:
+    """Write each host's index into ``staging``, listing the host's files of ``written`` (in
+    shard id order), or its empty-site file, written here, when it has none, as the rebuild
+    does, and with ``stylesheet`` the host's ``sitemap.xsl``; returns every file name of the
+    build, each host's index after its files."""
+    files: list[str] = []
+    for prefix, site in layout.prefixes().items():
+        own = [(name, newest) for _, name, _, newest in written if key_prefix_of(name) == prefix]
+        if not own:
+            home = prefix + EMPTY_SITE_KEY
+            body = render_home(site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
+            write_new(staging, home, body)
+            own = [(home, None)]
+        beside = []
+        if stylesheet:
+            write_new(staging, prefix + STYLESHEET_NAME, stylesheet_body())
+            beside = [prefix + STYLESHEET_NAME]
+        listed = [(layout.url_of(name), newest) for name, newest in own]
+        index, _ = render_index(listed, stylesheet=stylesheet)
+        write_new(staging, prefix + INDEX_KEY, index)
+        files += [name for name, _ in own] + beside + [prefix + INDEX_KEY]
+    return files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -234,7 +281,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "columns (plain or .gz)",
     )
     parser.add_argument(
-        "--site", required=True, metavar="URL", help="site origin, e.g. https://www.example.com"
+        "--site",
+        required=True,
+        action="append",
+        metavar="URL",
+        help="site origin, e.g. https://www.example.com; repeat it (or give a comma-separated "
+        "list) for several hosts: the first is the primary, whose files are at the top of DIR, "
+        "every other host's are in DIR/<host>/",
+    )
+    parser.add_argument(
+        "--section-rules",
+        default="",
+        metavar="RULES",
+        help="ordered path-prefix rules placing a URL whose change names no section, e.g. "
+        "/p/=products,/blog/=articles (first match wins; default section: pages)",
     )
     parser.add_argument(
         "--out", required=True, metavar="DIR", help="directory to write the files into"
@@ -281,7 +341,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="stylesheet",
         action="store_false",
         help=f"write the files without naming {STYLESHEET_NAME}, and without it (by default "
-        "they name it and it is written beside the index, so a browser shows them as tables)",
+        "they name it and it is written beside each index, so a browser shows them as tables)",
     )
     add_csv_arguments(parser)
     add_media_hosts_argument(parser)
@@ -326,9 +386,13 @@ class _Progress:
 def run(args: argparse.Namespace) -> int:
     _check_numbers(args)
     try:
-        site = Site.parse(args.site, args.media_hosts)
+        sites = Sites.parse(",".join(args.site), args.media_hosts)
     except ValueError as exc:
         raise CommandError(f"--site: {exc}") from exc
+    try:
+        rules = SectionRules.parse(args.section_rules, field="--section-rules")
+    except SitemapError as exc:
+        raise CommandError(str(exc)) from exc
 
     started = time.perf_counter()
     report = ProblemReport()
@@ -336,8 +400,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = build_static(
             args.source,
-            site,
+            sites,
             args.out,
+            section_rules=rules,
             max_urls=args.max_urls_per_sitemap,
             max_bytes=args.max_bytes_per_sitemap,
             public_base_url=args.public_base_url,
@@ -357,10 +422,13 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     seconds = time.perf_counter() - started
     shards = sum(name.endswith(".xml.gz") for name in result.files)
-    beside = " + ".join(name for name in result.files if not name.endswith(".xml.gz"))
+    xsl = f"{STYLESHEET_NAME} + " if args.stylesheet else ""
+    indexes = f"{xsl}{INDEX_KEY}"
+    if len(sites) > 1:
+        indexes = f"{len(sites)} indexes ({xsl}{INDEX_KEY} per host)"
     print(
         f"{result.urls} URLs from {result.changes} changes in {shards} sitemap file(s) "
-        f"+ {beside} in {args.out} ({seconds:.2f} s)"
+        f"+ {indexes} in {args.out} ({seconds:.2f} s)"
     )
     if result.removed:
         print(

@@ -13,6 +13,12 @@ move them in:
 4. the previous build's files that the new one does not list are removed: only those its own
    manifest named, never anything else in the directory.
 
+A name may lie in a host's subdirectory (``www.example.de/sitemap.xml``: a host other than the
+primary, as in the bucket). That subdirectory is made when missing and is only ever used as a
+real directory: a symlink or a file at its name is refused, never followed (every move and
+removal in it goes through a descriptor opened with ``O_NOFOLLOW``). A subdirectory that the
+removals leave empty is removed.
+
 SIGINT and SIGTERM are held during the commit, so Ctrl-C lands before it (nothing changed) or
 after it (the new output complete). Should the process die in the middle of a commit, the next
 build finds the commit record and finishes it first; a staging directory without one is a build
@@ -22,6 +28,7 @@ keeps two builds out of one directory.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -30,23 +37,35 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Final, Self
 
+from sitemap_updater.sections import MAX_SECTION_LEN, SECTION_CHARS
 from sitemap_updater_local.errors import CommandError
 
 MANIFEST: Final = ".sitemap-build-manifest.json"
 STAGING_PREFIX: Final = ".sitemap-build-"
 STAGING_SUFFIX: Final = ".staging"
 COMMIT_RECORD: Final = "commit.json"
-#: Names a build may write, so the only ones a manifest can make it replace or remove.
-OWN_FILE: Final = re.compile(r"^sitemap(-(r[01]*|home)\.xml\.gz|\.xml|\.xsl)$")
+#: A host's subdirectory (a host name or a bracketed IPv6 address; never ``.`` or ``..``).
+_HOST_DIR: Final = r"(?:[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?|\[[0-9a-f:.]+\])/"
+#: Names a build may write, so the only ones a manifest can make it replace or remove: a host's
+#: index, its stylesheet, its empty-site file and its section files
+#: (``sitemap-pages-r01.xml.gz``), or a file of a build from before sections
+#: (``sitemap-r01.xml.gz``), each at the top or in the host's subdirectory.
+OWN_FILE: Final = re.compile(
+    rf"^(?:{_HOST_DIR})?sitemap"
+    rf"(?:-(?:r[01]*|home|{SECTION_CHARS}{{1,{MAX_SECTION_LEN}}}-r[01]*)\.xml\.gz|\.xml|\.xsl)\Z"
+)
 _HELD: Final = {signal.SIGINT, signal.SIGTERM}
 
 
 def write_new(directory: str, name: str, body: bytes) -> None:
-    """Create ``directory/name`` (which must not exist yet) holding ``body``, on disk."""
+    """Create ``directory/name`` (which must not exist yet) holding ``body``, on disk; a name
+    in a subdirectory (``host/name``, in a staging directory of the build's own) makes it."""
     path = os.path.join(directory, name)
+    if "/" in name:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     with os.fdopen(fd, "wb") as fh:
         fh.write(body)
@@ -93,6 +112,77 @@ def _sync_directory(directory: str) -> None:
         os.close(fd)
 
 
+def _open_host_dir(out_dir: str, host: str, *, make: bool) -> int:
+    """A descriptor of the real directory ``out_dir/host`` (made first if ``make``); raises
+    ``OSError`` when it is missing, a symlink or not a directory."""
+    if make:
+        with suppress(FileExistsError):
+            os.mkdir(os.path.join(out_dir, host), 0o755)
+    return os.open(os.path.join(out_dir, host), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """(host subdirectory or ``""``, file name) of an own file's name."""
+    host, _, base = name.rpartition("/")
+    return host, base
+
+
+def _move_in(out_dir: str, staging: str, files: list[str]) -> None:
+    """Step 2: move each staged file over its name, in order; then sync the directories."""
+    opened: dict[str, int] = {}
+    try:
+        for name in files:
+            source = os.path.join(staging, name)
+            if not os.path.lexists(source):
+                continue
+            host, base = _split_name(name)
+            if not host:
+                os.replace(source, os.path.join(out_dir, name))
+                continue
+            if host not in opened:
+                opened[host] = _open_host_dir(out_dir, host, make=True)
+            os.replace(source, base, dst_dir_fd=opened[host])
+        for fd in opened.values():
+            os.fsync(fd)
+    finally:
+        for fd in opened.values():
+            os.close(fd)
+
+
+def _remove_old(out_dir: str, names: list[str]) -> list[str]:
+    """Step 4: remove the named files of the previous build (in a host's subdirectory only if
+    it is a real directory); then the subdirectories left empty. Returns the names removed."""
+    removed = []
+    hosts = set()
+    for name in names:
+        host, base = _split_name(name)
+        try:
+            if not host:
+                os.remove(os.path.join(out_dir, name))
+            else:
+                fd = _open_host_dir(out_dir, host, make=False)
+                hosts.add(host)
+                try:
+                    os.remove(base, dir_fd=fd)
+                finally:
+                    os.close(fd)
+        except FileNotFoundError:
+            continue
+        except NotADirectoryError:
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a symlink at the host's name: not the build's
+                continue
+            raise
+        removed.append(name)
+    for host in sorted(hosts):
+        try:
+            os.rmdir(os.path.join(out_dir, host))
+        except OSError:  # not empty (or not a directory): left alone
+            continue
+    return removed
+
+
 def _finish_commit(out_dir: str, staging: str) -> list[str]:
     """Steps 2 to 4 of a commit whose record is in ``staging`` (again, if they were begun);
     returns the names removed."""
@@ -101,21 +191,13 @@ def _finish_commit(out_dir: str, staging: str) -> list[str]:
     if not isinstance(record, dict) or "files" not in record:
         raise ValueError(f"{staging}: not a commit record")
     files, previous = own_files(record["files"]), own_files(record.get("previous"))
-    for name in files:
-        if os.path.lexists(os.path.join(staging, name)):
-            os.replace(os.path.join(staging, name), os.path.join(out_dir, name))
+    _move_in(out_dir, staging, files)
     manifest = os.path.join(staging, MANIFEST)
     if not os.path.lexists(manifest):
         _write_json(manifest, {"files": files})
     os.replace(manifest, os.path.join(out_dir, MANIFEST))
     _sync_directory(out_dir)
-    removed = []
-    for name in sorted(set(previous) - set(files)):
-        try:
-            os.remove(os.path.join(out_dir, name))
-        except FileNotFoundError:
-            continue
-        removed.append(name)
+    removed = _remove_old(out_dir, sorted(set(previous) - set(files)))
     shutil.rmtree(staging)
     return removed
 
@@ -177,6 +259,12 @@ class StagedDirectory:
             target = os.path.join(self.out_dir, name)
             if os.path.isdir(target) and not os.path.islink(target):
                 raise CommandError(f"{target} is a directory: the build cannot put its file there")
+            host = os.path.join(self.out_dir, _split_name(name)[0])
+            if os.path.lexists(host) and (os.path.islink(host) or not os.path.isdir(host)):
+                raise CommandError(
+                    f"{host} is not a directory of the build's own (a symlink or a file): the "
+                    "build cannot put its host's files there"
+                )
         _write_json(
             os.path.join(self.staging, COMMIT_RECORD),
             {"files": files, "previous": self.previous_files()},

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.judged import MISSING, ChangeEvent, Rejection
 from sitemap_updater.protocol import Site
+from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import live_item
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater_local.inputs.records import BodyLine, Problem
@@ -38,9 +39,10 @@ def rejected(where: str, field: str, value: object, rule: str) -> Problem:
 
 
 class ChangeReader:
-    """Judges records against one site; ``now`` is the run's start (UTC)."""
+    """Judges records against the listed sites (or one site); ``now`` is the run's start
+    (UTC)."""
 
-    def __init__(self, site: Site, now: datetime | None = None, *, seq: int = 0) -> None:
+    def __init__(self, site: Site | Sites, now: datetime | None = None, *, seq: int = 0) -> None:
         """``seq``: how many records came before the first one this reader judges."""
         self.site = site
         self.now = now or datetime.now(UTC)

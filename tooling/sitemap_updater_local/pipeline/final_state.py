@@ -3,8 +3,14 @@
 Changes are spooled into one temporary file per hash prefix (:data:`PREFIX_BITS` bits, so
 2**PREFIX_BITS buckets). Resolving reads one bucket at a time, keeps per URL the change with
 the largest ordering key ``ev`` (the same last-writer-wins rule as ingest's conditional
-write), drops deleted URLs and writes the live items back sorted by hash. Memory therefore
-holds one bucket, never the whole input.
+write), drops deleted URLs and writes the live items back: one frame per space, sorted by
+hash, and where in the file each frame lies. Memory therefore holds one bucket, never the whole
+input, and reading a shard reads only its own space's frames.
+
+Each change names the space its URL is published in (``sitemap_updater.store.spaces``: its
+host's key prefix and its section; ``""`` where the caller has none), so the winner of a URL
+also decides its space, and a shard id (space, ``r`` and hash bits) selects the live items of
+one space.
 
 What a change carries for its URL (its payload) is the caller's: ``backfill`` spools the
 low-level DynamoDB URL items of ``sitemap_updater.store.items``, ``build`` the URL's rendered
@@ -20,10 +26,12 @@ import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import IO, Any, Final, Self
 
 from sitemap_updater.store.keys import ROOT_SHARD, hash_bits
-from sitemap_updater.store.shards import bits_of, children, split_counts
+from sitemap_updater.store.shards import bits_of, children, space_of_shard, split_counts
 
 #: Hash bits that choose a spool bucket.
 PREFIX_BITS: Final = 8
@@ -38,16 +46,24 @@ _LENGTH: Final = struct.Struct("<I")
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One valid change: the URL's identity hash, its ordering key, and its payload (an item,
-    or a rendered fragment; None: delete)."""
+    """One valid change: the URL's identity hash, its ordering key, its payload (an item, or a
+    rendered fragment; None: delete), and the space its URL is published in."""
 
     uh: str
     ev: str
     item: Any
+    space: str = ""
 
 
+#: Where one space's live URLs of a bucket lie in the bucket's live file: (URL count, offset of
+#: their frame, its length).
+Span = tuple[int, int, int]
+#: The spans of one bucket's live file, by space.
+SpaceSpans = dict[str, Span]
 #: Resolves the buckets it is given (``resolve_bucket`` over their files), in order.
-BucketMap = Callable[[Callable[[list[str], str], int], list[list[str]], list[str]], Iterable[int]]
+BucketMap = Callable[
+    [Callable[[list[str], str], SpaceSpans], list[list[str]], list[str]], Iterable[SpaceSpans]
+]
 
 
 def bucket_of(uh: str) -> int:
@@ -62,11 +78,12 @@ def _frame(records: list[Any]) -> bytes:
 
 def frame_change(change: Change) -> bytes:
     """A change as spool bytes (see :meth:`ChangeSpool.add_framed`)."""
-    return _frame([(change.uh, change.ev, change.item)])
+    return _frame([(change.uh, change.ev, change.space, change.item)])
 
 
-def frame_changes(changes: list[tuple[str, str, Any]]) -> bytes:
-    """``(hash, ordering key, payload)`` changes of one bucket as spool bytes, in one frame."""
+def frame_changes(changes: list[tuple[str, str, str, Any]]) -> bytes:
+    """``(hash, ordering key, space, payload)`` changes of one bucket as spool bytes, in one
+    frame."""
     return _frame(changes)
 
 
@@ -93,34 +110,39 @@ def append_frames(directory: str, bucket: int, data: bytes) -> None:
     fh.write(data)
 
 
-def resolve_bucket(paths: list[str], live_path: str) -> int:
+def resolve_bucket(paths: list[str], live_path: str) -> SpaceSpans:
     """Last-writer-wins over one bucket's spooled changes (in ``paths``, in any order: the
-    largest ordering key wins, and changes with equal keys are the same change); writes its
-    live ``(hash, payload)`` pairs sorted by hash to ``live_path`` and returns how many there
-    are."""
-    winners: dict[str, tuple[str, Any]] = {}
+    largest ordering key wins, and changes with equal keys are the same change); writes the
+    live ``(hash, payload)`` pairs of each space, sorted by hash, as one frame to ``live_path``
+    and returns each space's span."""
+    winners: dict[str, tuple[str, str, Any]] = {}
     for path in paths:
-        for uh, ev, payload in _load_all(path):
+        for uh, ev, space, payload in _load_all(path):
             held = winners.get(uh)
             if held is None or held[0] < ev:
-                winners[uh] = (ev, payload)
-    live = sorted((uh, payload) for uh, (_, payload) in winners.items() if payload is not None)
+                winners[uh] = (ev, space, payload)
+    live = sorted(
+        (space, uh, payload) for uh, (_, space, payload) in winners.items() if payload is not None
+    )
+    spans: SpaceSpans = {}
     if live:
-        _dump_all(live_path, live)
+        with open(live_path, "wb") as fh:
+            for space, group in groupby(live, key=itemgetter(0)):
+                pairs = [(uh, payload) for _, uh, payload in group]
+                data = marshal.dumps(pairs)
+                spans[space] = (len(pairs), fh.tell(), len(data))
+                fh.write(data)
     for path in paths:
         os.remove(path)
-    return len(live)
+    return spans
 
 
 def _serial_map(
-    resolve: Callable[[list[str], str], int], paths: list[list[str]], live_paths: list[str]
-) -> Iterable[int]:
+    resolve: Callable[[list[str], str], SpaceSpans],
+    paths: list[list[str]],
+    live_paths: list[str],
+) -> Iterable[SpaceSpans]:
     return map(resolve, paths, live_paths)
-
-
-def _dump_all(path: str, records: list[Any]) -> None:
-    with open(path, "wb") as fh:
-        fh.write(_frame(records))
 
 
 def _load_all(path: str) -> Iterator[Any]:
@@ -204,26 +226,39 @@ class ChangeSpool:
             if name.startswith("in-"):
                 inputs[int(name[3:6])].append(os.path.join(self._dir, name))
         live = [_live_path(self._dir, bucket) for bucket in range(BUCKETS)]
-        counts = list(map_buckets(resolve_bucket, inputs, live))
-        return FinalState(self._dir, counts)
+        spans: dict[str, dict[int, Span]] = {}
+        for bucket, found in enumerate(map_buckets(resolve_bucket, inputs, live)):
+            for space, span in found.items():
+                spans.setdefault(space, {})[bucket] = span
+        return FinalState(self._dir, spans)
 
 
 class FinalState:
-    """The live items of a resolved spool, readable by shard in hash order."""
+    """The live items of a resolved spool, readable by shard (of a space) in hash order.
 
-    def __init__(self, directory: str, counts: list[int]) -> None:
+    ``spans``: by space, where the live URLs of each bucket that holds some lie."""
+
+    def __init__(self, directory: str, spans: dict[str, dict[int, Span]]) -> None:
         self._dir = directory
-        self.counts = counts
-        self._cached: tuple[int, list[tuple[str, Any]]] | None = None
+        self.spans = spans
+        self._cached: tuple[str, int, list[tuple[str, Any]]] | None = None
 
     @property
     def directory(self) -> str:
         return self._dir
 
-    def _bucket_pairs(self, bucket: int) -> list[tuple[str, Any]]:
-        if self._cached is None or self._cached[0] != bucket:
-            self._cached = (bucket, list(_load_all(_live_path(self._dir, bucket))))
-        return self._cached[1]
+    def spaces(self) -> list[str]:
+        """The spaces that hold a live URL, sorted."""
+        return sorted(self.spans)
+
+    def _space_pairs(self, space: str, bucket: int, span: Span) -> list[tuple[str, Any]]:
+        """The live ``(hash, payload)`` pairs of one space in one bucket (the last read kept)."""
+        cached = self._cached
+        if cached is None or cached[0] != space or cached[1] != bucket:
+            with open(_live_path(self._dir, bucket), "rb") as fh:
+                fh.seek(span[1])
+                cached = self._cached = (space, bucket, marshal.loads(fh.read(span[2])))
+        return cached[2]
 
     def _bucket_range(self, bits: str) -> range:
         free = PREFIX_BITS - len(bits)
@@ -231,36 +266,42 @@ class FinalState:
         return range(start, start + (1 << free))
 
     def pairs(self, shard_id: str) -> Iterator[tuple[str, Any]]:
-        """The ``(hash, payload)`` of each live URL of a shard, in hash order."""
+        """The ``(hash, payload)`` of each live URL of a shard (of its space), in hash order."""
+        space = space_of_shard(shard_id)
         bits = bits_of(shard_id)
-        if len(bits) <= PREFIX_BITS:
-            for bucket in self._bucket_range(bits):
-                if self.counts[bucket]:
-                    yield from self._bucket_pairs(bucket)
-            return
-        bucket = int(bits[:PREFIX_BITS], 2)
-        for uh, payload in self._bucket_pairs(bucket):
-            if hash_bits(uh, len(bits)) == bits:
-                yield uh, payload
+        spans = self.spans.get(space, {})
+        for bucket in self._bucket_range(bits[:PREFIX_BITS]):
+            span = spans.get(bucket)
+            if span is None:
+                continue
+            pairs = self._space_pairs(space, bucket, span)
+            if len(bits) <= PREFIX_BITS:
+                yield from pairs
+            else:
+                yield from (pair for pair in pairs if hash_bits(pair[0], len(bits)) == bits)
 
     def items(self, shard_id: str) -> Iterator[Any]:
         """The live payloads of a shard, in hash order."""
         return (payload for _, payload in self.pairs(shard_id))
 
     def iter_all(self) -> Iterator[Any]:
-        """Every live item, in hash order."""
+        """Every live item of the spool's one space ``""``, in hash order."""
         return self.items(ROOT_SHARD)
 
     def leaves(self, max_urls: int) -> list[str]:
-        """The shard leaves a fresh tree gets for this state: ``split_counts`` from the root."""
-        return self._split(ROOT_SHARD, max_urls)
+        """The shard leaves a fresh tree gets for this state: in each space (sorted),
+        ``split_counts`` from the space's root."""
+        return [
+            leaf for space in self.spaces() for leaf in self._split(space + ROOT_SHARD, max_urls)
+        ]
 
     def _split(self, shard_id: str, cap: int) -> list[str]:
         bits = bits_of(shard_id)
         if len(bits) >= PREFIX_BITS:
             hashes = [uh for uh, _ in self.pairs(shard_id)]
             return split_counts(hashes, shard_id, cap)
-        count = sum(self.counts[b] for b in self._bucket_range(bits))
+        spans = self.spans.get(space_of_shard(shard_id), {})
+        count = sum(spans[b][0] for b in self._bucket_range(bits) if b in spans)
         if count <= cap:
             return [shard_id]
         left, right = children(shard_id)

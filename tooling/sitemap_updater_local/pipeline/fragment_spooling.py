@@ -8,9 +8,11 @@ time depends only on its position among the records (see ``change_reader``), so 
 same whatever the number of processes. Blocks come back in order, and at most two per process
 are in flight, which keeps memory bounded.
 
-Each valid change is spooled as ``(hash, ordering key, payload)``: the payload of an upsert is
-its ``<url>`` fragment as the writer renders it (or, if the writer refuses the entry, the
-reason, reported only if that change wins), of a delete ``None``.
+Each valid change is spooled as ``(hash, ordering key, space, payload)``: the space is where
+the deployment's ``Layout`` publishes the URL (its host and section, ``Layout.space_for``), the
+payload of an upsert is its ``<url>`` fragment as the writer renders it for the URL's own site
+(or, if the writer refuses the entry, the reason, reported only if that change wins), of a
+delete ``None``.
 """
 
 from __future__ import annotations
@@ -38,12 +40,12 @@ from sitemap_updater.ingest.ordering import (
     plain_digest,
     plain_fields,
 )
-from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.render.element import plain_fragment
 from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, too_large
-from sitemap_updater.sites import sites_of
 from sitemap_updater.store.keys import url_hash
+from sitemap_updater.store.spaces import Layout
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import is_url, open_source
@@ -66,8 +68,9 @@ CHUNK: Final = 2000
 BLOCK_BYTES: Final = 1024 << 10
 
 
-#: One change as spooled: URL hash, ordering key, payload (fragment, refusal, or None: delete).
-Spooled = tuple[str, str, bytes | str | None]
+#: One change as spooled: URL hash, ordering key, space, payload (fragment, refusal, or None:
+#: delete).
+Spooled = tuple[str, str, str, bytes | str | None]
 
 
 @dataclass(slots=True)
@@ -103,12 +106,12 @@ class Block:
 class _Collector:
     """Valid changes of one chunk, in order, until their fragments are rendered together."""
 
-    def __init__(self, site: Site, max_bytes: int) -> None:
-        self.site = site
+    def __init__(self, layout: Layout, max_bytes: int) -> None:
+        self.layout = layout
         self.max_bytes = max_bytes
         self.out = Judged()
         self.room = max_bytes - URLSET_FRAME_BYTES
-        self._upserts: list[tuple[str, str, Entry]] = []
+        self._upserts: list[tuple[str, str, str, Entry]] = []
         self._deletes: list[tuple[str, str]] = []
         #: changes ready to spool, by bucket, and how many
         self._buckets: defaultdict[int, list[Spooled]] = defaultdict(list)
@@ -123,32 +126,49 @@ class _Collector:
         changes = self._buckets[bucket_of(uh)]
         if action == "delete":
             key = event_key(occurred_at, action, delete_digest(loc), instant=instant)
-            changes.append((uh, key, None))
+            changes.append((uh, key, "", None))
             return
         fields = plain_fields(loc, lastmod, changefreq, priority, alternates, images, section)
         key = event_key(occurred_at, action, plain_digest(fields), instant=instant)
         fragment = plain_fragment(loc, lastmod, changefreq, priority, alternates, images)
         data = fragment.encode("utf-8")
         payload = data if len(data) <= self.room else too_large(loc, self.max_bytes)
-        changes.append((uh, key, payload))
+        changes.append((uh, key, self.layout.space_for(loc, section), payload))
 
-    def upsert(self, loc: str, ev: str, entry: Entry) -> None:
+    def upsert(self, loc: str, ev: str, entry: Entry, section: str | None = None) -> None:
+        """An upsert judged the careful way; ``section``: the one the change named."""
         if entry.news is not None:  # the regular sitemap lists the article without its news
             entry = entry._replace(news=None)
-        self._upserts.append((url_hash(loc), ev, entry))
+        self._upserts.append((url_hash(loc), ev, self.layout.space_for(loc, section), entry))
 
     def delete(self, loc: str, ev: str) -> None:
         self._deletes.append((url_hash(loc), ev))
 
+    def _fragments(self) -> list[bytes | str]:
+        """The fragment (or refusal) of each upsert, rendered for the site its URL is on."""
+        entries = [entry for _, _, _, entry in self._upserts]
+        sites = self.layout.sites
+        if len(sites) == 1:
+            return entry_fragments(entries, sites.primary, max_bytes=self.max_bytes)
+        places: dict[str, list[int]] = defaultdict(list)
+        for place, entry in enumerate(entries):
+            places[(sites.site_of(entry.loc) or sites.primary).origin].append(place)
+        fragments: list[bytes | str] = [b""] * len(entries)
+        for site in sites:
+            group = places.get(site.origin, [])
+            rendered = entry_fragments(
+                [entries[place] for place in group], site, max_bytes=self.max_bytes
+            )
+            for place, fragment in zip(group, rendered, strict=True):
+                fragments[place] = fragment
+        return fragments
+
     def finish(self) -> Judged:
-        fragments = entry_fragments(
-            [entry for _, _, entry in self._upserts], self.site, max_bytes=self.max_bytes
-        )
         buckets = self._buckets
-        for (uh, ev, _), payload in zip(self._upserts, fragments, strict=True):
-            buckets[bucket_of(uh)].append((uh, ev, payload))
+        for (uh, ev, space, _), payload in zip(self._upserts, self._fragments(), strict=True):
+            buckets[bucket_of(uh)].append((uh, ev, space, payload))
         for uh, ev in self._deletes:
-            buckets[bucket_of(uh)].append((uh, ev, None))
+            buckets[bucket_of(uh)].append((uh, ev, "", None))
         self.out.frames = {bucket: frame_changes(changes) for bucket, changes in buckets.items()}
         self.out.changes = len(self._upserts) + len(self._deletes) + self._ready
         return self.out
@@ -157,7 +177,7 @@ class _Collector:
 def _judge_body(
     collect: _Collector, name: str, line: tuple[int, str], sent_at: datetime, now: datetime
 ) -> None:
-    decoded = decode_body(line[1], sent_at=sent_at, site=collect.site, now=now)
+    decoded = decode_body(line[1], sent_at=sent_at, site=collect.layout.sites, now=now)
     for judged in decoded.items:
         if isinstance(judged, Rejection):
             where = f"{name}:{line[0]}"
@@ -167,12 +187,12 @@ def _judge_body(
         elif judged.entry is None:
             collect.delete(judged.loc, judged.event_key)
         else:
-            collect.upsert(judged.loc, judged.event_key, judged.entry)
+            collect.upsert(judged.loc, judged.event_key, judged.entry, judged.section)
 
 
 def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetime) -> None:
     try:
-        entry = entry_from_raw(collect.site, raw, now)
+        entry = entry_from_raw(collect.layout.sites, raw, now)
     except SitemapError as exc:
         collect.out.problems.append(
             rejected(raw.where, raw.name_of(exc.field), exc.value, exc.rule)
@@ -187,10 +207,10 @@ def _stamp(now: datetime, seq: int) -> datetime:
 
 
 def judge_chunk(
-    site: Site, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
+    layout: Layout, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
 ) -> Judged:
     """Judge ``records``, the first of which is preceded by ``seq`` others."""
-    collect = _Collector(site, max_bytes)
+    collect = _Collector(layout, max_bytes)
     for record in records:
         seq += 1
         if isinstance(record, BodyLine):
@@ -208,11 +228,11 @@ def judge_chunk(
 
 
 def judge_block(
-    site: Site, now: datetime, block: Block, max_bytes: int, spool: str | None = None
+    layout: Layout, now: datetime, block: Block, max_bytes: int, spool: str | None = None
 ) -> Judged:
     """Judge the lines of one JSONL block; with ``spool`` (a spool's directory), append the
     changes to its files here instead of returning them."""
-    collect = _Collector(site, max_bytes)
+    collect = _Collector(layout, max_bytes)
     seq = block.seq
     name = block.name
     for line in body_texts(block.text(), name, block.first_line):
@@ -227,7 +247,7 @@ def judge_block(
             plain = recognize(
                 orjson.loads(text),
                 default_time=None,
-                sites=sites_of(site),
+                sites=layout.sites,
                 now=now,
                 body_length=len(text),
             )
@@ -339,7 +359,7 @@ def _single_threaded() -> bool:
 
 def judge(
     work: Iterable[Work],
-    site: Site,
+    layout: Layout,
     now: datetime,
     *,
     max_bytes: int,
@@ -357,14 +377,14 @@ def judge(
             pending.append(Judged(problems=[item]))
         elif isinstance(item, Block):
             if pool is None:
-                pending.append(judge_block(site, now, item, max_bytes))
+                pending.append(judge_block(layout, now, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_block, site, now, item, max_bytes, spool))
+                pending.append(pool.submit(judge_block, layout, now, item, max_bytes, spool))
         else:
             if pool is None:
-                pending.append(judge_chunk(site, now, seq, item, max_bytes))
+                pending.append(judge_chunk(layout, now, seq, item, max_bytes))
             else:
-                pending.append(pool.submit(judge_chunk, site, now, seq, item, max_bytes))
+                pending.append(pool.submit(judge_chunk, layout, now, seq, item, max_bytes))
             seq += len(item)
         while len(pending) > most:
             yield _result(pending.popleft())

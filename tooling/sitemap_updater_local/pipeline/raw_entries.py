@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sitemap_updater.protocol import Site, make_entry
+from sitemap_updater.protocol import Site, SitemapError, make_entry
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater.sites import Sites
 from sitemap_updater_local.inputs.records import RawEntry, quote
 
 
@@ -29,10 +31,24 @@ def _priority(raw: str | None) -> object:
         return raw
 
 
-def entry_from_raw(site: Site, raw: RawEntry, now: datetime) -> Entry:
-    """The normalized entry of a sitemap or CSV record; raises ``SitemapError``."""
+def owner_of(sites: Sites, loc: str) -> Site:
+    """The listed site a raw ``loc`` is on; raises ``SitemapError`` naming the listed sites
+    when it is on none. A loc that is not a URL at all is the primary's: ``make_entry`` then
+    names the rule it breaks."""
+    if len(sites) == 1:
+        return sites.primary
+    try:
+        normalized = normalize_url(loc, field="loc")
+    except SitemapError:
+        return sites.primary
+    return sites.owner(normalized, field="loc", value=loc)
+
+
+def entry_from_raw(site: Site | Sites, raw: RawEntry, now: datetime) -> Entry:
+    """The normalized entry of a sitemap or CSV record, judged against the listed site it is
+    on (``site``: the deployment's sites, or its one site); raises ``SitemapError``."""
     return make_entry(
-        site,
+        owner_of(site, raw.loc) if isinstance(site, Sites) else site,
         loc=raw.loc,
         lastmod=raw.lastmod,
         changefreq=raw.changefreq,

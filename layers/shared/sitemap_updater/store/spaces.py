@@ -81,12 +81,14 @@ class Layout:
 
     def space_of(self, item: Item) -> str:
         """The space of a URL item (live or a tombstone): its host's and its section's."""
-        loc = loc_of(item)
-        site = self.sites.site_of(loc)
         named = item.get(ATTR_SECTION)
-        section = self.rules.section_of(
-            loc[len(site.origin) :] if site else loc, None if named is None else named["S"]
-        )
+        return self.space_for(loc_of(item), None if named is None else named["S"])
+
+    def space_for(self, loc: str, named: str | None = None) -> str:
+        """The space of the normalized URL ``loc`` whose change named the section ``named``
+        (``None``: it named none)."""
+        site = self.sites.site_of(loc)
+        section = self.rules.section_of(loc[len(site.origin) :] if site else loc, named)
         prefix = self.sites.key_prefix(site) if site else ""
         return f"{prefix}{section}/"
 
