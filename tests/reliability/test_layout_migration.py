@@ -26,7 +26,6 @@ from tests.reliability.crash_support import (
     Snapshot,
     Watch,
     bucket,
-    is_checkpoint_save,
     is_index,
     published_files,
     published_urls,
@@ -186,7 +185,7 @@ def crash_points() -> Iterator[CrashPoint]:
     yield CrashPoint("after the index write", "s3", "PutObject", False, 0, is_index)
     yield CrashPoint("before the shard map save", "dynamodb", "PutItem", True, 0, _is_map_save)
     yield CrashPoint(
-        "before the checkpoint save", "dynamodb", "PutItem", True, 0, is_checkpoint_save
+        "before the publish record save", "dynamodb", "PutItem", True, 0, _is_record_save
     )
     yield CrashPoint("before the first old file is deleted", "s3", "DeleteObject", True)
     yield CrashPoint("after the first old file is deleted", "s3", "DeleteObject", False)
@@ -195,6 +194,11 @@ def crash_points() -> Iterator[CrashPoint]:
 def _is_map_save(params: dict[str, object]) -> bool:
     item = params.get("Item", {})
     return isinstance(item, dict) and item.get("sk", {}).get("S") == "shardmap"
+
+
+def _is_record_save(params: dict[str, object]) -> bool:
+    item = params.get("Item", {})
+    return isinstance(item, dict) and item.get("sk", {}).get("S") == "published"
 
 
 @pytest.mark.parametrize("point", list(crash_points()), ids=lambda p: p.label)

@@ -192,7 +192,7 @@ class RebuildService:
     def _open(self, full: bool) -> tuple[Run, FeedWindow]:
         """Read what the run starts from: the shard map, the publish record, the change feed
         since the checkpoint, the node states where the record lacks the listing (or in a full
-        rebuild), the retire ledger and the published news files."""
+        rebuild, or after a crashed run), the retire ledger and the published news files."""
         loaded_map = self.store.load_map()
         shard_map = loaded_map
         if loaded_map.layout != self.layout.text:
@@ -213,7 +213,9 @@ class RebuildService:
             out_of_time=self._out_of_time,
         )
         states: dict[str, NodeState] = {}
-        if window.full or published.listing() is None:
+        # a run that died after saving the shard map and before its record left leaves the
+        # record does not list (a split, a move to another layout): read every state then too
+        if window.full or published.listing() is None or published.in_flight is not None:
             states = self.store.load_states(shard_map.nodes)
         entries = self.ledger.load()
         now = self._clock()
