@@ -180,14 +180,12 @@ def published_urls_allowing_twice(aws: Aws) -> set[str]:
 
 def crash_points() -> Iterator[CrashPoint]:
     yield CrashPoint("after the first file write", "s3", "PutObject", False, 0)
-    yield CrashPoint("after the third file write", "s3", "PutObject", False, 2)
     yield CrashPoint("before the index write", "s3", "PutObject", True, 0, is_index)
     yield CrashPoint("after the index write", "s3", "PutObject", False, 0, is_index)
     yield CrashPoint("before the shard map save", "dynamodb", "PutItem", True, 0, _is_map_save)
     yield CrashPoint(
         "before the publish record save", "dynamodb", "PutItem", True, 0, _is_record_save
     )
-    yield CrashPoint("before the first old file is deleted", "s3", "DeleteObject", True)
     yield CrashPoint("after the first old file is deleted", "s3", "DeleteObject", False)
 
 
