@@ -157,3 +157,21 @@ def test_alternates_may_point_to_another_listed_host(aws: Aws, sites: pytest.Mon
 
     assert report["urls_skipped"] == []
     assert both_hosts(aws)["www.example.de/sitemap-products-r.xml.gz"] == [f"{OTHER}/p/1"]
+
+
+def test_a_host_taken_off_the_list_leaves_no_index_behind(
+    aws: Aws, sites: pytest.MonkeyPatch
+) -> None:
+    put(aws, f"{SITE}/p/1")
+    put(aws, f"{OTHER}/p/1")
+    aws.invoke()
+    assert "www.example.de/sitemap.xml" in aws.object_keys()
+    sites.setenv("SITE_URL", SITE)
+
+    aws.invoke()  # another layout: a full rebuild (the grace period is 0 here)
+
+    assert not {k for k in aws.object_keys() if k.startswith("www.example.de/")}
+    sites.setenv("SITE_URL", f"{SITE},{OTHER}")
+    aws.invoke()  # listed again: its index comes back and stays
+    aws.invoke()
+    assert "www.example.de/sitemap.xml" in aws.object_keys()

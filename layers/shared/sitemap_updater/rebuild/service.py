@@ -173,7 +173,7 @@ class RebuildService:
         queue = self.indexnow.queue(run, window.read if recovering else None)
         if run.objects.writing or recovering or record != run.published:
             self.published.save(record)
-        run.objects.forget_listed(record.files)
+        run.objects.forget_listed((*record.files, *(key for key, _ in record.singles)))
         # last: a run that died before this point is read again in full by the next one
         checkpoint = window.next_checkpoint()
         if checkpoint is not None and checkpoint != window.checkpoint:

@@ -91,6 +91,10 @@ def publish_index(
             run.objects.write(key, index)
     files = tuple(key for key, _, _ in listed)
     run.objects.retire_dropped(files)
+    kept = {key for key, _ in singles}
+    for key, _ in run.published.singles:
+        if key not in kept:  # a host no longer listed, or the stylesheet turned off
+            run.objects.retire(key)
     robots_sha = _publish_robots(tools, run, force=force)
     run.note_index(files=len(files), urls=plan.urls)
     return PublishedRecord(
