@@ -79,9 +79,6 @@ class LeafIndex:
                 return candidate
         raise ShardIdError(f"no leaf of space {space!r} covers hash {uh}")
 
-    def has_space(self, space: str) -> bool:
-        return space in self._depths
-
 
 @dataclass(frozen=True, slots=True)
 class QueryRange:

@@ -19,7 +19,6 @@ from sitemap_updater.store.items import Item, loc_of
 from sitemap_updater.store.keys import ATTR_SECTION
 from sitemap_updater.store.shards import space_of_shard
 
-INDEX_NAME: Final = "sitemap.xml"
 #: the name of a section's file (what ``shard_file_key`` writes after the key prefix)
 _SECTION_FILE: Final = re.compile(r"sitemap-([a-z0-9-]{1,32})-r[01]*\.xml\.gz")
 

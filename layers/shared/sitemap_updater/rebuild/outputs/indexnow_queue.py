@@ -94,9 +94,8 @@ class IndexNowReport:
 
     def add(self, other: IndexNowReport) -> None:
         """Count another host's report in this one (the first error or reason is kept)."""
-        for name in ("urls_added", "urls_submitted", "requests", "urls_rejected"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("requests_failed", "urls_dropped", "pending"):
+        counts = ("urls_added", "urls_submitted", "requests", "urls_rejected", "requests_failed")
+        for name in (*counts, "urls_dropped", "pending"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in ("next_attempt_at", "error", "state_reset"):
             if getattr(self, name) is None:
