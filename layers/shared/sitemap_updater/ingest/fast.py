@@ -1,4 +1,5 @@
-"""The judge's fast path: a change object whose every value is already in normalized form.
+"""The judge's fast path: a change object whose values are already in normalized form, but
+perhaps its URL.
 
 Most producers send what ingest would store: a URL on one of the sites in normalized form, a
 lastmod in ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain
@@ -8,9 +9,11 @@ its values to the protocol core's one recognizer of normalized form (``protocol.
 without models or normalizers; :func:`fast_change` makes the change of it (``build`` renders
 its ``<url>`` straight from the recognized values). It answers ``None`` whenever it is not sure
 (any other field, type or form, an extension, a value the normalizers would change); the
-careful path then judges the object and, for a bad one, names the rule it breaks. So the fast
-path decides only what the careful path would accept unchanged, and property tests compare the
-two on arbitrary bodies.
+careful path then judges the object and, for a bad one, names the rule it breaks. The URL alone
+may also be one the careful judge's normalizer changes (an IRI, an upper-case host, a default
+port, a space): the fast path then calls that same normalizer. So the fast path decides only
+what the careful path would accept, with the values it would store, and property tests compare
+the two on arbitrary bodies.
 
 The item-size rule needs no counting on this path: a fast-path item holds only ASCII strings
 that each appear in the body as one JSON string, and every attribute name or list overhead it
@@ -19,7 +22,9 @@ adds is shorter than the JSON text around that value (``"lastmod":`` is longer t
 than its 18 bytes of map overhead). So the item is at most the body's length plus its fixed
 parts (key, hash, ordering key and digest, well under :data:`FIXED_ALLOWANCE`): a body up to
 :data:`ROOMY_BODY` characters can never be refused for size, and a longer one is left to the
-careful judge, which counts.
+careful judge, which counts. A normalized URL may be longer than its text in the body, so a URL
+that needed normalizing is decided here only in a body that leaves room for a whole URL of the
+greatest length besides.
 """
 
 from __future__ import annotations
@@ -46,8 +51,10 @@ from sitemap_updater.ingest.ordering import (
     plain_fields,
 )
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
-from sitemap_updater.protocol.normalized import normal_form
-from sitemap_updater.protocol.normalized import recognize as recognize_values
+from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.limits import MAX_LOC_LENGTH
+from sitemap_updater.protocol.normalized import NormalForm, normal_form, recognize_rest
+from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sections import is_section
 from sitemap_updater.sites import Sites
 
@@ -157,6 +164,37 @@ def _occurred_at(
     return occurred_at, instant
 
 
+def _located(
+    url: Any, sites: Sites, now: datetime, body_length: int
+) -> tuple[str, NormalForm] | None:
+    """``url`` in normalized form, and the form of the listed site it is on; ``None``: not sure.
+
+    A URL already in normalized form costs a lookup and one regular expression. Any other is
+    given to the careful judge's own normalizer (``normalize_url``), and recognized if the
+    result is on a listed site: an IRI, an upper-case host, a default port or a space is then
+    decided here too, with the value the careful judge would store. The normalized URL may be
+    longer than the text the body gave (``é`` becomes ``%C3%A9``), so the body must leave room
+    for the whole of it (see the module text)."""
+    if type(url) is not str:
+        return None
+    site = sites.site_of(url)
+    if site is not None:
+        form = normal_form(site, now)
+        if form.on_site(url):
+            return url, form
+    if body_length > ROOMY_BODY - MAX_LOC_LENGTH:
+        return None
+    try:
+        loc = normalize_url(url)
+    except SitemapError:
+        return None
+    site = sites.site_of(loc)
+    if site is None:
+        return None
+    form = normal_form(site, now)
+    return (loc, form) if form.on_site(loc) else None
+
+
 def recognize(
     obj: Any, default_time: datetime | None, sites: Sites, now: datetime, body_length: int
 ) -> Plain | None:
@@ -172,13 +210,10 @@ def recognize(
     """
     if type(obj) is not dict or body_length > ROOMY_BODY:
         return None
-    url = obj.get("url")
-    if type(url) is not str:
+    located = _located(obj.get("url"), sites, now, body_length)
+    if located is None:
         return None
-    site = sites.site_of(url)
-    if site is None:
-        return None
-    form = normal_form(site, now)
+    url, form = located
     when = _occurred_at(obj.get("occurred_at"), default_time, now)
     if when is None:
         return None
@@ -187,7 +222,7 @@ def recognize(
         return None
     action = obj.get("action")
     if action == "delete":
-        if not DELETE_FIELDS.issuperset(obj) or not form.on_site(url):
+        if not DELETE_FIELDS.issuperset(obj):
             return None
         return _plain(("delete", url, *when, None, None, None, [], [], None))
     if action != "upsert" or not UPSERT_FIELDS.issuperset(obj):
@@ -198,7 +233,7 @@ def recognize(
     locs = [] if raw_images is _ABSENT else _images(raw_images)
     if pairs is None or locs is None:
         return None
-    values = recognize_values(
+    values = recognize_rest(
         form, url, obj.get("lastmod"), obj.get("changefreq"), obj.get("priority"), pairs, locs
     )
     if values is None:

@@ -157,6 +157,20 @@ def recognize(
     form (``None`` meaning absent, for the four single values); ``None``: not sure."""
     if type(loc) is not str or not form.on_site(loc):
         return None
+    return recognize_rest(form, loc, lastmod, changefreq, priority, alternates, images)
+
+
+def recognize_rest(
+    form: NormalForm,
+    loc: str,
+    lastmod: Any,
+    changefreq: Any,
+    priority: Any,
+    alternates: Sequence[Sequence[Any]],
+    images: Sequence[Any],
+) -> Recognized | None:
+    """:func:`recognize` of the values other than ``loc``, which the caller has recognized as a
+    URL in normalized form on ``form``'s site."""
     if lastmod is not None and not form.lastmod(lastmod):
         return None
     if changefreq is not None and (type(changefreq) is not str or changefreq not in CHANGEFREQS):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 from urllib.parse import quote
 
@@ -75,29 +76,48 @@ def _encode(part: str, safe: str, ok: re.Pattern[str]) -> str:
     return quote(_LONE_PERCENT.sub("%25", part), safe=safe, encoding="utf-8")
 
 
+#: Host parts up to this long have their outcome remembered (a DNS name has at most 253
+#: characters): a site's URLs name a few hosts many times over, and an IDN host's mapping costs
+#: far more than the lookup. Longer ones are judged each time, so the memory stays bounded.
+_REMEMBERED_HOST: Final = 255
+
+
 def _host(raw: str, authority: str) -> str:
+    if len(authority) <= _REMEMBERED_HOST:
+        host, broken = _remembered_host(authority)
+    else:
+        host, broken = _normal_host(authority)
+    if broken:
+        raise _reject(raw, broken)
+    return host
+
+
+def _normal_host(authority: str) -> tuple[str, str]:
+    """The normalized host of the host part of an authority, and ``""``; or ``""`` and the rule
+    it breaks."""
     if not authority:
-        raise _reject(raw, "must have a host")
+        return "", "must have a host"
     if authority.startswith("["):
         end = authority.find("]")
         literal = authority[1:end] if end > 0 else ""
         try:
-            return "[" + ipaddress.IPv6Address(literal).compressed + "]"
+            return "[" + ipaddress.IPv6Address(literal).compressed + "]", ""
         except ValueError:
-            raise _reject(raw, f"host [{literal}] is not a valid IPv6 address") from None
+            return "", f"host [{literal}] is not a valid IPv6 address"
     if authority.isascii():
         host = authority.lower()
     else:
         try:
             host = idna.encode(authority, uts46=True).decode("ascii").lower()
         except idna.IDNAError as exc:
-            raise _reject(raw, f"host {authority!r} is not a valid IDN host name: {exc}") from None
+            return "", f"host {authority!r} is not a valid IDN host name: {exc}"
     labels = host.split(".")
     if not all(_HOST_LABEL.fullmatch(label) for label in labels):
-        raise _reject(
-            raw, f"host {host!r} must be dot-separated labels of letters, digits, '-' and '_'"
-        )
-    return host
+        return "", f"host {host!r} must be dot-separated labels of letters, digits, '-' and '_'"
+    return host, ""
+
+
+_remembered_host: Final = lru_cache(maxsize=1024)(_normal_host)
 
 
 def _split_authority(raw: str, authority: str) -> tuple[str, str]:

@@ -61,6 +61,10 @@ class Layout:
         self.rules = rules
         self.public_base_url = public_base_url
         self._prefixes = {sites.key_prefix(site): site for site in sites}
+        #: the space of every URL whose change names no section, when there is only one
+        self._only_space = (
+            f"{rules.section_of('/')}/" if len(sites) == 1 and not rules.rules else None
+        )
 
     @classmethod
     def of(
@@ -86,6 +90,8 @@ class Layout:
     def space_for(self, loc: str, named: str | None = None) -> str:
         """The space of the normalized URL ``loc`` whose change named the section ``named``
         (``None``: it named none)."""
+        if named is None and self._only_space is not None:
+            return self._only_space
         site = self.sites.site_of(loc)
         section = self.rules.section_of(loc[len(site.origin) :] if site else loc, named)
         prefix = self.sites.key_prefix(site) if site else ""
