@@ -33,7 +33,7 @@ from sitemap_updater.protocol.entry import Alternate, Entry, Image
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
-from sitemap_updater.protocol.limits import MAX_BYTES, MAX_LOC_LENGTH
+from sitemap_updater.protocol.limits import MAX_BYTES
 from sitemap_updater.protocol.render.element import plain_fragment
 from sitemap_updater.protocol.render.fragments import entry_fragment
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
@@ -323,8 +323,13 @@ def test_a_fast_item_is_never_larger_than_its_body_allows(
     if event is None or event.entry is None:
         return
     size = live_item_size(event.entry, event.event_key, event.digest, event.section)
-    # a URL the fast path normalized may be longer than its text: room for a whole one is kept
-    room = 0 if event.loc == decoded["url"] else MAX_LOC_LENGTH
+    # URLs the fast path normalized may be longer than their text: they count whole
+    room = 0 if event.loc == decoded["url"] else len(event.loc)
+    media = [a.href for a in event.entry.alternates] + [i.loc for i in event.entry.images]
+    given = [a["href"] for a in decoded.get("alternates", [])]
+    given += [i["loc"] for i in decoded.get("images", [])]
+    if media != given:
+        room += sum(map(len, media))
     assert size <= len(body) + FIXED_ALLOWANCE + room
     assert size <= ROOMY_BODY + FIXED_ALLOWANCE
 
@@ -368,20 +373,28 @@ def test_a_typical_event_is_decided_by_the_fast_path() -> None:
 @pytest.mark.parametrize(
     ("url", "loc"),
     [
-        (f"{SITE.origin}/größe/café", f"{SITE.origin}/gr%C3%B6%C3%9Fe/caf%C3%A9"),
+        (f"{SITE.origin}/größe/café/42", f"{SITE.origin}/gr%C3%B6%C3%9Fe/caf%C3%A9/42"),
         ("https://WWW.Example.COM:443/shoes 42", f"{SITE.origin}/shoes%2042"),
     ],
 )
 def test_an_event_whose_url_needs_normalizing_is_decided_by_the_fast_path(
     url: str, loc: str
 ) -> None:
-    decoded = {"action": "upsert", "url": url, "lastmod": "2026-11-20", "priority": 0.5}
+    decoded = {
+        "action": "upsert",
+        "url": url,
+        "lastmod": "2026-11-20",
+        "alternates": [{"hreflang": "de", "href": url.replace("42", "zweiundvierzig")}],
+        "images": [{"loc": "https://cdn.example.net/größe 42.jpg"}],
+    }
     body = json.dumps(decoded)
     event = fast_change(
         decoded, index=None, default_time=NOW, sites=sites_of(SITE), now=NOW, body_length=len(body)
     )
     assert event is not None
     assert event.loc == loc
+    assert event.entry is not None
+    assert event.entry.images[0].loc == "https://cdn.example.net/gr%C3%B6%C3%9Fe%2042.jpg"
     assert (event,) == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW).items
 
 

@@ -22,9 +22,8 @@ adds is shorter than the JSON text around that value (``"lastmod":`` is longer t
 than its 18 bytes of map overhead). So the item is at most the body's length plus its fixed
 parts (key, hash, ordering key and digest, well under :data:`FIXED_ALLOWANCE`): a body up to
 :data:`ROOMY_BODY` characters can never be refused for size, and a longer one is left to the
-careful judge, which counts. A normalized URL may be longer than its text in the body, so a URL
-that needed normalizing is decided here only in a body that leaves room for a whole URL of the
-greatest length besides.
+careful judge, which counts. A URL normalized here may be longer than its text in the body
+(``é`` becomes ``%C3%A9``), so such URLs count whole, on top of the body.
 """
 
 from __future__ import annotations
@@ -50,11 +49,21 @@ from sitemap_updater.ingest.ordering import (
     plain_digest,
     plain_fields,
 )
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.entry import (
+    Alternate,
+    Entry,
+    Image,
+    normalize_alternates,
+    normalize_images,
+)
 from sitemap_updater.protocol.errors import SitemapError
-from sitemap_updater.protocol.limits import MAX_LOC_LENGTH
-from sitemap_updater.protocol.normalized import NormalForm, normal_form, recognize_rest
-from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater.protocol.normalized import (
+    NormalForm,
+    Recognized,
+    normal_form,
+    recognize_rest,
+)
+from sitemap_updater.protocol.urls import Site, normalize_url
 from sitemap_updater.sections import is_section
 from sitemap_updater.sites import Sites
 
@@ -164,17 +173,13 @@ def _occurred_at(
     return occurred_at, instant
 
 
-def _located(
-    url: Any, sites: Sites, now: datetime, body_length: int
-) -> tuple[str, NormalForm] | None:
+def _located(url: Any, sites: Sites, now: datetime) -> tuple[str, NormalForm] | None:
     """``url`` in normalized form, and the form of the listed site it is on; ``None``: not sure.
 
     A URL already in normalized form costs a lookup and one regular expression. Any other is
     given to the careful judge's own normalizer (``normalize_url``), and recognized if the
     result is on a listed site: an IRI, an upper-case host, a default port or a space is then
-    decided here too, with the value the careful judge would store. The normalized URL may be
-    longer than the text the body gave (``é`` becomes ``%C3%A9``), so the body must leave room
-    for the whole of it (see the module text)."""
+    decided here too, with the value the careful judge would store."""
     if type(url) is not str:
         return None
     site = sites.site_of(url)
@@ -182,8 +187,6 @@ def _located(
         form = normal_form(site, now)
         if form.on_site(url):
             return url, form
-    if body_length > ROOMY_BODY - MAX_LOC_LENGTH:
-        return None
     try:
         loc = normalize_url(url)
     except SitemapError:
@@ -195,13 +198,56 @@ def _located(
     return (loc, form) if form.on_site(loc) else None
 
 
+def _renormalized(
+    site: Site, raw_alternates: Any, raw_images: Any
+) -> tuple[list[list[str]], list[str]] | None:
+    """The alternates (``[hreflang, href]``) and image URLs as the careful judge's own
+    normalizers give them; ``None``: one breaks a rule (the careful judge names it)."""
+    try:
+        alternates = () if raw_alternates is _ABSENT else normalize_alternates(site, raw_alternates)
+        images = () if raw_images is _ABSENT else normalize_images(raw_images)
+    except SitemapError:
+        return None
+    return [[a.hreflang, a.href] for a in alternates], [image.loc for image in images]
+
+
+def _upsert_values(
+    obj: dict[str, Any], form: NormalForm, url: str
+) -> tuple[Recognized, list[list[str]], list[str], int] | None:
+    """The recognized values of an upsert on ``url``, its alternates and image URLs, and the
+    characters of the URLs among them that were normalized here; ``None``: not sure."""
+    if not UPSERT_FIELDS.issuperset(obj):
+        return None
+    raw_alternates = obj.get("alternates", _ABSENT)
+    pairs = [] if raw_alternates is _ABSENT else _alternates(raw_alternates)
+    raw_images = obj.get("images", _ABSENT)
+    locs = [] if raw_images is _ABSENT else _images(raw_images)
+    if pairs is None or locs is None:
+        return None
+    singles = obj.get("lastmod"), obj.get("changefreq"), obj.get("priority")
+    values = recognize_rest(form, url, *singles, pairs, locs)
+    if values is not None:
+        return values, pairs, locs, 0
+    if not pairs and not locs:
+        return None
+    # perhaps a URL among them needs normalizing, as the careful judge would
+    renormalized = _renormalized(form.site, raw_alternates, raw_images)
+    if renormalized is None:
+        return None
+    pairs, locs = renormalized
+    values = recognize_rest(form, url, *singles, pairs, locs)
+    if values is None:
+        return None
+    return values, pairs, locs, sum(len(href) for _, href in pairs) + sum(map(len, locs))
+
+
 def recognize(
     obj: Any, default_time: datetime | None, sites: Sites, now: datetime, body_length: int
 ) -> Plain | None:
-    """The values of ``obj`` (a decoded change object) if every one is already in normalized
-    form (``protocol.normalized``) for the listed site its URL is on, and its section (if
-    any) is a section name, so that the careful judge would accept the change as it is;
-    ``None``: not sure.
+    """The values of ``obj`` (a decoded change object) if every one is in normalized form
+    (``protocol.normalized``) for the listed site its URL is on, or is a URL that the careful
+    judge's normalizers make so, and its section (if any) is a section name, so that the
+    careful judge would accept the change with these values; ``None``: not sure.
 
     ``default_time`` is the ``occurred_at`` of a change without one (``None``: such a change is
     not recognized), ``now`` the judge's clock (aware), ``body_length`` the characters of the
@@ -210,10 +256,12 @@ def recognize(
     """
     if type(obj) is not dict or body_length > ROOMY_BODY:
         return None
-    located = _located(obj.get("url"), sites, now, body_length)
+    located = _located(obj.get("url"), sites, now)
     if located is None:
         return None
     url, form = located
+    #: characters of the URLs normalized here, which the body's length does not cover
+    added = 0 if url is obj["url"] else len(url)
     when = _occurred_at(obj.get("occurred_at"), default_time, now)
     if when is None:
         return None
@@ -222,22 +270,13 @@ def recognize(
         return None
     action = obj.get("action")
     if action == "delete":
-        if not DELETE_FIELDS.issuperset(obj):
+        if not DELETE_FIELDS.issuperset(obj) or body_length + added > ROOMY_BODY:
             return None
         return _plain(("delete", url, *when, None, None, None, [], [], None))
-    if action != "upsert" or not UPSERT_FIELDS.issuperset(obj):
+    upsert = _upsert_values(obj, form, url) if action == "upsert" else None
+    if upsert is None or body_length + added + upsert[3] > ROOMY_BODY:
         return None
-    raw_alternates = obj.get("alternates", _ABSENT)
-    pairs = [] if raw_alternates is _ABSENT else _alternates(raw_alternates)
-    raw_images = obj.get("images", _ABSENT)
-    locs = [] if raw_images is _ABSENT else _images(raw_images)
-    if pairs is None or locs is None:
-        return None
-    values = recognize_rest(
-        form, url, obj.get("lastmod"), obj.get("changefreq"), obj.get("priority"), pairs, locs
-    )
-    if values is None:
-        return None
+    values, pairs, locs, _ = upsert
     occurred_at, instant = when
     return _plain(("upsert", url, occurred_at, instant, *values[1:4], pairs, locs, section))
 
