@@ -76,20 +76,9 @@ def _encode(part: str, safe: str, ok: re.Pattern[str]) -> str:
     return quote(_LONE_PERCENT.sub("%25", part), safe=safe, encoding="utf-8")
 
 
-#: Host parts up to this long have their outcome remembered (a DNS name has at most 253
-#: characters): a site's URLs name a few hosts many times over, and an IDN host's mapping costs
-#: far more than the lookup. Longer ones are judged each time, so the memory stays bounded.
+#: Host parts up to this long (a DNS name has at most 253 characters) have their outcome
+#: remembered, as a site's URLs name a few hosts many times over; memory stays bounded.
 _REMEMBERED_HOST: Final = 255
-
-
-def _host(raw: str, authority: str) -> str:
-    if len(authority) <= _REMEMBERED_HOST:
-        host, broken = _remembered_host(authority)
-    else:
-        host, broken = _normal_host(authority)
-    if broken:
-        raise _reject(raw, broken)
-    return host
 
 
 def _normal_host(authority: str) -> tuple[str, str]:
@@ -253,10 +242,10 @@ def _normalize(raw: object, field: str) -> str:
     if "@" in authority:
         raise _reject(text, "must not contain user information (user:password@)", field)
     host_text, port_text = _split_authority(text, authority)
-    try:
-        host = _host(text, host_text)
-    except InvalidUrlError as exc:
-        raise exc.at(field) from None
+    normal = _remembered_host if len(host_text) <= _REMEMBERED_HOST else _normal_host
+    host, broken = normal(host_text)
+    if broken:
+        raise _reject(text, broken, field)
     port = _port(text, scheme, port_text, field)
     path, question, query = tail.partition("?")
     path = _encode(path, _PATH_SAFE, _PATH_OK) or "/"
