@@ -59,7 +59,6 @@ from sitemap_updater.protocol.entry import (
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.normalized import (
     NormalForm,
-    Recognized,
     normal_form,
     recognize_rest,
 )
@@ -173,20 +172,11 @@ def _occurred_at(
     return occurred_at, instant
 
 
-def _located(url: Any, sites: Sites, now: datetime) -> tuple[str, NormalForm] | None:
-    """``url`` in normalized form, and the form of the listed site it is on; ``None``: not sure.
-
-    A URL already in normalized form costs a lookup and one regular expression. Any other is
-    given to the careful judge's own normalizer (``normalize_url``), and recognized if the
-    result is on a listed site: an IRI, an upper-case host, a default port or a space is then
-    decided here too, with the value the careful judge would store."""
-    if type(url) is not str:
-        return None
-    site = sites.site_of(url)
-    if site is not None:
-        form = normal_form(site, now)
-        if form.on_site(url):
-            return url, form
+def _normalized_loc(url: str, sites: Sites, now: datetime) -> tuple[str, NormalForm] | None:
+    """``url``, not in normalized form, as the careful judge's own normalizer (``normalize_url``)
+    makes it, if that is in normalized form on a listed site, and that site's form; ``None``:
+    not sure. An IRI, an upper-case host, a default port or a space is then decided on the fast
+    path too, with the value the careful judge would store."""
     try:
         loc = normalize_url(url)
     except SitemapError:
@@ -211,11 +201,11 @@ def _renormalized(
     return [[a.hreflang, a.href] for a in alternates], [image.loc for image in images]
 
 
-def _upsert_values(
-    obj: dict[str, Any], form: NormalForm, url: str
-) -> tuple[Recognized, list[list[str]], list[str], int] | None:
-    """The recognized values of an upsert on ``url``, its alternates and image URLs, and the
-    characters of the URLs among them that were normalized here; ``None``: not sure."""
+def _upsert(
+    obj: dict[str, Any], form: NormalForm, url: str, when: tuple[datetime, str | None], room: int
+) -> Plain | None:
+    """The upsert of ``obj`` on ``url`` at ``when`` if its values are recognized and the URLs
+    among them normalized here take at most ``room`` characters; ``None``: not sure."""
     if not UPSERT_FIELDS.issuperset(obj):
         return None
     raw_alternates = obj.get("alternates", _ABSENT)
@@ -224,21 +214,22 @@ def _upsert_values(
     locs = [] if raw_images is _ABSENT else _images(raw_images)
     if pairs is None or locs is None:
         return None
-    singles = obj.get("lastmod"), obj.get("changefreq"), obj.get("priority")
-    values = recognize_rest(form, url, *singles, pairs, locs)
-    if values is not None:
-        return values, pairs, locs, 0
-    if not pairs and not locs:
-        return None
-    # perhaps a URL among them needs normalizing, as the careful judge would
-    renormalized = _renormalized(form.site, raw_alternates, raw_images)
-    if renormalized is None:
-        return None
-    pairs, locs = renormalized
-    values = recognize_rest(form, url, *singles, pairs, locs)
+    lastmod, changefreq, priority = obj.get("lastmod"), obj.get("changefreq"), obj.get("priority")
+    values = recognize_rest(form, url, lastmod, changefreq, priority, pairs, locs)
+    if values is None and (pairs or locs):
+        # perhaps a URL among them needs normalizing, as the careful judge would
+        renormalized = _renormalized(form.site, raw_alternates, raw_images)
+        if renormalized is None:
+            return None
+        pairs, locs = renormalized
+        if sum(len(href) for _, href in pairs) + sum(map(len, locs)) > room:
+            return None
+        values = recognize_rest(form, url, lastmod, changefreq, priority, pairs, locs)
     if values is None:
         return None
-    return values, pairs, locs, sum(len(href) for _, href in pairs) + sum(map(len, locs))
+    occurred_at, instant = when
+    section = obj.get("section")
+    return _plain(("upsert", url, occurred_at, instant, *values[1:4], pairs, locs, section))
 
 
 def recognize(
@@ -256,12 +247,19 @@ def recognize(
     """
     if type(obj) is not dict or body_length > ROOMY_BODY:
         return None
-    located = _located(obj.get("url"), sites, now)
-    if located is None:
+    url = obj.get("url")
+    if type(url) is not str:
         return None
-    url, form = located
-    #: characters of the URLs normalized here, which the body's length does not cover
-    added = 0 if url is obj["url"] else len(url)
+    site = sites.site_of(url)
+    form = None if site is None else normal_form(site, now)
+    #: characters the item may take beyond the body: URLs normalized here count whole
+    room = ROOMY_BODY - body_length
+    if form is None or not form.on_site(url):
+        located = _normalized_loc(url, sites, now)
+        if located is None or len(located[0]) > room:
+            return None
+        url, form = located
+        room -= len(url)
     when = _occurred_at(obj.get("occurred_at"), default_time, now)
     if when is None:
         return None
@@ -270,15 +268,10 @@ def recognize(
         return None
     action = obj.get("action")
     if action == "delete":
-        if not DELETE_FIELDS.issuperset(obj) or body_length + added > ROOMY_BODY:
+        if not DELETE_FIELDS.issuperset(obj):
             return None
         return _plain(("delete", url, *when, None, None, None, [], [], None))
-    upsert = _upsert_values(obj, form, url) if action == "upsert" else None
-    if upsert is None or body_length + added + upsert[3] > ROOMY_BODY:
-        return None
-    values, pairs, locs, _ = upsert
-    occurred_at, instant = when
-    return _plain(("upsert", url, occurred_at, instant, *values[1:4], pairs, locs, section))
+    return _upsert(obj, form, url, when, room) if action == "upsert" else None
 
 
 def fast_change(
