@@ -21,6 +21,7 @@ from sitemap_updater_local.deployment import linear_moto
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.provision import Stack, provision
+from sitemap_updater_local.deployment.request_cost import local_session
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
 from sitemap_updater_local.deployment.template import (
     ACCOUNT_ID,
@@ -137,7 +138,8 @@ class LocalDeployment:
         self._saved_default_session = boto3.DEFAULT_SESSION
         boto3.DEFAULT_SESSION = None
         self._mock = mock_aws()
-        self._mock.start()
+        self._mock.start()  # puts None in boto3.DEFAULT_SESSION until it stops
+        boto3.DEFAULT_SESSION = local_session(REGION)
         linear_moto.install()
         self._started = True
         try:
@@ -165,7 +167,7 @@ class LocalDeployment:
     def _provision(self) -> None:
         # The emulator's own clients come from a session of their own: injected faults are
         # meant for the functions, not for the harness that inspects the results.
-        session = boto3.Session(region_name=REGION)
+        session = local_session(REGION)
         self.dynamodb = session.client("dynamodb")
         self.s3 = session.client("s3")
         self.sqs = session.client("sqs")
@@ -247,7 +249,7 @@ class LocalDeployment:
             "Resources": {"Stack": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
             "Outputs": {key: {"Value": value} for key, value in outputs.items()},
         }
-        cloudformation = boto3.Session(region_name=REGION).client("cloudformation")
+        cloudformation = local_session(REGION).client("cloudformation")
         name = self.template.stack_name
         with warnings.catch_warnings():  # moto creates nothing for the handle, and says so
             warnings.filterwarnings("ignore", "Tried to parse AWS::CloudFormation::WaitCondition")

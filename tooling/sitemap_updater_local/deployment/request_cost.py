@@ -1,0 +1,202 @@
+"""Cheaper requests from the local deployment's clients to moto, with the same answers.
+
+Every request of the local deployment goes through botocore to moto's stub in this process, so a
+fixed cost per request is paid by every message the flow drains. Two parts:
+
+Clients (:func:`local_session`)
+  The deployment's boto3 sessions, the default one the functions create their clients from and
+  the harness's own, give every client a default config with ``parameter_validation=False``
+  (moto parses every request against the same service model; the shared package's unit tests
+  keep botocore's validation) and a fixed ``user_agent`` (botocore builds its User-Agent header
+  twice per request otherwise); a config the code passes itself (the rebuild's retries) is
+  merged over it, as botocore merges a session's default config. Requests to DynamoDB,
+  DynamoDB Streams and SQS are not signed (botocore's ``choose-signer`` event answers
+  ``UNSIGNED``): moto reads only the account and the region from a signature, the account
+  from an access key of 20 capitals or digits, which the fake ``testing`` key is not (moto's
+  default account either way), and the region from the endpoint's host name first. S3 requests
+  stay signed: moto's S3 answers an unsigned request as an anonymous one.
+
+moto (installed with :mod:`.linear_moto`, compared with moto's answers in
+``tests/integration/local/test_request_cost.py``), in moto 5.2:
+  * ``BaseResponse.call_action`` (``moto/core/responses.py``) lists the methods of the response
+    class with ``inspect.getmembers`` on every request (``moto/core/utils.py``,
+    ``method_names_from_class``). Here the list is kept per class, as a set: the classes'
+    methods do not change while moto runs.
+  * ``ConditionExpressionParser.parse`` (``moto/dynamodb/comparisons.py``) lexes and parses a
+    condition expression twice per conditional write (``DynamoHandler.put_item`` validates it,
+    ``Table.put_item`` evaluates it). The syntax tree depends on the expression and its
+    attribute names only; the values are leaves placed by name. Here the tree of an expression
+    parsed before, with the same names, is reused with this request's values put in its
+    leaves, and turned into moto's condition objects by moto's own ``_make_op_condition``; an
+    expression not parsed before, or a request lacking one of the values, is parsed by moto.
+  * ``MotoRandom.get_random_string`` (``moto/moto_api/_internal/moto_random.py``, 52 characters
+    for every request id) and ``generate_receipt_handle`` (``moto/sqs/utils.py``, 185 letters
+    per message received) call ``random.choice`` once per character. Here each character is
+    drawn as ``random.choice`` draws it (``getrandbits`` of the pool's bit length, again while
+    out of range) without the calls around it, so a seeded moto gives the very same strings.
+"""
+
+from __future__ import annotations
+
+import string
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import boto3
+import botocore.session
+import moto.core.responses as moto_responses
+import moto.sqs.models as sqs_models
+from botocore import UNSIGNED
+from botocore.config import Config
+from moto.core.utils import method_names_from_class
+from moto.dynamodb.comparisons import ConditionExpressionParser
+from moto.moto_api._internal import mock_random
+from moto.moto_api._internal.moto_random import MotoRandom
+
+CLIENT_CONFIG: Final = Config(parameter_validation=False, user_agent="sitemap-updater-local")
+#: botocore service ids (hyphenated) whose requests go unsigned; see the module docstring
+UNSIGNED_SERVICES: Final = ("dynamodb", "dynamodb-streams", "sqs")
+
+
+def _unsigned(**_: Any) -> object:
+    return UNSIGNED
+
+
+def local_session(region: str) -> boto3.Session:
+    """A boto3 session whose clients use :data:`CLIENT_CONFIG` unless told otherwise, and do
+    not sign requests to :data:`UNSIGNED_SERVICES`."""
+    core = botocore.session.get_session()
+    core.set_default_client_config(CLIENT_CONFIG)
+    for service in UNSIGNED_SERVICES:
+        core.register(f"choose-signer.{service}", _unsigned)
+    return boto3.Session(botocore_session=core, region_name=region)
+
+
+# --- method names -------------------------------------------------------------------------------
+
+_methods: dict[type, frozenset[str]] = {}
+
+
+def _method_names(clazz: type) -> frozenset[str]:
+    names = _methods.get(clazz)
+    if names is None:
+        names = _methods[clazz] = frozenset(method_names_from_class(clazz))
+    return names
+
+
+# --- condition expressions ----------------------------------------------------------------------
+
+Node = Any  # ConditionExpressionParser.Node, a named tuple
+_VALUE_KIND: Final = ConditionExpressionParser.Kind.EXPRESSION_ATTRIBUTE_VALUE
+_lock = threading.Lock()
+#: (expression, attribute names) -> (syntax tree, names found, values found)
+_trees: dict[tuple[str, tuple[Any, ...]], tuple[Node, list[str], list[str]]] = {}
+_MAX_TREES: Final = 1024
+
+
+def _with_values(node: Node, values: dict[str, Any]) -> Node:
+    """``node`` with every expression attribute value in it read from ``values``."""
+    if node.kind == _VALUE_KIND:
+        return node._replace(value=values[node.text])
+    if not node.children:
+        return node
+    return node._replace(children=[_with_values(child, values) for child in node.children])
+
+
+def _tree_key(parser: ConditionExpressionParser) -> tuple[str, tuple[Any, ...]] | None:
+    names = parser.expression_attribute_names
+    key = (parser.condition_expression or "", tuple(sorted(names.items())) if names else ())
+    try:
+        hash(key)
+    except TypeError:  # a name mapped to something unhashable: left to moto
+        return None
+    return key
+
+
+def _has_all(values: object, names: list[str]) -> bool:
+    return not names or (isinstance(values, dict) and all(name in values for name in names))
+
+
+def _parse(original: Callable[[ConditionExpressionParser], Any]) -> Callable[..., Any]:
+    def parse(self: ConditionExpressionParser) -> Any:
+        key = _tree_key(self) if self.condition_expression else None
+        if key is None:
+            return original(self)
+        known = _trees.get(key)
+        values = self.expression_attribute_values
+        if known is not None and _has_all(values, known[2]):
+            tree, names_found, values_found = known
+            self.expr_attr_names_found.extend(names_found)
+            self.expr_attr_values_found.extend(values_found)
+            return self._make_op_condition(_with_values(tree, values))
+        roots: list[Node] = []
+        make = self._make_op_condition
+
+        def first_root(node: Node) -> Any:
+            if not roots:
+                roots.append(node)
+            return make(node)
+
+        self._make_op_condition = first_root  # type: ignore[method-assign]
+        try:
+            op = original(self)
+        finally:
+            del self._make_op_condition
+        if roots:
+            with _lock:
+                if len(_trees) >= _MAX_TREES:
+                    _trees.clear()
+                _trees[key] = (
+                    roots[0],
+                    list(self.expr_attr_names_found),
+                    list(self.expr_attr_values_found),
+                )
+        return op
+
+    return parse
+
+
+# --- random strings -----------------------------------------------------------------------------
+
+
+def _drawn(rng: MotoRandom, pool: Sequence[str], length: int) -> str:
+    """``length`` characters of ``pool``, drawn as ``length`` calls of ``rng.choice`` draw them."""
+    bits = rng.getrandbits
+    size = len(pool)
+    width = size.bit_length()
+    out = []
+    for _ in range(length):
+        index = bits(width)
+        while index >= size:
+            index = bits(width)
+        out.append(pool[index])
+    return "".join(out)
+
+
+def _random_string(
+    self: MotoRandom, length: int = 20, include_digits: bool = True, lower_case: bool = False
+) -> str:
+    pool = string.ascii_letters + (string.digits if include_digits else "")
+    drawn = _drawn(self, pool, length)
+    return drawn.lower() if lower_case else drawn
+
+
+def _receipt_handle() -> str:
+    return _drawn(mock_random, string.ascii_lowercase, 185)
+
+
+# --- installation -------------------------------------------------------------------------------
+
+
+def replacements() -> list[tuple[object, str, Any]]:
+    """(owner, attribute, replacement) of every change this module makes to moto."""
+    _methods.clear()
+    _trees.clear()
+    parser = ConditionExpressionParser.__dict__
+    return [
+        (moto_responses, "method_names_from_class", _method_names),
+        (ConditionExpressionParser, "parse", _parse(parser["parse"])),
+        (MotoRandom, "get_random_string", _random_string),
+        (sqs_models, "generate_receipt_handle", _receipt_handle),
+    ]
