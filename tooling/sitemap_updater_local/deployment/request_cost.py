@@ -88,6 +88,7 @@ def _method_names(clazz: type) -> frozenset[str]:
 # --- condition expressions ----------------------------------------------------------------------
 
 Node = Any  # ConditionExpressionParser.Node, a named tuple
+_Node: Final = ConditionExpressionParser.Node
 _VALUE_KIND: Final = ConditionExpressionParser.Kind.EXPRESSION_ATTRIBUTE_VALUE
 _lock = threading.Lock()
 #: (expression, attribute names) -> (syntax tree, names found, values found)
@@ -97,11 +98,12 @@ _MAX_TREES: Final = 1024
 
 def _with_values(node: Node, values: dict[str, Any]) -> Node:
     """``node`` with every expression attribute value in it read from ``values``."""
-    if node.kind == _VALUE_KIND:
-        return node._replace(value=values[node.text])
-    if not node.children:
+    nonterminal, kind, text, value, children = node
+    if kind == _VALUE_KIND:
+        return _Node(nonterminal, kind, text, values[text], children)
+    if not children:
         return node
-    return node._replace(children=[_with_values(child, values) for child in node.children])
+    return _Node(nonterminal, kind, text, value, [_with_values(c, values) for c in children])
 
 
 def _tree_key(parser: ConditionExpressionParser) -> tuple[str, tuple[Any, ...]] | None:
