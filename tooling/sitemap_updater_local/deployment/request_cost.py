@@ -29,6 +29,13 @@ moto (installed with :mod:`.linear_moto`, compared with moto's answers in
     parsed before, with the same names, is reused with this request's values put in its
     leaves, and turned into moto's condition objects by moto's own ``_make_op_condition``; an
     expression not parsed before, or a request lacking one of the values, is parsed by moto.
+  * ``ResponseSerializer.get_value`` (``moto/core/serialize.py``) finds every member of an
+    answer through ``XFormedAttributePicker``, which builds a context and six alias providers
+    for each member to list the keys it tries. For a plain ``dict`` (not a model object) those
+    keys depend on the member's shape and name only (the providers that look at the object ask
+    for a ``Meta`` a dict lacks, or compare with the class name ``dict``). Here they are listed
+    once per shape and member and tried in the same order; an object that is not a plain dict,
+    or a response class with value transformers, is left to moto's picker.
   * ``MotoRandom.get_random_string`` (``moto/moto_api/_internal/moto_random.py``, 52 characters
     for every request id) and ``generate_receipt_handle`` (``moto/sqs/utils.py``, 185 letters
     per message received) call ``random.choice`` once per character. Here each character is
@@ -49,6 +56,12 @@ import moto.core.responses as moto_responses
 import moto.sqs.models as sqs_models
 from botocore import UNSIGNED
 from botocore.config import Config
+from moto.core.serialize import (
+    DEFAULT_ALIAS_PROVIDERS,
+    AttributePickerContext,
+    ResponseSerializer,
+    XFormedAttributePicker,
+)
 from moto.core.utils import method_names_from_class
 from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.moto_api._internal import mock_random
@@ -159,6 +172,44 @@ def _parse(original: Callable[[ConditionExpressionParser], Any]) -> Callable[...
     return parse
 
 
+# --- answer members ------------------------------------------------------------------------------
+
+#: (member shape, its parent shape, member name) -> the keys moto's picker tries in a plain dict
+_keys_tried: dict[tuple[Any, Any, str], tuple[str, ...]] = {}
+_MAX_KEYS: Final = 8192
+
+
+def _plain_dict_picker(picker: object) -> bool:
+    return (
+        type(picker) is XFormedAttributePicker
+        and picker.alias_providers is DEFAULT_ALIAS_PROVIDERS
+        and not picker.response_transformers
+    )
+
+
+def _get_value(original: Callable[..., Any]) -> Callable[..., Any]:
+    def get_value(self: ResponseSerializer, value: Any, key: str, shape: Any) -> Any:
+        picker = self._value_picker
+        if type(value) is not dict or not _plain_dict_picker(picker):
+            return original(self, value, key, shape)
+        found = (shape, getattr(shape, "parent", None), key)
+        keys = _keys_tried.get(found)
+        if keys is None:
+            context = AttributePickerContext(obj=value, key=key, shape=shape)
+            keys = tuple(picker.get_possible_keys(context))
+            if any("." in k for k in keys):  # a path: moto walks it
+                return original(self, value, key, shape)
+            if len(_keys_tried) >= _MAX_KEYS:
+                _keys_tried.clear()
+            _keys_tried[found] = keys
+        for k in keys:
+            if k in value:
+                return value[k]
+        return None
+
+    return get_value
+
+
 # --- random strings -----------------------------------------------------------------------------
 
 
@@ -195,10 +246,12 @@ def replacements() -> list[tuple[object, str, Any]]:
     """(owner, attribute, replacement) of every change this module makes to moto."""
     _methods.clear()
     _trees.clear()
+    _keys_tried.clear()
     parser = ConditionExpressionParser.__dict__
     return [
         (moto_responses, "method_names_from_class", _method_names),
         (ConditionExpressionParser, "parse", _parse(parser["parse"])),
+        (ResponseSerializer, "get_value", _get_value(ResponseSerializer.__dict__["get_value"])),
         (MotoRandom, "get_random_string", _random_string),
         (sqs_models, "generate_receipt_handle", _receipt_handle),
     ]
