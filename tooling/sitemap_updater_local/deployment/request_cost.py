@@ -5,10 +5,9 @@ fixed cost per request is paid by every message the flow drains. Two parts:
 
 Clients (:func:`local_session`)
   The deployment's boto3 sessions, the default one the functions create their clients from and
-  the harness's own, give every client a default config with ``parameter_validation=False``
-  (moto parses every request against the same service model; the shared package's unit tests
-  keep botocore's validation) and a fixed ``user_agent`` (botocore builds its User-Agent header
-  twice per request otherwise); a config the code passes itself (the rebuild's retries) is
+  the harness's own, give every client a default config with a fixed ``user_agent`` (botocore
+  builds its User-Agent header twice per request otherwise; nothing reads it but moto, for a
+  region when the host name has none); a config the code passes itself (the rebuild's retries) is
   merged over it, as botocore merges a session's default config. Requests to DynamoDB,
   DynamoDB Streams and SQS are not signed (botocore's ``choose-signer`` event answers
   ``UNSIGNED``): moto reads only the account and the region from a signature, the account
@@ -67,7 +66,7 @@ from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.moto_api._internal import mock_random
 from moto.moto_api._internal.moto_random import MotoRandom
 
-CLIENT_CONFIG: Final = Config(parameter_validation=False, user_agent="sitemap-updater-local")
+CLIENT_CONFIG: Final = Config(user_agent="sitemap-updater-local")
 #: botocore service ids (hyphenated) whose requests go unsigned; see the module docstring
 UNSIGNED_SERVICES: Final = ("dynamodb", "dynamodb-streams", "sqs")
 
