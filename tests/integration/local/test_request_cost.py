@@ -7,6 +7,7 @@ receipt handles included, must be the same.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -271,3 +272,11 @@ def test_the_local_clients_sign_only_s3(stack_template: Any) -> None:
     assert "Authorization" in seen["s3"]
     agents = [str(headers["User-Agent"]) for headers in seen.values()]
     assert all("sitemap-updater-local" in agent and "ua/2.1" not in agent for agent in agents)
+
+
+def test_the_deployment_collects_garbage_less_often_while_it_runs(stack_template: Any) -> None:
+    before = gc.get_threshold()
+    with LocalDeployment(stack_template, "https://www.example.com"):
+        during = gc.get_threshold()
+    assert during[0] > before[0] and during[2] > before[2]
+    assert gc.get_threshold() == before
