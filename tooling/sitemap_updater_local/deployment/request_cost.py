@@ -35,6 +35,11 @@ moto (installed with :mod:`.linear_moto`, compared with moto's answers in
     for a ``Meta`` a dict lacks, or compare with the class name ``dict``). Here they are listed
     once per shape and member and tried in the same order; an object that is not a plain dict,
     or a response class with value transformers, is left to moto's picker.
+  * ``Item.__init__`` (``moto/dynamodb/models/dynamo_type.py``) puts each attribute into a
+    ``LimitedSizeDict``, whose ``__setitem__`` sums the size of every attribute already in to
+    check the 400 KB limit (405,000 bytes in moto): quadratic in the attributes. Here the same
+    sum is kept as the attributes go in, and the same ``ItemSizeTooLarge`` is raised at the
+    same attribute.
   * ``MotoRandom.get_random_string`` (``moto/moto_api/_internal/moto_random.py``, 52 characters
     for every request id) and ``generate_receipt_handle`` (``moto/sqs/utils.py``, 185 letters
     per message received) call ``random.choice`` once per character. Here each character is
@@ -63,6 +68,9 @@ from moto.core.serialize import (
 )
 from moto.core.utils import method_names_from_class
 from moto.dynamodb.comparisons import ConditionExpressionParser
+from moto.dynamodb.exceptions import ItemSizeTooLarge
+from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
+from moto.dynamodb.models.utilities import bytesize
 from moto.moto_api._internal import mock_random
 from moto.moto_api._internal.moto_random import MotoRandom
 
@@ -209,6 +217,26 @@ def _get_value(original: Callable[..., Any]) -> Callable[..., Any]:
     return get_value
 
 
+# --- items ---------------------------------------------------------------------------------------
+
+#: moto's item size limit (``LimitedSizeDict.__setitem__``)
+_ITEM_SIZE_LIMIT: Final = 405_000
+
+
+def _item_init(self: Item, hash_key: Any, range_key: Any, attrs: dict[str, Any]) -> None:
+    self.hash_key = hash_key
+    self.range_key = range_key
+    self.attrs = LimitedSizeDict()
+    total = 0
+    for key, value in attrs.items():
+        typed = DynamoType(value)
+        size = bytesize(key) + typed.size()
+        if total + size > _ITEM_SIZE_LIMIT:
+            raise ItemSizeTooLarge
+        dict.__setitem__(self.attrs, key, typed)
+        total += size
+
+
 # --- random strings -----------------------------------------------------------------------------
 
 
@@ -251,6 +279,7 @@ def replacements() -> list[tuple[object, str, Any]]:
         (moto_responses, "method_names_from_class", _method_names),
         (ConditionExpressionParser, "parse", _parse(parser["parse"])),
         (ResponseSerializer, "get_value", _get_value(ResponseSerializer.__dict__["get_value"])),
+        (Item, "__init__", _item_init),
         (MotoRandom, "get_random_string", _random_string),
         (sqs_models, "generate_receipt_handle", _receipt_handle),
     ]
