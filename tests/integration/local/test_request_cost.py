@@ -129,6 +129,9 @@ def _write_story(dynamodb: Any) -> list[Any]:
         put("c", "1", "ev BETWEEN :ev AND :ev OR begins_with(sk, :ev)"),
         put("c", "5", "ev IN (:ev, :ev) OR NOT attribute_exists(n)"),
     ]
+    for size in (404_900, 405_100):  # moto's item size limit is 405,000 bytes
+        big = {"pk": {"S": "u#1"}, "sk": {"S": str(size)}, "v": {"S": "x" * (size - 10)}}
+        out.append(_answer(lambda b=big: dynamodb.put_item(TableName="urls", Item=b)))
     out.append(_answer(lambda: dynamodb.scan(TableName="urls")))
     key = {"pk": {"S": "u#0"}, "sk": {"S": "a"}}
     out.append(_answer(lambda: dynamodb.get_item(TableName="urls", Key=key)))
@@ -140,6 +143,7 @@ def test_conditional_writes_answer_as_moto_does() -> None:
     assert transcript[1]["Attributes"]["ev"] == {"S": "2"}
     assert transcript[2][0] == "error" and transcript[2][2]["ev"] == {"S": "3"}
     assert [isinstance(entry, tuple) for entry in transcript[4:8]] == [False, True, False, True]
+    assert [isinstance(entry, tuple) for entry in transcript[10:12]] == [False, True]
 
 
 def _queue_story(sqs: Any) -> list[Any]:
