@@ -88,8 +88,9 @@ def local_session(region: str) -> boto3.Session:
     not sign requests to :data:`UNSIGNED_SERVICES`."""
     core = botocore.session.get_session()
     core.set_default_client_config(CLIENT_CONFIG)
+    handler: Any = _unsigned  # botocore's stubs type handlers as returning None
     for service in UNSIGNED_SERVICES:
-        core.register(f"choose-signer.{service}", _unsigned)
+        core.register(f"choose-signer.{service}", handler)
     return boto3.Session(botocore_session=core, region_name=region)
 
 
@@ -151,7 +152,7 @@ def _parse(original: Callable[[ConditionExpressionParser], Any]) -> Callable[...
             tree, names_found, values_found = known
             self.expr_attr_names_found.extend(names_found)
             self.expr_attr_values_found.extend(values_found)
-            return self._make_op_condition(_with_values(tree, values))
+            return self._make_op_condition(_with_values(tree, values or {}))
         roots: list[Node] = []
         make = self._make_op_condition
 
