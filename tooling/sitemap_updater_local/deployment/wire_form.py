@@ -1,4 +1,4 @@
-"""moto's DynamoDB and DynamoDB Streams answers without the walk of values already in wire form.
+"""moto's DynamoDB requests and answers without the walk of values already in wire form.
 
 Part of the local deployment's changes to moto (:mod:`.linear_moto` installs and removes them;
 ``tests/integration/local/test_linear_moto.py`` checks that the answers are moto's own). In
@@ -15,6 +15,10 @@ moto 5.2:
   the same serializer, which also walks the two structures around every stream record. Here a
   page whose values are all in wire form is written with ``json.dumps``, the creation times with
   the serializer's own conversion to epoch seconds; a page with a binary value is left to it.
+* moto parses every DynamoDB request the same way (``BaseJSONParser`` in ``moto/core/parse.py``,
+  a walk of the request's JSON along the input shape), which gives back an ``AttributeValue`` or
+  a map of them unchanged unless a part is binary (base64-decoded). Here a value in wire form,
+  as above, is kept as it was read from the request's JSON; anything else is left to the walk.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
 
+from moto.core.parse import BaseJSONParser, RequestParser
 from moto.core.responses import ActionResult
 from moto.core.serialize import BaseJSONSerializer, TimestampSerializer
 from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
@@ -82,6 +87,20 @@ def _written_as_is(
     return serialize
 
 
+def _read_as_is(
+    original: Callable[..., Any], as_is: Callable[[Any, Any], bool]
+) -> Callable[..., Any]:
+    """The parser method ``original``, except for a value ``as_is`` accepts: kept as read."""
+
+    @functools.wraps(original)
+    def parse(self: RequestParser, shape: Any, value: Any) -> Any:
+        if self.MAP_TYPE is dict and as_is(value, shape):
+            return value
+        return original(self, shape, value)
+
+    return parse
+
+
 def _epoch_seconds(value: object) -> float:
     if not isinstance(value, datetime):
         raise TypeError(f"{type(value).__name__} is not JSON serializable")
@@ -118,4 +137,14 @@ def replacements() -> list[tuple[object, str, Any]]:
             _written_as_is(methods["_serialize_type_map"], _map_as_is),
         ),
         (DynamoDBStreamsHandler, "get_records", _get_records),
+        (
+            BaseJSONParser,
+            "_parse_structure",
+            _read_as_is(BaseJSONParser.__dict__["_parse_structure"], _value_as_is),
+        ),
+        (
+            RequestParser,
+            "_parse_map",
+            _read_as_is(RequestParser.__dict__["_parse_map"], _map_as_is),
+        ),
     ]
