@@ -23,18 +23,9 @@ from moto.sqs.models import Queue
 
 from sitemap_updater_local.deployment import LocalDeployment
 from sitemap_updater_local.deployment.linear_moto import linear_moto
+from tests.helpers.moto_answers import REGION, create_url_table, same_answers
 
-REGION = "us-east-1"
-Story = Callable[[Any], list[Any]]
-
-
-@pytest.fixture(autouse=True)
-def _credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("moto_credentials")
 
 
 class Labels:
@@ -45,21 +36,6 @@ class Labels:
 
     def __call__(self, value: str) -> str:
         return self.names.setdefault(value, f"#{len(self.names)}")
-
-
-def _run(service: str, story: Story, *, linear: bool) -> list[Any]:
-    with mock_aws():
-        client = boto3.client(service, region_name=REGION)  # type: ignore[call-overload]
-        if not linear:
-            return story(client)
-        with linear_moto():
-            return story(client)
-
-
-def _same_answers(service: str, story: Story) -> list[Any]:
-    plain = _run(service, story, linear=False)
-    assert _run(service, story, linear=True) == plain
-    return plain
 
 
 # --- SQS ----------------------------------------------------------------------------------------
@@ -183,7 +159,7 @@ def _queue_story(sqs: Any) -> list[Any]:
 
 
 def test_a_queue_answers_as_moto_does() -> None:
-    transcript = _same_answers("sqs", _queue_story)
+    transcript = same_answers("sqs", _queue_story)
     dead = transcript[-3]
     assert [m["body"] for m in dead] == ["tagged"]  # redriven after its second failed receive
     assert transcript[0]["ApproximateNumberOfMessagesDelayed"] == "1"
@@ -193,18 +169,7 @@ def test_a_queue_answers_as_moto_does() -> None:
 
 
 def _create(dynamodb: Any) -> None:
-    dynamodb.create_table(
-        TableName="urls",
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_url_table(dynamodb)
     dynamodb.create_table(
         TableName="numbers",
         KeySchema=[{"AttributeName": "n", "KeyType": "HASH"}],
@@ -298,7 +263,7 @@ def _table_story(dynamodb: Any) -> list[Any]:
 
 
 def test_a_table_answers_as_moto_does() -> None:
-    transcript = _same_answers("dynamodb", _table_story)
+    transcript = same_answers("dynamodb", _table_story)
     assert len(transcript) > 20
     assert any(page["LastEvaluatedKey"] for page in transcript)
 
@@ -344,7 +309,7 @@ def test_any_writes_and_paged_reads_answer_as_moto_does(operations: list[Any]) -
                 )
         return out
 
-    _same_answers("dynamodb", story)
+    same_answers("dynamodb", story)
 
 
 # --- DynamoDB Streams ---------------------------------------------------------------------------

@@ -16,41 +16,17 @@ import pytest
 from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from moto import mock_aws
 from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
-from moto.moto_api._internal import mock_random
 
 from sitemap_updater_local.deployment import LocalDeployment
 from sitemap_updater_local.deployment.linear_moto import linear_moto
+from tests.helpers.moto_answers import create_url_table, same_answers
 
-REGION = "us-east-1"
-Story = Callable[[Any], list[Any]]
-
-
-@pytest.fixture(autouse=True)
-def _credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL"):
-        monkeypatch.delenv(name, raising=False)
+SEED = 20261126
 
 
-def _run(service: str, story: Story, *, changed: bool) -> list[Any]:
-    with mock_aws():
-        client = boto3.client(service, region_name=REGION)  # type: ignore[call-overload]
-        mock_random.seed(20261126)
-        if not changed:
-            return story(client)
-        with linear_moto():
-            return story(client)
-
-
-def _same_answers(service: str, story: Story) -> list[Any]:
-    plain = _run(service, story, changed=False)
-    assert _run(service, story, changed=True) == plain
-    return plain
+pytestmark = pytest.mark.usefixtures("moto_credentials")
 
 
 def _answer(call: Callable[[], dict[str, Any]]) -> Any:
@@ -68,18 +44,7 @@ _CONDITION = "attribute_not_exists(sk) OR ev < :ev"
 
 
 def _write_story(dynamodb: Any) -> list[Any]:
-    dynamodb.create_table(
-        TableName="urls",
-        KeySchema=[
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    create_url_table(dynamodb)
 
     def put(sk: str, ev: str, condition: str = _CONDITION, **extra: Any) -> Any:
         item = {
@@ -139,7 +104,7 @@ def _write_story(dynamodb: Any) -> list[Any]:
 
 
 def test_conditional_writes_answer_as_moto_does() -> None:
-    transcript = _same_answers("dynamodb", _write_story)
+    transcript = same_answers("dynamodb", _write_story, seed=SEED)
     assert transcript[1]["Attributes"]["ev"] == {"S": "2"}
     assert transcript[2][0] == "error" and transcript[2][2]["ev"] == {"S": "3"}
     assert [isinstance(entry, tuple) for entry in transcript[4:8]] == [False, True, False, True]
@@ -174,7 +139,7 @@ def _queue_story(sqs: Any) -> list[Any]:
 
 
 def test_a_seeded_queue_gives_the_same_ids_and_handles_as_moto() -> None:
-    transcript = _same_answers("sqs", _queue_story)
+    transcript = same_answers("sqs", _queue_story, seed=SEED)
     handles = [m["ReceiptHandle"] for page in transcript[3::2] for m in page]
     assert len(set(handles)) == 25
     assert all(len(h) == 185 and h.isalpha() and h.islower() for h in handles)
