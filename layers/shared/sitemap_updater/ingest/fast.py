@@ -1,5 +1,5 @@
 """The judge's fast path: a change object whose values are already in normalized form, but
-perhaps its URL.
+perhaps its URLs.
 
 Most producers send what ingest would store: a URL on one of the sites in normalized form, a
 lastmod in ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain
@@ -9,11 +9,11 @@ its values to the protocol core's one recognizer of normalized form (``protocol.
 without models or normalizers; :func:`fast_change` makes the change of it (``build`` renders
 its ``<url>`` straight from the recognized values). It answers ``None`` whenever it is not sure
 (any other field, type or form, an extension, a value the normalizers would change); the
-careful path then judges the object and, for a bad one, names the rule it breaks. The URL alone
-may also be one the careful judge's normalizer changes (an IRI, an upper-case host, a default
-port, a space): the fast path then calls that same normalizer. So the fast path decides only
-what the careful path would accept, with the values it would store, and property tests compare
-the two on arbitrary bodies.
+careful path then judges the object and, for a bad one, names the rule it breaks. Its URLs
+(the change's, its alternates', its images') may also be ones the careful judge's normalizers
+change (an IRI, an upper-case host, a default port, a space): the fast path then calls those
+same normalizers. So the fast path decides only what the careful path would accept, with the
+values it would store, and property tests compare the two on arbitrary bodies.
 
 The item-size rule needs no counting on this path: a fast-path item holds only ASCII strings
 that each appear in the body as one JSON string, and every attribute name or list overhead it
