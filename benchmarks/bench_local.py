@@ -192,11 +192,11 @@ def _answered_without_moto(client: Any, answer: dict[str, Any]) -> Iterator[None
         return AWSResponse(request.url, answer["status_code"], answer["headers"], raw)  # type: ignore[arg-type]
 
     client.meta.events.register_first("before-send.dynamodb.PutItem", replay)
-    botocore_stubber.enabled = False
+    was_enabled, botocore_stubber.enabled = botocore_stubber.enabled, False
     try:
         yield
     finally:
-        botocore_stubber.enabled = True
+        botocore_stubber.enabled = was_enabled
         client.meta.events.unregister("before-send.dynamodb.PutItem", replay)
 
 
