@@ -54,6 +54,7 @@ from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
 from sitemap_updater.store.shards import space_of_shard
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
+from sitemap_updater.view import view_files
 from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.errors import EXIT_EMPTY, EXIT_SKIPPED, CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
@@ -250,8 +251,9 @@ def write_indexes(
 ) -> list[str]:
     """Write each host's index into ``staging``, listing the host's files of ``written`` (in
     shard id order), or its empty-site file, written here, when it has none, as the rebuild
-    does, and with ``stylesheet`` the host's ``sitemap.xsl``; returns every file name of the
-    build, each host's index after its files."""
+    does, with ``stylesheet`` the host's ``sitemap.xsl``, and the host's view (``sitemap.html``
+    and its script and style); returns every file name of the build, each host's index after
+    its files."""
     files: list[str] = []
     for prefix, site in layout.prefixes().items():
         own = [(name, newest) for _, name, _, newest in written if key_prefix_of(name) == prefix]
@@ -264,6 +266,9 @@ def write_indexes(
         if stylesheet:
             write_new(staging, prefix + STYLESHEET_NAME, stylesheet_body())
             beside = [prefix + STYLESHEET_NAME]
+        for name, body in view_files():
+            write_new(staging, prefix + name, body)
+            beside.append(prefix + name)
         listed = [(layout.url_of(name), newest) for name, newest in own]
         index, _ = render_index(listed, stylesheet=stylesheet)
         write_new(staging, prefix + INDEX_KEY, index)

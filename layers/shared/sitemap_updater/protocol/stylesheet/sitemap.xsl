@@ -2,7 +2,9 @@
 <!--
   How a browser shows the sitemap files: the index as a table of its files, a urlset as a table
   of its URLs. Search engines ignore it; the files stay plain sitemaps. XSLT 1.0 only (what
-  browsers run). A file name sitemap-<section>-<shard>.xml.gz gives the section column.
+  browsers run). A file name sitemap-<section>-<shard>.xml.gz gives the section column. No
+  inline style or script: its style is sitemap.css, the view's, published beside it, so the
+  distribution's Content-Security-Policy (style-src 'self') holds.
 -->
 <xsl:stylesheet version="1.0"
     xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
@@ -30,25 +32,11 @@
             <xsl:otherwise>Sitemap</xsl:otherwise>
           </xsl:choose>
         </title>
-        <style>
-          body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem; color: #1d1d1f; }
-          h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
-          p.about { color: #555; margin: 0 0 1.25rem; max-width: 60rem; }
-          table { border-collapse: collapse; width: 100%; }
-          th, td { text-align: left; vertical-align: top; padding: .35rem .6rem;
-                   border-bottom: 1px solid #ddd; }
-          th { background: #f2f2f4; position: sticky; top: 0; }
-          tbody tr:nth-child(even) { background: #fafafb; }
-          a { color: #0645ad; overflow-wrap: anywhere; }
-          td.lastmod { white-space: nowrap; }
-          ul { margin: 0; padding-left: 1rem; }
-          .hreflang { font-family: ui-monospace, monospace; margin-right: .35rem;
-                      white-space: nowrap; }
-          .muted { color: #888; }
-        </style>
+        <link rel="stylesheet" href="sitemap.css"/>
       </head>
-      <body>
+      <body class="xsl">
         <xsl:apply-templates select="sm:sitemapindex | sm:urlset"/>
+        <p class="about">With search, sorting and readable URLs: <a href="sitemap.html">sitemap.html</a>.</p>
       </body>
     </html>
   </xsl:template>

@@ -15,6 +15,7 @@ from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
+from sitemap_updater.view import VIEW_NAMES
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
@@ -36,6 +37,14 @@ KEY_FILE: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600"
 #: The XSLT media type (RFC 3023's ``+xml`` form, registered with IANA): browsers load a
 #: stylesheet only when it is served as XML, which ``+xml`` types are.
 STYLESHEET: Final = ObjectKind("application/xslt+xml; charset=utf-8", "public, max-age=3600")
+#: The view's page, script and style (``sitemap_updater.view``): put once per version of the
+#: view; five minutes bounds how long an edge may pair a new page with an old script.
+VIEW_MAX_AGE: Final = "public, max-age=300"
+VIEW_KINDS: Final = {
+    ".html": ObjectKind("text/html; charset=utf-8", VIEW_MAX_AGE),
+    ".js": ObjectKind("text/javascript; charset=utf-8", VIEW_MAX_AGE),
+    ".css": ObjectKind("text/css; charset=utf-8", VIEW_MAX_AGE),
+}
 
 
 def kind_of(key: str) -> ObjectKind:
@@ -47,6 +56,8 @@ def kind_of(key: str) -> ObjectKind:
         return ROBOTS
     if name == STYLESHEET_NAME:
         return STYLESHEET
+    if name in VIEW_NAMES:
+        return VIEW_KINDS[name[name.rfind(".") :]]
     if name.startswith("sitemap-") and name.endswith(".xml.gz"):
         return SHARD_FILE
     if name.startswith(KEY_FILE_PREFIX) and name.endswith(".txt"):

@@ -1,7 +1,7 @@
 """Each host's index and what it lists last: the empty-site file when none of the host's leaves
 holds a URL, the host's news files after the regular ones, the stylesheet the files name
-(``sitemap.xsl``, beside each index) and robots.txt. Every file is put before the index that
-names it.
+(``sitemap.xsl``, beside each index), the human view (``sitemap.html`` and its script and style,
+beside each index) and robots.txt. Every file is put before the index that names it.
 
 A host's index lists only the files under its own key prefix, grouped by section (the shard ids,
 and so the keys, sort by space). While a layout change is under way (leaves of the new layout
@@ -27,6 +27,7 @@ from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROBOTS_KEY
 from sitemap_updater.store.spaces import key_prefix_of, shard_file_key
+from sitemap_updater.view import view_files
 
 #: the file of a leaf from before sections (``sitemap-r0101.xml.gz``, at the bucket root)
 LEGACY_FILE: Final = re.compile(r"sitemap-r[01]*\.xml\.gz")
@@ -81,7 +82,10 @@ def publish_index(
             entries = [_publish_home(tools, run, prefix, singles, force=force)]
         entries += [entry for entry in news if key_prefix_of(entry[0]) == prefix]
         listed += entries
-        _publish_stylesheet(tools, run, prefix, singles)
+        if tools.config.stylesheet:
+            _publish_fixed(run, prefix + STYLESHEET_NAME, stylesheet_body(), singles)
+        for name, body in view_files():
+            _publish_fixed(run, prefix + name, body, singles)
         urls = [(tools.layout.url_of(key), lastmod) for key, lastmod, _ in entries]
         index, _ = render_index(urls, stylesheet=tools.config.stylesheet)
         key = prefix + INDEX_KEY
@@ -128,16 +132,11 @@ def _publish_home(
     return key, lastmod, 0
 
 
-def _publish_stylesheet(
-    tools: Tools, run: Run, prefix: str, singles: list[tuple[str, str]]
-) -> None:
-    """Put a host's ``sitemap.xsl`` when its bytes are not the ones the record says were put
-    (when the files name it). A run that died after putting it left the record of the bytes
-    before, so the next run puts it again: a rewrite after a crash has nothing to add."""
-    if not tools.config.stylesheet:
-        return
-    key = prefix + STYLESHEET_NAME
-    body = stylesheet_body()
+def _publish_fixed(run: Run, key: str, body: bytes, singles: list[tuple[str, str]]) -> None:
+    """Put a file whose bytes come with the package (the stylesheet, the view) when they are not
+    the ones the record says were put: once per version of the package, not once per run. A run
+    that died after putting it left the record of the bytes before, so the next run puts it
+    again: a rewrite after a crash has nothing to add."""
     sha = sha256_hex(body)
     singles.append((key, sha))
     if sha != run.published.sha256_of(key):
