@@ -143,8 +143,17 @@ class Page:
         return self._browser.send(method, params, self._session)
 
     def open(self, url: str) -> None:
+        """Navigate and wait for the load; a document replaced while loading (an XSLT result
+        replaces the XML it came from) is waited for in turn."""
         self.call("Page.navigate", {"url": url})
-        self.wait("document.readyState === 'complete'")
+        for _ in range(5):
+            try:
+                self.wait("document.readyState === 'complete'")
+                return
+            except BrowserError as error:
+                if "context was destroyed" not in str(error):
+                    raise
+        raise BrowserError(f"{url}: its document kept being replaced")
 
     def evaluate(self, expression: str) -> Any:
         """The value of ``expression`` (awaited when it is a promise), as JSON."""

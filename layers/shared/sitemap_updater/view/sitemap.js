@@ -235,7 +235,7 @@ const view = { name: null, urls: [], shown: [], active: 0, sort: null, dir: 1 };
 
 const SORTS = {
   loc: (a, b) => (a.shown < b.shown ? -1 : a.shown > b.shown ? 1 : 0),
-  lastmod: (a, b) => (isNaN(a.time) ? 1 : isNaN(b.time) ? -1 : a.time - b.time),
+  lastmod: (a, b) => a.time - b.time,
   alternates: (a, b) => a.alternates.length - b.alternates.length,
   images: (a, b) => a.images.length - b.images.length,
 };
@@ -277,7 +277,9 @@ function apply() {
   if (view.sort) {
     const by = SORTS[view.sort];
     const order = new Map(view.urls.map((u, i) => [u, i]));
-    shown.sort((a, b) => view.dir * by(a, b) || order.get(a) - order.get(b));
+    // a URL without lastmod comes last either way; equal keys keep the file's order
+    const last = view.sort === 'lastmod' ? (u) => (isNaN(u.time) ? 1 : 0) : () => 0;
+    shown.sort((a, b) => last(a) - last(b) || view.dir * by(a, b) || order.get(a) - order.get(b));
   }
   view.shown = shown;
   view.active = 0;

@@ -1,0 +1,383 @@
+"""What a person sees in the human view (``sitemap.html``), in headless Chromium with XSLT off,
+as browsers have it now: a two-host, three-section ``build`` output with news, video, an IRI and
+a 50,000-URL file, served on 127.0.0.1 by ``sitemap-updater serve`` itself, so with the headers
+the distribution sends (its Content-Security-Policy among them).
+
+Everything the page shows is compared with what lxml reads from the same files. The screenshots
+of an index and of a file are written to ``test-artifacts/browser/`` (ignored by git). Without
+Chromium the tests are skipped, except in CI (``CI`` set), where its absence is a failure.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from sitemap_updater.protocol import Site
+from sitemap_updater.sections import SectionRules
+from sitemap_updater_local.commands.build import build_static
+from sitemap_updater_local.commands.simulate import simulate
+from tests.helpers.chromium import WITHOUT_XSLT, Browser, Page, browser, chromium_binary
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+FIRST, SECOND = "https://www.example.com", "https://www.example.de"
+NS = {
+    "sm": "http://www.sitemaps.org/schemas/sitemap/0.9",
+    "xhtml": "http://www.w3.org/1999/xhtml",
+    "image": "http://www.google.com/schemas/sitemap-image/1.1",
+    "news": "http://www.google.com/schemas/sitemap-news/0.9",
+    "video": "http://www.google.com/schemas/sitemap-video/1.1",
+}
+#: A page whose path people write in Cyrillic, and the same in CJK: the view shows them so.
+IRIS = (f"{FIRST}/blog/привет-мир", f"{FIRST}/blog/東京-案内")
+BIG = 50_000
+RULES = "/p/=products,/blog/=articles,/about/=pages"
+NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
+
+
+def chromium() -> str:
+    found = chromium_binary()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (.ci/run installs it: apt-get install chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    return found
+
+
+def _changes() -> Iterator[dict[str, Any]]:
+    for i in range(30):  # articles: alternates, images, and the IRIs
+        yield {
+            "action": "upsert",
+            "url": f"{FIRST}/blog/post-{i}",
+            "lastmod": f"2026-11-{1 + i % 19:02d}T08:00:00Z",
+            "alternates": [{"hreflang": "de", "href": f"{FIRST}/de/blog/post-{i}"}]
+            if i % 2
+            else [],
+            "images": [{"loc": f"https://cdn.example.net/{i}/{k}.jpg"} for k in range(i % 3)],
+        }
+    for iri in IRIS:
+        yield {"action": "upsert", "url": iri, "lastmod": "2026-11-19"}
+    yield {
+        "action": "upsert",
+        "url": f"{FIRST}/blog/markets",
+        "news": {
+            "publication": {"name": "The Example Times", "language": "en"},
+            "publication_date": "2026-11-20T10:00:00Z",
+            "title": "Markets <rise> & fall",
+        },
+    }
+    yield {
+        "action": "upsert",
+        "url": f"{FIRST}/blog/talk",
+        "videos": [
+            {
+                "thumbnail_loc": "https://cdn.example.net/t.jpg",
+                "title": "A talk about sitemaps",
+                "description": "How the files are split",
+                "content_loc": "https://cdn.example.net/talk.mp4",
+            }
+        ],
+    }
+    for i in range(12):  # products and pages, and the second host's three sections
+        yield {"action": "upsert", "url": f"{FIRST}/p/{i}", "lastmod": "2026-10-03"}
+        yield {"action": "upsert", "url": f"{FIRST}/about/{i}", "lastmod": "2026-10-01"}
+        for path in ("p", "blog", "about"):
+            yield {"action": "upsert", "url": f"{SECOND}/{path}/{i}", "lastmod": "2026-10-02"}
+
+
+@dataclass(frozen=True)
+class Served:
+    base: str
+    root: Path
+
+    def view(self, prefix: str = "") -> str:
+        return f"{self.base}/{prefix}sitemap.html"
+
+
+@contextmanager
+def serving(out: Path) -> Iterator[Served]:
+    """``out`` served by ``sitemap-updater serve`` on a free port of 127.0.0.1."""
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "sitemap_updater_local.cli", "serve", str(out), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert serve.stdout is not None
+    first = serve.stdout.readline()
+    address = re.search(r"http://127\.0\.0\.1:\d+", first)
+    try:
+        assert address, first
+        yield Served(address.group(0), out)
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """What the deployed path publishes for the changes (two hosts, three sections, a News
+    file and a video), on the local deployment (``simulate``)."""
+    out = tmp_path_factory.mktemp("view") / "out"
+    wave = [json.dumps(c, ensure_ascii=False) for c in _changes()]
+    simulate([wave], out, site=f"{FIRST},{SECOND}", section_rules=RULES, start=NOW, wave_gap=0)
+    with serving(out) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A ``build`` whose products file holds 50,000 URLs."""
+    work = tmp_path_factory.mktemp("big")
+    source = work / "pages.csv"
+    source.write_text(
+        "url,lastmod\n" + "".join(f"{FIRST}/p/{i},2026-{1 + i % 11:02d}-01\n" for i in range(BIG))
+    )
+    out = work / "out"
+    build_static(
+        str(source),
+        Site.parse(FIRST),
+        str(out),
+        section_rules=SectionRules.parse(RULES),
+        max_urls=BIG,
+        now=NOW,
+    )
+    with serving(out) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Browser]:
+    with browser(chromium(), WITHOUT_XSLT) as running:
+        yield running
+
+
+@pytest.fixture
+def page(chrome: Browser) -> Page:
+    opened = chrome.page()
+    # every Content-Security-Policy violation the page meets is kept, to be asserted away
+    opened.call(
+        "Page.addScriptToEvaluateOnNewDocument",
+        {
+            "source": "window.__violations = []; document.addEventListener("
+            "'securitypolicyviolation', e => window.__violations.push(e.violatedDirective + ' ' "
+            "+ e.blockedURI));"
+        },
+    )
+    return opened
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    data = page.screenshot(ARTIFACTS / name)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def urls_of(path: Path) -> list[etree._Element]:
+    body = path.read_bytes()
+    return etree.fromstring(gzip.decompress(body) if path.suffix == ".gz" else body).findall(
+        "sm:url", NS
+    )
+
+
+def open_file(page: Page, served: Served, name: str, prefix: str = "") -> None:
+    page.evaluate("delete document.documentElement.dataset.firstRowsMs")
+    page.open(f"{served.view(prefix)}#file={name}")
+    page.wait("document.documentElement.dataset.firstRowsMs")
+
+
+def rows(page: Page) -> list[dict[str, Any]]:
+    """The rows drawn, in order: the link's text and href, and each cell's text."""
+    return list(
+        page.evaluate(
+            "[...document.querySelectorAll('#spacer .row')]"
+            ".sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))"
+            ".map(r => ({index: r.getAttribute('aria-rowindex'),"
+            " text: r.querySelector('a').textContent, href: r.querySelector('a').href,"
+            " cells: [...r.children].map(c => c.textContent)}))"
+        )
+    )
+
+
+def every_row(page: Page) -> list[dict[str, Any]]:
+    """Every row of the list, scrolled into view a screenful at a time (only those are drawn)."""
+    seen: dict[str, dict[str, Any]] = {}
+    page.evaluate("document.getElementById('rows').scrollTop = 0")
+    while True:
+        page.evaluate(
+            "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+        )
+        for row in rows(page):
+            seen.setdefault(row["index"], row)
+        done = page.evaluate(
+            "(() => { const b = document.getElementById('rows'); const end = b.scrollTop + "
+            "b.clientHeight >= b.scrollHeight - 1; b.scrollTop += b.clientHeight; return end; })()"
+        )
+        if done:
+            return [seen[k] for k in sorted(seen, key=int)]
+
+
+def file_named(served: Served, section: str, prefix: str = "") -> str:
+    (path,) = (served.root / prefix).glob(f"sitemap-{section}-*.xml.gz")
+    return path.name
+
+
+def test_each_index_lists_its_files_with_section_url_count_and_lastmod(
+    page: Page, served: Served
+) -> None:
+    assert (served.root / "sitemap-news-1.xml.gz").is_file()
+    for prefix, shown in (("", "index.png"), ("www.example.de/", "index-second-host.png")):
+        page.open(served.view(prefix))
+        page.wait("document.getElementById('status').textContent.includes('section(s)')")
+        index = etree.parse(str(served.root / prefix / "sitemap.xml")).getroot()
+        expected = []
+        for entry in index.findall("sm:sitemap", NS):
+            loc = entry.findtext("sm:loc", namespaces=NS)
+            name = loc.rsplit("/", 1)[1]
+            section = name.removeprefix("sitemap-").rsplit("-", 1)[0]
+            count = f"{len(urls_of(served.root / prefix / name)):,}"
+            expected.append(
+                [name + " ↗", section, count, entry.findtext("sm:lastmod", namespaces=NS)]
+            )
+        got = page.evaluate(
+            "[...document.querySelectorAll('#files tbody tr')]"
+            ".map(r => [...r.cells].map(c => c.textContent.trim()))"
+        )
+        assert got == expected
+        assert {row[1] for row in got} >= {"products", "articles", "pages"}
+        assert page.evaluate("window.__violations") == []
+        shot(page, shown)
+
+
+def test_a_file_shows_each_url_decoded_linking_to_the_real_one(page: Page, served: Served) -> None:
+    name = file_named(served, "articles")
+    open_file(page, served, name)
+    listed = urls_of(served.root / name)
+    assert page.evaluate("document.getElementById('grid').getAttribute('aria-rowcount')") == str(
+        len(listed) + 1
+    )
+    assert len(rows(page)) < len(listed)  # only the rows in view are drawn
+    drawn = every_row(page)
+    assert [r["href"] for r in drawn] == [u.findtext("sm:loc", namespaces=NS) for u in listed]
+    real = {u.findtext("sm:loc", namespaces=NS) for u in listed}
+    for iri in IRIS:
+        (row,) = [r for r in drawn if r["text"] == iri]
+        assert row["href"] in real
+        assert "%" in row["href"] and "%" not in row["text"]
+    for row, url in zip(drawn, listed, strict=True):
+        lastmod = url.findtext("sm:lastmod", namespaces=NS) or "—"
+        langs = ", ".join(a.get("hreflang") for a in url.findall("xhtml:link", NS)) or "—"
+        images = str(len(url.findall("image:image", NS)) or "—")
+        assert row["cells"][1:4] == [lastmod, langs, images]
+    page.evaluate("document.getElementById('rows').scrollTop = 0")
+    shot(page, "file.png")
+
+
+def test_a_search_finds_a_url_and_its_news_and_video_are_shown(page: Page, served: Served) -> None:
+    open_file(page, served, file_named(served, "articles"))
+    page.press("/", "Slash")
+    assert page.evaluate("document.activeElement.id") == "search"
+    page.type("東京")
+    (row,) = rows(page)
+    assert row["text"] == IRIS[1]
+    page.evaluate("document.getElementById('search').select()")
+    page.type("sitemaps")  # a video's title
+    (row,) = rows(page)
+    assert row["href"] == f"{FIRST}/blog/talk"
+    detail = page.evaluate("document.getElementById('detail').innerText")
+    assert "A talk about sitemaps" in detail and "https://cdn.example.net/talk.mp4" in detail
+    open_file(page, served, "sitemap-news-1.xml.gz")  # the News file holds the article
+    page.press("/", "Slash")
+    page.type("rise")  # a news title
+    (row,) = rows(page)
+    assert row["cells"][4] == "News: Markets <rise> & fall"
+    assert "The Example Times" in page.evaluate("document.getElementById('detail').innerText")
+    assert "#file=" in page.evaluate("location.hash") and "q=rise" in page.evaluate("location.hash")
+
+
+def test_a_sort_from_the_keyboard_orders_the_rows(page: Page, served: Served) -> None:
+    name = file_named(served, "articles")
+    open_file(page, served, name)
+    page.evaluate("document.querySelector('button[data-sort=lastmod]').focus()")
+    for _ in range(2):  # Enter sorts ascending, then descending
+        page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "text": "\r"})
+        page.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter"})
+    sort = page.evaluate("document.querySelector('button[data-sort=lastmod]').parentNode.ariaSort")
+    assert sort == "descending"
+    listed = [u.findtext("sm:lastmod", namespaces=NS) for u in urls_of(served.root / name)]
+    dated = sorted((t for t in listed if t), key=_instant, reverse=True)
+    drawn = [r["cells"][1] for r in every_row(page)]
+    assert [_instant(t) for t in drawn[: len(dated)]] == [_instant(t) for t in dated]
+    assert drawn[len(dated) :] == ["—"] * (len(listed) - len(dated))  # undated last
+
+
+def _instant(lastmod: str) -> datetime:
+    return datetime.fromisoformat(lastmod if "T" in lastmod else lastmod + "T00:00:00+00:00")
+
+
+def test_the_rows_are_reached_from_the_keyboard(page: Page, served: Served) -> None:
+    name = file_named(served, "articles")
+    open_file(page, served, name)
+    listed = [u.findtext("sm:loc", namespaces=NS) for u in urls_of(served.root / name)]
+    page.evaluate("document.getElementById('rows').focus()")
+    page.press("ArrowDown", key_code=40)
+    page.press("ArrowDown", key_code=40)
+    assert page.evaluate("document.querySelector('#detail h2 a').href") == listed[2]
+    page.press("End", key_code=35)
+    assert page.evaluate("document.querySelector('#detail h2 a').href") == listed[-1]
+    page.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "text": "\r"})
+    assert page.evaluate("document.activeElement.href") == listed[-1]
+
+
+def test_a_50000_url_file_draws_only_the_rows_in_view(page: Page, big: Served) -> None:
+    name = file_named(big, "products")
+    listed = [u.findtext("sm:loc", namespaces=NS) for u in urls_of(big.root / name)]
+    assert len(listed) == BIG
+    open_file(page, big, name)
+    assert page.evaluate("document.getElementById('shown').textContent") == "50,000 URL(s)"
+    assert len(rows(page)) < 100
+    page.evaluate("document.getElementById('rows').focus()")
+    page.press("End", key_code=35)
+    page.wait("document.querySelector('#detail h2 a')")
+    assert rows(page)[-1]["href"] == listed[-1]
+    assert len(rows(page)) < 100
+    page.press("/", "Slash")
+    page.type("/p/4999")
+    assert [r["href"] for r in rows(page)] == [u for u in listed if "/p/4999" in u]
+    print(
+        f"first rows of {BIG:,} URLs after",
+        page.evaluate("document.documentElement.dataset.firstRowsMs"),
+        "ms",
+    )
+    assert page.evaluate("window.__violations") == []
+
+
+def test_the_xsl_view_holds_under_the_same_policy(served: Served) -> None:
+    """Where a browser still runs XSLT, the files' own stylesheet shows them under the
+    distribution's Content-Security-Policy: its style is the view's sitemap.css."""
+    with browser(chromium(), "--enable-features=XSLT") as running:
+        page = running.page()
+        page.open(f"{served.base}/sitemap.xml")
+        page.wait("document.getElementById('files')")
+        index = etree.parse(str(served.root / "sitemap.xml")).getroot()
+        shown = page.evaluate("document.querySelectorAll('#files tbody tr').length")
+        assert shown == len(index.findall("sm:sitemap", NS)) > 3
+        link = page.evaluate("document.querySelector('link[rel=stylesheet]').sheet.cssRules.length")
+        assert link > 0
+        assert page.evaluate("document.querySelector('a[href=\"sitemap.html\"]') !== null")
