@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,9 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.errors import InvalidUrlError
+from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sections import SectionRules
 from sitemap_updater_local.commands.build import build_static
 from sitemap_updater_local.commands.simulate import simulate
@@ -381,3 +386,82 @@ def test_the_xsl_view_holds_under_the_same_policy(served: Served) -> None:
         link = page.evaluate("document.querySelector('link[rel=stylesheet]').sheet.cssRules.length")
         assert link > 0
         assert page.evaluate("document.querySelector('a[href=\"sitemap.html\"]') !== null")
+
+
+#: What the view leaves percent-encoded although it is valid UTF-8: characters that hide or
+#: reorder text (controls, format and bidi characters, spaces, private use, unassigned).
+HIDDEN = {"Cc", "Cf", "Zs", "Zl", "Zp", "Co", "Cn"}
+
+
+def readable(url: str) -> str:
+    """The rule the view's ``readable`` follows, written again in Python to compare with it."""
+
+    def decode(run: re.Match[str]) -> str:
+        data = bytes.fromhex(run.group(0).replace("%", ""))
+        out, i = [], 0
+        while i < len(data):
+            lead = data[i]
+            n = (
+                2
+                if 0xC2 <= lead <= 0xDF
+                else 3
+                if 0xE0 <= lead <= 0xEF
+                else 4
+                if 0xF0 <= lead <= 0xF4
+                else 1
+            )
+            try:
+                char = data[i : i + n].decode("utf-8") if n > 1 and i + n <= len(data) else ""
+            except UnicodeDecodeError:
+                char = ""
+            if char and unicodedata.category(char) not in HIDDEN:
+                out.append(char)
+                i += n
+            else:
+                out.append(f"%{lead:02X}")
+                i += 1
+        return "".join(out)
+
+    return re.sub(r"(?:%[0-9A-Fa-f]{2})+", decode, url)
+
+
+@pytest.fixture(scope="module")
+def view_page(chrome: Browser, served: Served) -> Page:
+    opened = chrome.page()
+    opened.open(served.view())
+    opened.wait("globalThis.sitemapView")
+    return opened
+
+
+# any text but surrogates and unassigned code points (Python's and Chromium's Unicode versions
+# may assign different ones), and percent signs with hex digits, valid escapes or not
+PATHS = st.lists(
+    st.text(
+        st.characters(exclude_categories=("Cs", "Cn")) | st.sampled_from("%C3%A9%E2%82%ACF0"),
+        max_size=24,
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(paths=PATHS)
+# invalid UTF-8, a bidi override, an encoded slash, an overlong form, a space, Cyrillic, CJK
+@example(paths=["%C3%28", "\u202eevil", "a%2Fb", "%C0%AF", "a b", "привет", "東京"])
+def test_a_url_is_shown_decoded_and_what_is_shown_parses_back_to_it(
+    view_page: Page, paths: list[str]
+) -> None:
+    urls = []
+    for path in paths:
+        try:
+            urls.append(normalize_url(f"{FIRST}/{path}"))
+        except InvalidUrlError:
+            continue
+    shown = view_page.evaluate(
+        f"{json.dumps(urls)}.map(u => sitemapView.readable(u))"
+        ".map(text => [text, new URL(text).href])"
+    )
+    for url, (text, parsed) in zip(urls, shown, strict=True):
+        assert text == readable(url)
+        assert parsed == url  # the text a person copies leads to the same page

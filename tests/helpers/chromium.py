@@ -54,22 +54,18 @@ class Browser:
         to_browser, self._write_fd = os.pipe()
         self._read_fd, from_browser = os.pipe()
 
-        def descriptors() -> None:  # in the child: the pipe ends as 3 and 4
-            first, second = os.dup(to_browser), os.dup(from_browser)
-            os.dup2(first, 3)
-            os.dup2(second, 4)
-
+        arguments = [
+            *QUIET_FLAGS,
+            *flags,
+            f"--window-size={window[0]},{window[1]}",
+            f"--user-data-dir={self._profile}",
+            "about:blank",
+        ]
+        # bash (dash cannot name fds above 9) puts the pipe ends on 3 and 4, then becomes
+        # Chromium: no preexec_fn
         self.process = subprocess.Popen(
-            [
-                binary,
-                *QUIET_FLAGS,
-                *flags,
-                f"--window-size={window[0]},{window[1]}",
-                f"--user-data-dir={self._profile}",
-                "about:blank",
-            ],
-            preexec_fn=descriptors,  # noqa: PLW1509 (no threads are started before it runs)
-            close_fds=False,
+            ["bash", "-c", f'exec "$0" "$@" 3<&{to_browser} 4>&{from_browser}', binary, *arguments],
+            pass_fds=(to_browser, from_browser),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -168,13 +164,14 @@ class Page:
 
     def wait(self, condition: str, timeout_ms: int = 30_000) -> Any:
         """The first truthy value of ``condition``, checked in the page on every frame."""
+        timed_out = json.dumps("timed out: " + condition)
         script = f"""new Promise((done, fail) => {{
             const until = performance.now() + {timeout_ms};
             const check = () => {{
                 let value;
                 try {{ value = ({condition}); }} catch (e) {{ value = undefined; }}
                 if (value) done(value);
-                else if (performance.now() > until) fail(new Error('timed out: ' + {json.dumps(condition)}));
+                else if (performance.now() > until) fail(new Error({timed_out}));
                 else requestAnimationFrame(check);
             }};
             check();
