@@ -93,7 +93,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -128,6 +128,7 @@ with FunctionOutput().capture():
     from sitemap_updater.rebuild.render import render_shard
     from sitemap_updater.store.items import Item, live_item
     from sitemap_updater.store.keys import hash_bits, url_hash
+    from sitemap_updater.view import VIEW_NAMES
 
 SITE = "https://www.example.com"
 DAYS = 30
@@ -669,6 +670,7 @@ def measure(
             for k in dep.objects()
             if k.startswith("sitemap-") and k.endswith(".xml.gz") and not is_news_key(k)
         )
+        view_once = _view_puts(dep.objects())
         handlers.enabled = emulator_sqs.enabled = True
         ingest_durations.clear()
         rebuild_durations.clear()
@@ -728,6 +730,7 @@ def measure(
             "url_item_bytes_mean": round(sum(url_sizes) / max(1, len(url_sizes)), 1),
         },
         "slice_changes": slice_changes,
+        "view_objects_published_once": view_once,
         "ingest_batch_size": batch,
         "ingest": {**ingest, **ingest_runs, "records": drained.records},
         "ingest_sqs_emulator": ingest_sqs,
@@ -751,13 +754,17 @@ def measure(
             | {
                 "s3_objects_read": len(run["s3_objects_read"]),
                 "objects_written": len(run["objects_written"]),
+                "view_objects_written": _view_puts(run["objects_written"]),
             },
         },
         "reconcile": {
             **reconcile_metered,
             **reconcile_runs,
             "report": {k: full[k] for k in ("mode", "drift_repaired", "files", "urls_published")}
-            | {"objects_written": len(full["objects_written"])},
+            | {
+                "objects_written": len(full["objects_written"]),
+                "view_objects_written": _view_puts(full["objects_written"]),
+            },
         },
         "tables": {"url": table, "state": state_table},
         "template": {
@@ -768,6 +775,12 @@ def measure(
             "DISTRIBUTION_ID": distribution,
         },
     }
+
+
+def _view_puts(keys: Iterable[str]) -> int:
+    """How many of ``keys`` are files of the human view (``sitemap.html`` and its script and
+    style): put with the first publish, then only when the view itself changes."""
+    return sum(1 for key in keys if key.rsplit("/", 1)[-1] in VIEW_NAMES)
 
 
 # --- pricing --------------------------------------------------------------------------------
@@ -1118,6 +1131,12 @@ def checks(
             "at_most": TOTAL_TARGETS.get(m["urls"]),
         },
         "cloudfront_invalidations_usd": {"value": usd["cloudfront_invalidations"], "at_most": 0.0},
+        # the view is put once (view_objects_published_once), never by a run
+        "view_puts_per_run": {
+            "value": m["incremental"]["report"]["view_objects_written"]
+            + m["reconcile"]["report"]["view_objects_written"],
+            "at_most": 0,
+        },
         "read_units_per_run": {
             "value": reads,
             "at_most": budget,

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from sitemap_updater.view import VIEW_NAMES
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 
@@ -158,6 +160,9 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
         for key in ("streams_get_records", "state_table_rru", "state_table_wru", "s3_get"):
             assert run_[key] > 0, key
         assert run_["s3_put"] == run_["leaves_touched"] + 1  # the changed files and the index
+        # the view was put once, with the first publish; no run puts it again
+        assert measured["view_objects_published_once"] == len(VIEW_NAMES)
+        assert site["checks"]["view_puts_per_run"] == {"value": 0, "at_most": 0, "met": True}
         assert run_["leaves_touched"] == measured["incremental"]["leaves_patched"] > 0
         assert run_["patch"]["cpu_seconds"] > 0 and run_["rebuild_cpu_s"] > 0
         assert run_["state_objects_written"] == 0

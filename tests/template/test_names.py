@@ -53,6 +53,11 @@ LIMITS = {
         64,
         "https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_CachePolicyConfig.html",
     ),
+    # Nor for a response headers policy name: held to the same 64.
+    ("AWS::CloudFront::ResponseHeadersPolicy", "ResponseHeadersPolicyConfig.Name"): (
+        64,
+        "https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_ResponseHeadersPolicyConfig.html",
+    ),
 }
 
 
