@@ -17,6 +17,7 @@ import re
 import runpy
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -525,6 +526,34 @@ def _check_simulate(command: str, done: Any, workspace: Path) -> None:
         assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
 
 
+def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
+    """A ``serve`` command of the pages, on a free port: each host's view answers at the address
+    it prints, and Ctrl-C stops it with status 0."""
+    serve = subprocess.Popen(
+        ["bash", "-c", f"exec {command} --port 0"],
+        cwd=workspace,
+        env=stack.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert serve.stdout is not None
+    try:
+        first = serve.stdout.readline()
+        assert first.startswith("Serving "), (command, first)
+        directory = workspace / shlex.split(command)[2]
+        hosts = [p for p in (directory, *directory.iterdir()) if (p / "sitemap.xml").is_file()]
+        for _ in hosts:
+            view = serve.stdout.readline().split(": ", 1)[1].strip()
+            assert view.startswith("http://127.0.0.1:") and view.endswith("/sitemap.html")
+            with urllib.request.urlopen(view) as answer:
+                assert answer.headers["Content-Type"] == "text/html; charset=utf-8"
+    finally:
+        serve.send_signal(signal.SIGINT)
+        _, err = serve.communicate(timeout=60)
+    assert serve.returncode == 0 and err == "sitemap-updater serve: stopped\n", (command, err)
+
+
 def test_sitemap_updater_commands(
     stack: Stack, workspace: Path, served_sitemaps: tuple[str, set[str]]
 ) -> None:
@@ -541,10 +570,14 @@ def test_sitemap_updater_commands(
             _publish_sample_site(stack)
             (sync,) = [c for c in commands() if c.startswith("aws s3 sync")]
             assert _run(sync, stack, workspace).returncode == 0
+        verb = shlex.split(command)[1]
+        if verb == "serve":  # runs until stopped: started, read, and stopped with Ctrl-C
+            _check_serve(command, stack, workspace)
+            ran.append(verb)
+            continue
         # the pages' example site is served locally; nothing leaves the machine
         local = command.replace(f"{SITE}/sitemap_index.xml", f"{base}/sitemap_index.xml")
         done = _run(local, stack, workspace)
-        verb = shlex.split(command)[1]
         ran.append(verb)
         if verb == "simulate":
             _check_simulate(command, done, workspace)
@@ -565,7 +598,9 @@ def test_sitemap_updater_commands(
         if verb == "status":
             shown = done.stdout if "--json" not in command else json.loads(done.stdout)["stack"]
             assert STACK_NAME in shown
-    assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive"} <= set(ran)
+    assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive", "serve"} <= set(
+        ran
+    )
     assert "status" in ran
     index = (workspace / "static-out" / "sitemap.xml").read_bytes()
     assert b"<sitemapindex" in index

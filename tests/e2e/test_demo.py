@@ -101,6 +101,9 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     touched = len({p.url for p in changed} | {p.url for p in deleted})
     assert f"IndexNow: {touched} URLs in 1 POSTs would have been sent to" in printed
     assert "All files valid." in printed
+    # it ends by naming the local preview of what it wrote, which the download holds
+    assert printed.rstrip().splitlines()[-1] == f"Browse it: sitemap-updater serve {out}"
+    assert {"sitemap.html", "sitemap.js", "sitemap.css"} <= {p.name for p in out.iterdir()}
 
 
 def _inflated(directory: Path, name: str) -> bytes:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from sitemap_updater.view import VIEW_NAMES
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.commands.validate import validate_path
 from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory
@@ -251,7 +252,13 @@ def test_a_host_dropped_from_the_list_leaves_no_file_behind(
     assert "www.example.de/sitemap.xml" in stdout
     assert not (out / "www.example.de").exists()  # emptied, so removed
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [MANIFEST, "sitemap.xml", "sitemap.xsl", *(p.name for p in out.glob("sitemap-*.xml.gz"))]
+        [
+            MANIFEST,
+            "sitemap.xml",
+            "sitemap.xsl",
+            *VIEW_NAMES,
+            *(p.name for p in out.glob("sitemap-*.xml.gz")),
+        ]
     )
 
 

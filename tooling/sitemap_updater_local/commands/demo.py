@@ -24,6 +24,7 @@ the deleted ones, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import shlex
 import gzip
 import sys
 import time
@@ -281,4 +282,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     result = run_demo(args.urls, args.out, args.template)
     print(summary(result, args.out))
+    print(f"Browse it: sitemap-updater serve {shlex.quote(str(args.out))}")
     return 0 if result.valid else 1
