@@ -163,8 +163,8 @@ def run(args: argparse.Namespace) -> int:
     kind = _Server6 if ":" in args.bind else _Server
     server = kind((args.bind, args.port), _handler(output))
     try:
-        host, port = server.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        host, port = str(server.server_address[0]), int(server.server_address[1])
+        shown = f"[{host}]" if ":" in host else host
         print(f"Serving {_shown(args.directory)} on http://{shown}:{port}/ (Ctrl-C stops it)")
         for prefix in hosts:
             print(
