@@ -32,6 +32,7 @@ from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROOT_SHARD
 from sitemap_updater.store.shards import split_counts
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
+from sitemap_updater.view import view_files
 from sitemap_updater_local.commands.build import build_static
 from sitemap_updater_local.inputs.records import BodyLine, Problem
 from sitemap_updater_local.inputs.sources import iter_source
@@ -187,6 +188,7 @@ def _indexes(
         files[prefix + INDEX_KEY] = render_index(urls, stylesheet=stylesheet)[0]
         if stylesheet:
             files[prefix + STYLESHEET_NAME] = stylesheet_body()
+        files.update((prefix + name, body) for name, body in view_files())
     return files
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from sitemap_updater.view import VIEW_NAMES
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.commands import build
 from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory
@@ -140,12 +141,16 @@ def test_only_files_of_the_previous_build_are_removed(
     source = write_gz(out / "sitemap-input.csv.gz", "\n".join(page_urls(300)) + "\n")
     assert _build(capsys, source, out, "--max-urls-per-sitemap", "100")[0] == 0
     first = json.loads((out / MANIFEST).read_bytes())["files"]
-    assert len(first) > 3 and first[-2:] == ["sitemap.xsl", "sitemap.xml"]
+    assert len(first) > 3 and first[-2 - len(VIEW_NAMES) :] == [
+        "sitemap.xsl",
+        *VIEW_NAMES,
+        "sitemap.xml",
+    ]
 
     code, stdout, _ = _build(capsys, source, out)  # one file now: the split ones go
 
     assert code == 0
-    assert f"removed {len(first) - 2} file(s)" in stdout
+    assert f"removed {len(first) - 2 - len(VIEW_NAMES)} file(s)" in stdout
     assert sorted(p.name for p in out.glob("sitemap-*r*.xml.gz")) == [
         "sitemap-pages-r.xml.gz",
         "sitemap-r0110.xml.gz",
@@ -156,6 +161,7 @@ def test_only_files_of_the_previous_build_are_removed(
     assert json.loads((out / MANIFEST).read_bytes())["files"] == [
         "sitemap-pages-r.xml.gz",
         "sitemap.xsl",
+        *VIEW_NAMES,
         "sitemap.xml",
     ]
 

@@ -6,6 +6,7 @@ import gzip
 from typing import Any
 
 from sitemap_updater.store.spaces import shard_file_key
+from sitemap_updater.view import VIEW_NAMES
 from tests.integration.rebuild.conftest import SITE, Aws, page
 
 
@@ -38,11 +39,9 @@ def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     assert "no checkpoint" in report["feed_gap"]
     assert report["complete"] is True
     assert report["shards_rebuilt"] == 1
-    assert sorted(report["objects_written"]) == [
-        "sitemap-pages-r.xml.gz",
-        "sitemap.xml",
-        "sitemap.xsl",
-    ]
+    assert sorted(report["objects_written"]) == sorted(
+        ["sitemap-pages-r.xml.gz", "sitemap.xml", "sitemap.xsl", *VIEW_NAMES]
+    )
     assert report["urls_published"] == 5
     assert report["files"] == 1
     scanned = sum(count for name, _, count in reads if name == "Scan")
@@ -51,7 +50,8 @@ def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     assert report["dynamodb_items_read"] == scanned + 3
     files = aws.crawl()
     assert sorted(files["sitemap-pages-r.xml.gz"]) == sorted(f"{SITE}/page/{i}" for i in range(5))
-    assert aws.invalidations() == [["/sitemap-pages-r.xml.gz", "/sitemap.xml", "/sitemap.xsl"]]
+    written = ["sitemap-pages-r.xml.gz", "sitemap.xml", "sitemap.xsl", *VIEW_NAMES]
+    assert aws.invalidations() == [sorted("/" + key for key in written)]
     index = aws.object("sitemap.xml")
     assert index["ContentType"] == "application/xml; charset=utf-8"
     assert index["CacheControl"] == "public, max-age=60"
@@ -149,7 +149,7 @@ def test_deleting_every_url_publishes_the_documented_empty_site(aws: Aws) -> Non
     assert report["urls_published"] == 0
     assert report["files"] == 1
     assert aws.crawl() == {"sitemap-home.xml.gz": [f"{SITE}/"]}
-    assert aws.object_keys() == {"sitemap.xml", "sitemap-home.xml.gz", "sitemap.xsl"}
+    assert aws.object_keys() == {"sitemap.xml", "sitemap-home.xml.gz", "sitemap.xsl", *VIEW_NAMES}
     home_lastmod = aws.index_lastmods()["sitemap-home.xml.gz"]
     assert home_lastmod is not None
 

@@ -83,3 +83,13 @@ def test_the_setting_is_on_unless_turned_off(raw: str | None, on: bool) -> None:
 def test_a_bad_setting_names_the_variable_and_the_value() -> None:
     with pytest.raises(ConfigError, match="STYLESHEET='maybe' must be true or false"):
         RebuildConfig.from_env({**BASE, "STYLESHEET": "maybe"})
+
+
+def test_the_table_has_nothing_inline_that_the_content_security_policy_would_block() -> None:
+    index, _ = render_index([(f"{SITE.origin}/sitemap-pages-r.xml.gz", None)], stylesheet=True)
+    page = transform(index)
+    assert page.findall(".//style") == [] and page.findall(".//script") == []
+    assert [e for e in page.iter() if isinstance(e.tag, str) and e.get("style")] == []
+    [sheet] = page.findall(".//link[@rel='stylesheet']")
+    assert sheet.get("href") == "sitemap.css"  # the view's, published beside it
+    assert page.find(".//a[@href='sitemap.html']") is not None

@@ -157,7 +157,9 @@ function h(tag, attrs, ...kids) {
   return node;
 }
 
+// A link only to an http(s) URL: a file that was tampered with cannot make a javascript: link.
 function link(url, attrs) {
+  if (!/^https?:\/\//i.test(url)) return h('span', { title: url }, readable(url));
   return h('a', { href: url, title: url, ...attrs }, readable(url));
 }
 
@@ -193,7 +195,8 @@ async function showIndex() {
       const cell = h('td', { class: 'num' }, counts.has(f.name) ? counts.get(f.name).toLocaleString('en') : '…');
       f.cell = cell;
       const open = f.name ? h('a', { href: '#file=' + encodeURIComponent(f.name) }, f.name) : link(f.loc);
-      return h('tr', null, h('td', null, open, ' ', h('a', { href: f.loc, class: 'raw', title: f.loc }, '↗')),
+      const raw = /^https?:\/\//i.test(f.loc) ? h('a', { href: f.loc, class: 'raw', title: f.loc }, '↗') : null;
+      return h('tr', null, h('td', null, open, ' ', raw),
         h('td', null, f.name ? sectionOf(f.name) : NONE), cell, h('td', { class: 'nowrap' }, f.lastmod || muted()));
     }),
   );
