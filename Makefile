@@ -90,6 +90,7 @@ bench: $(STAMP)
 	MALLOC_ARENA_MAX=2 $(BIN)/python benchmarks/bench_rebuild.py  # as template.yaml sets it for the rebuild function
 	$(BIN)/python benchmarks/bench_scale.py --with-10m
 	$(BIN)/python benchmarks/bench_hostile_xml.py
+	$(BIN)/python benchmarks/bench_view.py
 	$(BIN)/python benchmarks/cost_model.py
 	$(BIN)/python benchmarks/capacity.py
 	$(BIN)/python benchmarks/bench_hostile_lines.py

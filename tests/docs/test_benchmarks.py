@@ -8,14 +8,16 @@ asserted here.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from sitemap_updater.view import VIEW_NAMES
+from sitemap_updater.view import VIEW_NAMES, view_files
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
@@ -239,3 +241,17 @@ def test_local_flow_benchmark_reports_both_size_ratios_and_the_split_of_a_put() 
     assert 0 < model < whole and 0 < alone < whole
     assert abs(whole - model - alone - layer) <= 1  # the layer is the rest, rounded
     assert re.search(r"RATIO PutItem / \(botocore alone \+ moto's model\) = [\d.]+", out), out
+
+
+@pytest.mark.browser
+def test_view_benchmark_reports_first_rows_against_the_parse_floor_and_the_weight() -> None:
+    if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (.ci/run installs it: apt-get install chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    out = run("bench_view.py", "--urls", "2000", "--rounds", "1")
+    assert re.search(r"first rows drawn +\d+ ms", out)
+    assert re.search(r"floor: fetch\+inflate\+parse +\d+ ms \(the XML parse \d+ ms\)", out)
+    assert re.search(r"first rows / floor +[\d.]+x", out)
+    size = sum(len(body) for _, body in view_files())
+    assert f"the view weighs {size:,} bytes" in out
