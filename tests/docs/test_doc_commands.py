@@ -56,6 +56,9 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/cost_model.py": (
         "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
     ),
+    ".venv/bin/python benchmarks/bench_view.py": (
+        "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
+    ),
     ".venv/bin/python benchmarks/capacity.py": (
         "tests/docs/test_benchmarks.py runs it at a tiny size; make bench runs it in full"
     ),
