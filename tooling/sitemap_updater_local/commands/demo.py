@@ -24,8 +24,8 @@ the deleted ones, 1 otherwise.
 from __future__ import annotations
 
 import argparse
-import shlex
 import gzip
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator
