@@ -54,9 +54,12 @@ def test_layer_holds_the_shared_package_idna_and_zlib_ng_only(build_dir: Path) -
         for p in (source_root / "sitemap_updater").rglob("*.py")
     }
     assert built == source
-    # the package's data files too: the stylesheet the rebuild publishes
-    shipped = python / "sitemap_updater" / "protocol" / "stylesheet" / "sitemap.xsl"
-    assert shipped.read_bytes() == (source_root / shipped.relative_to(python)).read_bytes()
+    # the package's data files too: the stylesheet and the view the rebuild publishes
+    package = python / "sitemap_updater"
+    data = [package / "protocol" / "stylesheet" / "sitemap.xsl"]
+    data += [package / "view" / name for name in ("sitemap.html", "sitemap.js", "sitemap.css")]
+    for shipped in data:
+        assert shipped.read_bytes() == (source_root / shipped.relative_to(python)).read_bytes()
     assert (python / "idna" / "__init__.py").is_file()
     # the compiled deflate the writer uses, built for Lambda's arm64 whatever machine builds it
     assert list((python / "zlib_ng").glob("zlib_ng.cpython-312-aarch64-linux-gnu.so"))
