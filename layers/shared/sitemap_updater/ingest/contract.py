@@ -8,7 +8,10 @@ A body is one of three shapes (docs/change-event.schema.json is generated from t
 
 Types are strict: ``"0.8"`` is not a priority and ``42`` is not a URL. Unknown fields are
 ignored so that producers may add their own. Shape checks live here; URL, date and protocol
-rules are the protocol core's (``sitemap_updater.protocol``), applied in ``events.py``.
+rules are the protocol core's (``sitemap_updater.protocol``), applied in ``events.py``. A change
+object declares one field for each field of an entry, under the name
+``protocol.entry.ENTRY_FIELDS`` gives it (its ``wire`` name), and hands the judge their values
+by the entry's names (:meth:`ChangeObject.entry_values`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES
+from sitemap_updater.protocol.entry import ENTRY_FIELDS, Alternate, EntryField, Image
 
 # The bounds the contract states in its JSON Schema are the protocol's own: the same names the
 # news and video normalizers import, from their one definition.
@@ -275,6 +279,24 @@ class ChangeObject(BaseModel):
         "SentTimestamp, or the EventBridge time.",
         json_schema_extra={"format": "date-time"},
     )
+
+    def entry_values(self) -> dict[str, Any]:
+        """The raw value this change gives each field of an entry, by the entry's field name
+        (``None``: absent), in the form ``protocol.entry.entry_of`` normalizes."""
+        return {field.name: _raw(field, getattr(self, field.wire)) for field in ENTRY_FIELDS}
+
+
+def _raw(field: EntryField, value: Any) -> Any:
+    """A change object's value of ``field`` as the protocol core's normalizers take it."""
+    if field.kind == "alternates":
+        return tuple(Alternate(a.hreflang, a.href) for a in value)
+    if field.kind == "images":
+        return tuple(Image(i.loc) for i in value)
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, list):
+        return [v.model_dump(exclude_none=True) if isinstance(v, BaseModel) else v for v in value]
+    return value
 
 
 class ChangeEventBridge(EventBridgeModel):
