@@ -34,8 +34,7 @@ from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
 from sitemap_updater.protocol.limits import MAX_BYTES
-from sitemap_updater.protocol.render.fragments import recognized_fragment
-from sitemap_updater.protocol.render.fragments import entry_fragment
+from sitemap_updater.protocol.render.fragments import entry_fragment, recognized_fragment
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
 from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.items import live_item
