@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import UTC, datetime
 
 from sitemap_updater.ingest.contract import ChangeObject
 from sitemap_updater.ingest.fast import UPSERT_FIELDS
-from sitemap_updater.ingest.ordering import canonical_entry_json
+from sitemap_updater.ingest.ordering import canonical_entry_json, content_digest
 from sitemap_updater.protocol import Site
 from sitemap_updater.protocol.entry import (
     ENTRY_FIELDS,
@@ -130,3 +132,10 @@ def test_extras_render_after_the_alternates_and_images_in_field_order() -> None:
     text = EntryRenderer(SITE).text(entry)
     assert text.index("<image:image>") < text.index("<video:video>") < text.index("<news:news>")
     assert isinstance(entry.news, News)
+
+
+def test_the_digest_holds_each_plain_field_in_sorted_order() -> None:
+    """``content_digest`` dumps them without sorting: their literal must be in order."""
+    entry = Entry("https://www.example.com/a", priority=0.5)
+    assert list(json.loads(canonical_entry_json(entry))) == sorted(f.name for f in PLAIN_FIELDS)
+    assert content_digest(entry) == hashlib.sha256(canonical_entry_json(entry).encode()).hexdigest()

@@ -16,7 +16,8 @@ by the entry's names (:meth:`ChangeObject.entry_values`).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Final, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -283,20 +284,42 @@ class ChangeObject(BaseModel):
     def entry_values(self) -> dict[str, Any]:
         """The raw value this change gives each field of an entry, by the entry's field name
         (``None``: absent), in the form ``protocol.entry.entry_of`` normalizes."""
-        return {field.name: _raw(field, getattr(self, field.wire)) for field in ENTRY_FIELDS}
+        values = {}
+        for name, wire, convert in _READERS:
+            value = getattr(self, wire)
+            values[name] = value if convert is None or not value else convert(value)
+        return values
 
 
-def _raw(field: EntryField, value: Any) -> Any:
-    """A change object's value of ``field`` as the protocol core's normalizers take it."""
-    if field.kind == "alternates":
-        return tuple(Alternate(a.hreflang, a.href) for a in value)
-    if field.kind == "images":
-        return tuple(Image(i.loc) for i in value)
+def _alternates(models: list[AlternateModel]) -> tuple[Alternate, ...]:
+    return tuple([Alternate(a.hreflang, a.href) for a in models])
+
+
+def _images(models: list[ImageModel]) -> tuple[Image, ...]:
+    return tuple([Image(i.loc) for i in models])
+
+
+def _dumped(value: Any) -> Any:
+    """Models as plain data: a list of them each without its unset (``None``) fields."""
     if isinstance(value, BaseModel):
         return value.model_dump()
-    if isinstance(value, list):
-        return [v.model_dump(exclude_none=True) if isinstance(v, BaseModel) else v for v in value]
-    return value
+    return [v.model_dump(exclude_none=True) if isinstance(v, BaseModel) else v for v in value]
+
+
+def _reader(field: EntryField) -> Callable[[Any], Any] | None:
+    """How a change object's value of ``field`` becomes what the protocol core's normalizers
+    take (``None``: as it is)."""
+    if field.kind == "alternates":
+        return _alternates
+    if field.kind == "images":
+        return _images
+    if field.kind in {"videos", "news"}:
+        return _dumped
+    return None
+
+
+#: ``(entry field name, change object field name, reader)`` of each field of an entry.
+_READERS: Final = tuple((field.name, field.wire, _reader(field)) for field in ENTRY_FIELDS)
 
 
 class ChangeEventBridge(EventBridgeModel):

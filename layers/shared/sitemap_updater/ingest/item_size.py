@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.entry import NO_EXTRAS, Entry, extras_of
 from sitemap_updater.store.items import extra_attributes
 from sitemap_updater.store.keys import ATTR_SECTION
 
@@ -91,8 +91,6 @@ def live_item_size(entry: Entry, event_key: str, digest: str, section: str | Non
         size += len("images") + _LIST_OVERHEAD + _ELEMENT_OVERHEAD * len(entry.images)
         for i in entry.images:
             size += len(i.loc.encode())
-    # the extra fields (rare: videos, a news object, ...) are measured on their attributes
-    extras = extra_attributes(entry)
-    if extras:
-        size += item_size(extras)
+    if extras_of(entry) != NO_EXTRAS:  # rare (videos, a news object): measured on the item
+        size += item_size(extra_attributes(entry))
     return size

@@ -26,6 +26,9 @@ from sitemap_updater.store.items import plain_value
 
 RANK_UPSERT: Final = "0"
 RANK_DELETE: Final = "1"
+#: How many keys the digest of an entry without extra fields or section has: its plain fields
+#: (``protocol.entry``), written in sorted order by :func:`_canonical_fields`.
+_PLAIN_KEYS: Final = 6
 
 
 def format_instant(moment: datetime) -> str:
@@ -111,7 +114,13 @@ def content_digest(entry: Entry, section: str | None = None) -> str:
     language tags are ASCII. Any other entry (a news or video title may not be) takes the
     standard library's path.
     """
-    data = orjson.dumps(_canonical_fields(entry, section), option=orjson.OPT_SORT_KEYS)
+    fields = _canonical_fields(entry, section)
+    # the six plain fields alone are already in sorted order (the common case)
+    data = (
+        orjson.dumps(fields)
+        if len(fields) == _PLAIN_KEYS
+        else orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+    )
     if data.isascii() and b"\x7f" not in data:
         return hashlib.sha256(data).hexdigest()
     return _sha256_hex(canonical_entry_json(entry, section))

@@ -312,14 +312,14 @@ PLAIN_FIELDS: Final = tuple(field for field in ENTRY_FIELDS if field.plain)
 EXTRA_FIELDS: Final = tuple(field for field in ENTRY_FIELDS if not field.plain)
 #: The extras' values of an entry that has none.
 NO_EXTRAS: Final = tuple(field.absent for field in EXTRA_FIELDS)
-_EXTRAS: Final = attrgetter(*(field.name for field in EXTRA_FIELDS))
-_SEVERAL_EXTRAS: Final = len(EXTRA_FIELDS) > 1
-
-
-def extras_of(entry: Entry) -> tuple[Any, ...]:
-    """The values of ``entry``'s extra fields, in :data:`EXTRA_FIELDS` order (one C call)."""
-    values = _EXTRAS(entry)
-    return values if _SEVERAL_EXTRAS else (values,)  # type: ignore[no-any-return]
+_EXTRA_NAMES: Final = tuple(field.name for field in EXTRA_FIELDS)
+#: ``extras_of(entry)``: the values of ``entry``'s extra fields, in :data:`EXTRA_FIELDS` order
+#: (one C call, where there are several: it runs once an entry on the hot paths).
+extras_of: Final[Callable[[Entry], tuple[Any, ...]]] = (
+    attrgetter(*_EXTRA_NAMES)
+    if len(_EXTRA_NAMES) > 1
+    else lambda entry: tuple(getattr(entry, name) for name in _EXTRA_NAMES)
+)
 
 
 def has_extras(entry: Entry) -> bool:
