@@ -129,20 +129,15 @@ class UpsertLines:
         self.now = now
         self._form = NormalForm(site, now)
 
-    def fast(
-        self,
-        loc: str,
-        lastmod: str | None,
-        changefreq: str | None,
-        priority: str | None,
-        alternates: tuple[tuple[str, str], ...],
-        images: tuple[str, ...],
-    ) -> str | None:
-        """The line, if every value is already normalized; ``None`` means "not sure"."""
+    def fast(self, row: Row) -> str | None:
+        """The line of a row, if every value is already normalized; ``None``: not sure."""
+        priority = row.priority
         number = None if priority is None else _number(priority)
         if priority is not None and number is None:
             return None
-        entry = recognize(self._form, loc, lastmod, changefreq, number, alternates, images)
+        entry = recognize(
+            self._form, row.loc, row.lastmod, row.changefreq, number, row.alternates, row.images
+        )
         return None if entry is None else plain_line(entry)
 
     def careful(
@@ -159,5 +154,5 @@ class UpsertLines:
 
     def line(self, row: Row) -> tuple[str, str] | Problem:
         """(url, line) of an entry, by the fast path when it can."""
-        fast = self.fast(row[2], row[3], row[4], row[5], row[6], row[7])
-        return self.careful(row) if fast is None else (row[2], fast)
+        fast = self.fast(row)
+        return self.careful(row) if fast is None else (row.loc, fast)
