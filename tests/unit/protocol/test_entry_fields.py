@@ -20,7 +20,6 @@ from sitemap_updater.protocol.entry import (
     Image,
     entry_of,
     extras_of,
-    has_extras,
     make_entry,
 )
 from sitemap_updater.protocol.extensions.news import News
@@ -77,8 +76,8 @@ def test_the_fast_path_knows_the_plain_fields_and_no_extra() -> None:
 
 def test_each_extra_field_is_rendered_and_counted_only_when_present() -> None:
     entry = _full_entry()
-    assert has_extras(entry)
-    assert not has_extras(entry._replace(**{f.name: f.absent for f in EXTRA_FIELDS}))
+    assert extras_of(entry) != NO_EXTRAS
+    assert extras_of(entry._replace(**{f.name: f.absent for f in EXTRA_FIELDS})) == NO_EXTRAS
     assert all(field.render is not None for field in EXTRA_FIELDS)
     assert extras_of(entry) == (entry.videos, entry.news)
 

@@ -230,7 +230,9 @@ def judge_block(
         # path decides them without a default time; the rest get the full judge
         text = line[1]
         try:
-            event = fast_change(orjson.loads(text), None, None, layout.sites, now, len(text))
+            event = fast_change(
+                orjson.loads(text), None, None, sites=layout.sites, now=now, body_length=len(text)
+            )
         except orjson.JSONDecodeError:
             event = None
         if event is None:

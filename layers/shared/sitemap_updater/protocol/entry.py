@@ -222,7 +222,7 @@ def check_media(site: Site, entry: Entry) -> None:
 FieldKind = Literal["text", "tenth", "alternates", "images", "videos", "news"]
 #: ``normalize(site, loc, value, now)``: the normalized value of a raw (JSON-like) one, on the
 #: page ``loc`` of ``site``; raises the :class:`SitemapError` that names the rule it breaks.
-Normalizer = Callable[[Site, str, Any, "datetime | None"], Any]
+Normalizer = Callable[[Site, str, Any, datetime | None], Any]
 #: ``render(value)``: the value's elements inside ``<url>``, checked and escaped.
 Renderer = Callable[[Any], str]
 
@@ -256,6 +256,7 @@ class EntryField(NamedTuple):
 
 
 ENTRY_FIELDS: Final[tuple[EntryField, ...]] = (
+    # loc is normalized first, and checked against the site, by entry_of itself
     EntryField("loc", "url", "text", True, lambda site, loc, value, now: loc),
     EntryField(
         "lastmod",
@@ -320,11 +321,6 @@ extras_of: Final[Callable[[Entry], tuple[Any, ...]]] = (
     if len(_EXTRA_NAMES) > 1
     else lambda entry: tuple(getattr(entry, name) for name in _EXTRA_NAMES)
 )
-
-
-def has_extras(entry: Entry) -> bool:
-    """Whether ``entry`` has a value in any extra field."""
-    return extras_of(entry) != NO_EXTRAS
 
 
 def plain_entry(
