@@ -14,7 +14,7 @@ validated. Every untrusted value goes through :func:`make_entry`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from operator import attrgetter
@@ -328,12 +328,23 @@ def plain_entry(
     lastmod: str | None,
     changefreq: str | None,
     priority: float | None,
-    alternates: tuple[Alternate, ...],
-    images: tuple[Image, ...],
+    alternates: Sequence[Sequence[str]],
+    images: Sequence[str],
 ) -> Entry:
-    """The entry of plain values already in normalized form, without extras (the fast paths'
-    entry: ``tuple.__new__`` straight, since the named tuple's own ``__new__`` is Python code and
-    this runs once an event, benchmarks/bench_judge.py)."""
-    return tuple.__new__(
-        Entry, (loc, lastmod, changefreq, priority, alternates, images, *NO_EXTRAS)
+    """The entry of plain values already in normalized form, without extras: ``alternates``
+    as ``(hreflang, href)`` pairs, ``images`` as their URLs. The fast paths' entry, built with
+    ``tuple.__new__`` straight, since a named tuple's own ``__new__`` is Python code and this
+    runs once an event (benchmarks/bench_judge.py)."""
+    new = tuple.__new__
+    return new(
+        Entry,
+        (
+            loc,
+            lastmod,
+            changefreq,
+            priority,
+            tuple([new(Alternate, (hreflang, href)) for hreflang, href in alternates]),
+            tuple([new(Image, (url,)) for url in images]),
+            *NO_EXTRAS,
+        ),
     )

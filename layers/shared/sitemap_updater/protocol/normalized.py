@@ -20,10 +20,9 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cache
-from itertools import starmap
 from typing import Any, Final
 
-from sitemap_updater.protocol.entry import Alternate, Entry, Image, plain_entry, tenth
+from sitemap_updater.protocol.entry import Entry, plain_entry, tenth
 from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
@@ -173,11 +172,4 @@ def recognize_rest(
         return None
     if images and not images_normalized(images, form.site):
         return None
-    return plain_entry(
-        loc,
-        lastmod,
-        changefreq,
-        priority,
-        tuple(starmap(Alternate, alternates)) if alternates else (),
-        tuple(map(Image, images)) if images else (),
-    )
+    return plain_entry(loc, lastmod, changefreq, priority, alternates, images)
