@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_updater.ingest.events import careful_decode_body, decode_body
-from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change, recognize
+from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change
 from sitemap_updater.ingest.item_size import item_size, live_item_size
 from sitemap_updater.ingest.judged import ChangeEvent
 from sitemap_updater.ingest.ordering import (
@@ -34,8 +34,7 @@ from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.lastmod import _parse_text, is_normalized_lastmod
 from sitemap_updater.protocol.limits import MAX_BYTES
-from sitemap_updater.protocol.render.element import plain_fragment
-from sitemap_updater.protocol.render.fragments import entry_fragment
+from sitemap_updater.protocol.render.fragments import entry_fragment, recognized_fragment
 from sitemap_updater.protocol.urls import already_normalized, careful_normalize_url, normalize_url
 from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.items import live_item
@@ -289,25 +288,23 @@ def test_normalized_objects_get_the_careful_judgement(
     fast = decode_body(body, sent_at=sent_at, site=sites, now=NOW)
     careful = careful_decode_body(body, sent_at=sent_at, site=sites, now=NOW)
     assert fast == careful
-    plain = recognize(decoded, default_time=sent_at, sites=sites, now=NOW, body_length=len(body))
-    if plain is None:
+    # what build spools from the fast path alone: no default time, its own fragment
+    recognized = fast_change(decoded, None, None, sites, NOW, len(body))
+    if recognized is None:
         return
     (event,) = careful.items
     assert isinstance(event, ChangeEvent)
-    assert plain.loc == event.loc
-    assert plain.section == event.section
+    if "occurred_at" in decoded:
+        assert recognized == event
+    assert recognized.loc == event.loc
+    assert recognized.section == event.section
+    assert recognized.entry == event.entry
     site = sites.site_of(event.loc)
     assert site is not None
     if event.entry is not None:
-        fragment = plain_fragment(
-            plain.loc,
-            plain.lastmod,
-            plain.changefreq,
-            plain.priority,
-            plain.alternates,
-            plain.images,
-        )
-        assert fragment.encode() == entry_fragment(event.entry, site, max_bytes=MAX_BYTES)
+        assert recognized.entry is not None
+        fragment = recognized_fragment(recognized.entry, max_bytes=MAX_BYTES)
+        assert fragment == entry_fragment(event.entry, site, max_bytes=MAX_BYTES)
 
 
 @SETTINGS
@@ -338,12 +335,7 @@ def test_a_body_too_large_for_one_item_is_refused_with_the_reason() -> None:
     images = [{"loc": f"{SITE.origin}/{i:04d}/" + "i" * 400} for i in range(1000)]
     body = json.dumps({"action": "upsert", "url": SITE.root_url, "images": images})
     assert len(body) > ROOMY_BODY
-    assert (
-        recognize(
-            json.loads(body), default_time=NOW, sites=sites_of(SITE), now=NOW, body_length=len(body)
-        )
-        is None
-    )
+    assert fast_change(json.loads(body), None, NOW, sites_of(SITE), NOW, len(body)) is None
     judged = decode_body(body, sent_at=NOW, site=SITE, now=NOW)
     assert judged == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW)
     (rejection,) = judged.rejections

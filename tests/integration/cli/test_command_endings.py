@@ -136,7 +136,7 @@ def test_redrive_to_an_endpoint_that_does_not_answer_is_one_line(
 
 def _sitemap_rows(count: int) -> Iterator[Row]:
     for line, url in enumerate(page_urls(count), start=1):
-        yield ("x.xml", line, url, None, None, None, (), ())
+        yield Row("x.xml", line, url)
 
 
 def test_a_failed_backfill_leaves_the_previous_file_as_it_was(

@@ -60,12 +60,7 @@ def test_a_recognized_entry_is_what_make_entry_returns(raw: dict[str, Any], site
         images=tuple(Image(loc=u) for u in raw["images"]),
         now=NOW,
     )
-    assert careful.loc == values.loc
-    assert careful.lastmod == values.lastmod
-    assert careful.changefreq == values.changefreq
-    assert careful.priority == values.priority
-    assert careful.alternates == tuple(Alternate(h, u) for h, u in values.alternates)
-    assert careful.images == tuple(Image(u) for u in values.images)
+    assert careful == values
 
 
 def test_typical_values_are_recognized_as_they_are() -> None:
@@ -80,7 +75,8 @@ def test_typical_values_are_recognized_as_they_are() -> None:
         ["https://cdn.example.net/a.jpg"],
     )
     assert values is not None
-    assert values.alternates is alternates
+    assert values.alternates == (Alternate("de", "https://www.example.com/de/a"),)
+    assert values.images == (Image("https://cdn.example.net/a.jpg"),)
     assert values.priority == 0.5
 
 

@@ -277,16 +277,16 @@ class Backfill:
         return news
 
     def _entry(self, row: Row) -> None:
-        if self.articles and row[2] in self.articles:
-            self._rich(with_article(row, self._article(row[2])))
+        if self.articles and row.loc in self.articles:
+            self._rich(with_article(row, self._article(row.loc)))
             return
         lines = self._lines or self._lines_for(row)
         if lines is None:
             return
-        text = lines.fast(row[2], row[3], row[4], row[5], row[6], row[7])
+        text = lines.fast(row)
         if text is not None:
             self.stats.events += 1
-            self._emit(row[2], text)
+            self._emit(row.loc, text)
             return
         result = lines.careful(row, self._csv_format.names if self._csv_format else ())
         if isinstance(result, Problem):
@@ -397,8 +397,8 @@ class Backfill:
             for record in records:
                 if not stats.read % PROGRESS_EVERY:
                     self._tick()
-                if type(record) is tuple:
-                    self._count(record[0])
+                if type(record) is Row:
+                    self._count(record.file)
                     self._entry(record)
                 elif isinstance(record, ChildSitemap):
                     self._children.append(record)

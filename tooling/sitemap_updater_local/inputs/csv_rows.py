@@ -33,7 +33,7 @@ def _row(row: list[str], name: str, line: int, columns: Columns) -> Row | Proble
     if columns.url >= len(row):
         return _missing_url(name, line, columns, len(row))
     lastmod = row[columns.lastmod].strip() if 0 <= columns.lastmod < len(row) else ""
-    return (name, line, row[columns.url].strip(), lastmod or None, None, None, (), ())
+    return Row(name, line, row[columns.url].strip(), lastmod or None)
 
 
 def _missing_url(name: str, line: int, columns: Columns, cells: int) -> Problem:
@@ -137,7 +137,7 @@ def _plain_rows(
             if not url and not "".join(row).strip():
                 continue
             lastmod = row[lastmod_col].strip() if 0 <= lastmod_col < len(row) else ""
-            yield (name, line, url, lastmod or None, None, None, (), ())
+            yield Row(name, line, url, lastmod or None)
         elif "".join(row).strip():
             yield _missing_url(name, line, columns, len(row))
 

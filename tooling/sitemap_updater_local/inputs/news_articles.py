@@ -18,7 +18,7 @@ from typing import Any, Final
 from lxml import etree
 
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
-from sitemap_updater_local.inputs.records import RawEntry, Row, SourceError
+from sitemap_updater_local.inputs.records import RawEntry, Row, SourceError, raw_entry
 from sitemap_updater_local.inputs.xml_guard import (
     XML_OPTIONS,
     RootProbe,
@@ -62,7 +62,4 @@ def with_article(row: Row | RawEntry, news: dict[str, Any]) -> RawEntry:
     """The entry of a page with its held article."""
     if isinstance(row, RawEntry):
         return replace(row, news=news)
-    name, line, loc, lastmod, changefreq, priority, alternates, images = row
-    return RawEntry(
-        f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images, (), news
-    )
+    return raw_entry(row, news=news)

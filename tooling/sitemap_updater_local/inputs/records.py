@@ -1,6 +1,6 @@
 """The records a source gives: entries, JSONL lines, problems, and the light row of an entry.
 
-A reader of sitemaps or CSV files yields a :data:`Row` per entry: a plain tuple, cheap to make,
+A reader of sitemaps or CSV files yields a :class:`Row` per entry: a named tuple, cheap to make,
 which becomes a :class:`RawEntry` (with its ``where``) only when something needs one.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 #: Characters of an offending value quoted in a problem line.
 QUOTE_LIMIT: Final = 200
@@ -81,18 +81,35 @@ class BodyLine:
     text: str
 
 
-#: An entry as a reader finds it: (file, line, loc, lastmod, changefreq, priority, alternates,
-#: images), the same raw text a :class:`RawEntry` holds; its ``where`` is ``file:line``.
-Row = tuple[
-    str, int, str, str | None, str | None, str | None, tuple[tuple[str, str], ...], tuple[str, ...]
-]
+class Row(NamedTuple):
+    """An entry as a reader finds it: the same raw text a :class:`RawEntry` holds, without
+    extensions; its ``where`` is ``file:line``."""
+
+    file: str
+    line: int
+    loc: str
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
+    alternates: tuple[tuple[str, str], ...] = ()
+    images: tuple[str, ...] = ()
 
 
-def raw_entry(row: Row, names: tuple[tuple[str, str], ...] = ()) -> RawEntry:
-    """The :class:`RawEntry` of a row; ``names``: the source's own names of its fields."""
-    name, line, loc, lastmod, changefreq, priority, alternates, images = row
+def raw_entry(
+    row: Row, names: tuple[tuple[str, str], ...] = (), news: dict[str, Any] | None = None
+) -> RawEntry:
+    """The :class:`RawEntry` of a row; ``names``: the source's own names of its fields;
+    ``news``: the article the page holds."""
     return RawEntry(
-        f"{name}:{line}", loc, lastmod, changefreq, priority, alternates, images, names=names
+        f"{row.file}:{row.line}",
+        row.loc,
+        row.lastmod,
+        row.changefreq,
+        row.priority,
+        row.alternates,
+        row.images,
+        news=news,
+        names=names,
     )
 
 

@@ -192,8 +192,9 @@ def url_row(
     alternates = () if parts.alternates is None else tuple(parts.alternates)
     images = () if parts.images is None else tuple(parts.images)
     if parts.videos is None and parts.news is None:
-        fields = parts.lastmod, parts.changefreq, parts.priority
-        return (location, line, loc, *fields, alternates, images)
+        return Row(
+            location, line, loc, parts.lastmod, parts.changefreq, parts.priority, alternates, images
+        )
     return RawEntry(
         where,
         loc,

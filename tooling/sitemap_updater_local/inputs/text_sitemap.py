@@ -63,4 +63,4 @@ def iter_text_rows(stream: IO[bytes], location: str) -> Iterator[Row | Problem]:
                 f"{quote(text)} is not a URL: a text sitemap lists one absolute URL per line",
             )
             continue
-        yield (location, number, text, None, None, None, (), ())
+        yield Row(location, number, text)

@@ -31,19 +31,11 @@ from typing import IO, Final
 import orjson
 
 from sitemap_updater.ingest.events import decode_body
-from sitemap_updater.ingest.fast import Plain, recognize
-from sitemap_updater.ingest.judged import Rejection
-from sitemap_updater.ingest.ordering import (
-    content_digest,
-    delete_digest,
-    event_key,
-    plain_digest,
-    plain_fields,
-)
+from sitemap_updater.ingest.fast import fast_change
+from sitemap_updater.ingest.judged import ChangeEvent, Rejection, upsert_change
 from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.protocol.render.element import plain_fragment
-from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, too_large
+from sitemap_updater.protocol.render.fragments import entry_fragments, recognized_fragment
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater.store.spaces import Layout
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
@@ -110,30 +102,24 @@ class _Collector:
         self.layout = layout
         self.max_bytes = max_bytes
         self.out = Judged()
-        self.room = max_bytes - URLSET_FRAME_BYTES
         self._upserts: list[tuple[str, str, str, Entry]] = []
         self._deletes: list[tuple[str, str]] = []
         #: changes ready to spool, by bucket, and how many
         self._buckets: defaultdict[int, list[Spooled]] = defaultdict(list)
         self._ready = 0
 
-    def plain(self, plain: Plain) -> None:
-        """A change the fast path recognized: its fragment straight from its values."""
-        action, loc, occurred_at, instant, lastmod, changefreq, priority = plain[:7]
-        alternates, images, section = plain[7:]
+    def recognized(self, event: ChangeEvent) -> None:
+        """A change the fast path judged (``ingest.fast``): its fragment straight from its
+        recognized entry (``render.fragments.recognized_fragment``)."""
+        loc = event.loc
         uh = url_hash(loc)
         self._ready += 1
         changes = self._buckets[bucket_of(uh)]
-        if action == "delete":
-            key = event_key(occurred_at, action, delete_digest(loc), instant=instant)
-            changes.append((uh, key, "", None))
+        if event.entry is None:
+            changes.append((uh, event.event_key, "", None))
             return
-        fields = plain_fields(loc, lastmod, changefreq, priority, alternates, images, section)
-        key = event_key(occurred_at, action, plain_digest(fields), instant=instant)
-        fragment = plain_fragment(loc, lastmod, changefreq, priority, alternates, images)
-        data = fragment.encode("utf-8")
-        payload = data if len(data) <= self.room else too_large(loc, self.max_bytes)
-        changes.append((uh, key, self.layout.space_for(loc, section), payload))
+        payload = recognized_fragment(event.entry, max_bytes=self.max_bytes)
+        changes.append((uh, event.event_key, self.layout.space_for(loc, event.section), payload))
 
     def upsert(self, loc: str, ev: str, entry: Entry, section: str | None = None) -> None:
         """An upsert judged the careful way; ``section``: the one the change named."""
@@ -198,7 +184,7 @@ def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetim
             rejected(raw.where, raw.name_of(exc.field), exc.value, exc.rule)
         )
         return
-    collect.upsert(entry.loc, event_key(stamp, "upsert", content_digest(entry)), entry)
+    collect.upsert(entry.loc, upsert_change(entry, stamp).event_key, entry)
 
 
 def _stamp(now: datetime, seq: int) -> datetime:
@@ -244,19 +230,15 @@ def judge_block(
         # path decides them without a default time; the rest get the full judge
         text = line[1]
         try:
-            plain = recognize(
-                orjson.loads(text),
-                default_time=None,
-                sites=layout.sites,
-                now=now,
-                body_length=len(text),
+            event = fast_change(
+                orjson.loads(text), None, None, sites=layout.sites, now=now, body_length=len(text)
             )
         except orjson.JSONDecodeError:
-            plain = None
-        if plain is None:
+            event = None
+        if event is None:
             _judge_body(collect, name, line, _stamp(now, seq), now)
         else:
-            collect.plain(plain)
+            collect.recognized(event)
     judged = collect.finish()
     if spool is not None:
         for bucket, data in judged.frames.items():

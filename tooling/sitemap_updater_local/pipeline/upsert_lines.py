@@ -15,11 +15,11 @@ import json
 from datetime import datetime
 from typing import Any, Final
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.entry import EXTRA_FIELDS, Entry, EntryField, extras_of
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Video
-from sitemap_updater.protocol.normalized import NormalForm, Recognized, recognize
+from sitemap_updater.protocol.normalized import NormalForm, recognize
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.store.items import video_fields
 from sitemap_updater_local.inputs.records import Problem, RawEntry, Row, raw_entry
@@ -30,7 +30,8 @@ PRIORITY_JSON: Final = {k / 10: json.dumps(k / 10) for k in range(11)}
 
 
 def upsert_event(entry: Entry) -> dict[str, Any]:
-    """The producer-contract upsert of a normalized entry (absent fields left out)."""
+    """The producer-contract upsert of a normalized entry (absent fields left out), each field
+    under its name in the contract (``protocol.entry.ENTRY_FIELDS``)."""
     event: dict[str, Any] = {"action": "upsert", "url": entry.loc}
     if entry.lastmod is not None:
         event["lastmod"] = entry.lastmod
@@ -42,11 +43,19 @@ def upsert_event(entry: Entry) -> dict[str, Any]:
         event["alternates"] = [{"hreflang": a.hreflang, "href": a.href} for a in entry.alternates]
     if entry.images:
         event["images"] = [{"loc": i.loc} for i in entry.images]
-    if entry.videos:
-        event["videos"] = [video_event(video) for video in entry.videos]
-    if entry.news is not None:
-        event["news"] = news_event(entry.news)
+    for field, value in zip(EXTRA_FIELDS, extras_of(entry), strict=True):
+        if value != field.absent:
+            event[field.wire] = _wire_value(field, value)
     return event
+
+
+def _wire_value(field: EntryField, value: Any) -> Any:
+    """An extra field's normalized value as the producer contract writes it, by its kind."""
+    if field.kind == "videos":
+        return [video_event(video) for video in value]
+    if field.kind == "news":
+        return news_event(value)
+    return value
 
 
 def video_event(video: Video) -> dict[str, Any]:
@@ -91,25 +100,24 @@ def _number(text: str) -> float | None:
         return None
 
 
-def plain_line(values: Recognized) -> str:
-    """The upsert line of values recognized in normalized form: each is ASCII that JSON writes
-    as it is, so the line is put together directly."""
-    loc, lastmod, changefreq, priority, alternates, images = values
-    line = '{"action":"upsert","url":"' + loc + '"'
-    if lastmod is not None:
-        line += ',"lastmod":"' + lastmod + '"'
-    if changefreq is not None:
-        line += ',"changefreq":"' + changefreq + '"'
-    if priority is not None:
-        line += ',"priority":' + PRIORITY_JSON[priority]
-    if alternates:
+def plain_line(entry: Entry) -> str:
+    """The upsert line of an entry recognized in normalized form (plain fields alone): each
+    value is ASCII that JSON writes as it is, so the line is put together directly."""
+    line = '{"action":"upsert","url":"' + entry.loc + '"'
+    if entry.lastmod is not None:
+        line += ',"lastmod":"' + entry.lastmod + '"'
+    if entry.changefreq is not None:
+        line += ',"changefreq":"' + entry.changefreq + '"'
+    if entry.priority is not None:
+        line += ',"priority":' + PRIORITY_JSON[entry.priority]
+    if entry.alternates:
         line += (
             ',"alternates":['
-            + ",".join(f'{{"hreflang":"{h}","href":"{href}"}}' for h, href in alternates)
+            + ",".join(f'{{"hreflang":"{a.hreflang}","href":"{a.href}"}}' for a in entry.alternates)
             + "]"
         )
-    if images:
-        line += ',"images":[' + ",".join(f'{{"loc":"{i}"}}' for i in images) + "]"
+    if entry.images:
+        line += ',"images":[' + ",".join(f'{{"loc":"{i.loc}"}}' for i in entry.images) + "]"
     return line + "}"
 
 
@@ -121,21 +129,16 @@ class UpsertLines:
         self.now = now
         self._form = NormalForm(site, now)
 
-    def fast(
-        self,
-        loc: str,
-        lastmod: str | None,
-        changefreq: str | None,
-        priority: str | None,
-        alternates: tuple[tuple[str, str], ...],
-        images: tuple[str, ...],
-    ) -> str | None:
-        """The line, if every value is already normalized; ``None`` means "not sure"."""
+    def fast(self, row: Row) -> str | None:
+        """The line of a row, if every value is already normalized; ``None``: not sure."""
+        priority = row.priority
         number = None if priority is None else _number(priority)
         if priority is not None and number is None:
             return None
-        values = recognize(self._form, loc, lastmod, changefreq, number, alternates, images)
-        return None if values is None else plain_line(values)
+        entry = recognize(
+            self._form, row.loc, row.lastmod, row.changefreq, number, row.alternates, row.images
+        )
+        return None if entry is None else plain_line(entry)
 
     def careful(
         self, row: Row | RawEntry, names: tuple[tuple[str, str], ...] = ()
@@ -151,5 +154,5 @@ class UpsertLines:
 
     def line(self, row: Row) -> tuple[str, str] | Problem:
         """(url, line) of an entry, by the fast path when it can."""
-        fast = self.fast(row[2], row[3], row[4], row[5], row[6], row[7])
-        return self.careful(row) if fast is None else (row[2], fast)
+        fast = self.fast(row)
+        return self.careful(row) if fast is None else (row.loc, fast)

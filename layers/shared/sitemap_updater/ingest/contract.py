@@ -8,17 +8,22 @@ A body is one of three shapes (docs/change-event.schema.json is generated from t
 
 Types are strict: ``"0.8"`` is not a priority and ``42`` is not a URL. Unknown fields are
 ignored so that producers may add their own. Shape checks live here; URL, date and protocol
-rules are the protocol core's (``sitemap_updater.protocol``), applied in ``events.py``.
+rules are the protocol core's (``sitemap_updater.protocol``), applied in ``events.py``. A change
+object declares one field for each field of an entry, under the name
+``protocol.entry.ENTRY_FIELDS`` gives it (its ``wire`` name), and hands the judge their values
+by the entry's names (:meth:`ChangeObject.entry_values`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Final, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES
+from sitemap_updater.protocol.entry import ENTRY_FIELDS, Alternate, EntryField, Image
 
 # The bounds the contract states in its JSON Schema are the protocol's own: the same names the
 # news and video normalizers import, from their one definition.
@@ -275,6 +280,46 @@ class ChangeObject(BaseModel):
         "SentTimestamp, or the EventBridge time.",
         json_schema_extra={"format": "date-time"},
     )
+
+    def entry_values(self) -> dict[str, Any]:
+        """The raw value this change gives each field of an entry, by the entry's field name
+        (``None``: absent), in the form ``protocol.entry.entry_of`` normalizes."""
+        values = {}
+        for name, wire, convert in _READERS:
+            value = getattr(self, wire)
+            values[name] = value if convert is None or not value else convert(value)
+        return values
+
+
+def _alternates(models: list[AlternateModel]) -> tuple[Alternate, ...]:
+    return tuple([Alternate(a.hreflang, a.href) for a in models])
+
+
+def _images(models: list[ImageModel]) -> tuple[Image, ...]:
+    return tuple([Image(i.loc) for i in models])
+
+
+def _dumped(value: Any) -> Any:
+    """Models as plain data: a list of them each without its unset (``None``) fields."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    return [v.model_dump(exclude_none=True) if isinstance(v, BaseModel) else v for v in value]
+
+
+def _reader(field: EntryField) -> Callable[[Any], Any] | None:
+    """How a change object's value of ``field`` becomes what the protocol core's normalizers
+    take (``None``: as it is)."""
+    if field.kind == "alternates":
+        return _alternates
+    if field.kind == "images":
+        return _images
+    if field.kind in {"videos", "news"}:
+        return _dumped
+    return None
+
+
+#: ``(entry field name, change object field name, reader)`` of each field of an entry.
+_READERS: Final = tuple((field.name, field.wire, _reader(field)) for field in ENTRY_FIELDS)
 
 
 class ChangeEventBridge(EventBridgeModel):

@@ -22,7 +22,6 @@ import json
 import sys
 from collections.abc import Sequence
 from datetime import datetime
-from itertools import starmap
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import orjson
@@ -36,11 +35,12 @@ from sitemap_updater.ingest.judged import (
     Judged,
     Rejection,
     check_instant,
+    delete_change,
     parse_occurred_at,
+    upsert_change,
 )
-from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
 from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES, looks_like_eventbridge
-from sitemap_updater.protocol.entry import Alternate, Entry, Image, make_entry
+from sitemap_updater.protocol.entry import EXTRA_FIELDS, Entry, entry_of
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.normalized import normal_form, recognize
 from sitemap_updater.protocol.urls import Site, normalize_url
@@ -95,30 +95,22 @@ def _from_sitemap_error(
     return Rejection(index, prefix + field, exc.value, exc.rule, raw)
 
 
-def _recognized_entry(change: ChangeObject, site: Site, now: datetime) -> Entry | None:
-    """The entry of a schema-valid change whose values are all in normalized form (the protocol
-    core's one recognizer), built without the normalizers; ``None``: not sure."""
-    if change.videos or change.news is not None:
-        return None
-    values = recognize(
+def _recognized_entry(values: dict[str, Any], site: Site, now: datetime) -> Entry | None:
+    """The entry of a schema-valid change's values (:meth:`ChangeObject.entry_values`) when they
+    are all plain fields in normalized form (the protocol core's one recognizer), built without
+    the normalizers; ``None``: not sure."""
+    for field in EXTRA_FIELDS:
+        value = values[field.name]
+        if value is not None and value != []:
+            return None
+    return recognize(
         normal_form(site, now),
-        change.url,
-        change.lastmod,
-        change.changefreq,
-        change.priority,
-        [(a.hreflang, a.href) for a in change.alternates],
-        [i.loc for i in change.images],
-    )
-    if values is None:
-        return None
-    loc, lastmod, changefreq, priority, alternates, images = values
-    return Entry(
-        loc,
-        lastmod,
-        changefreq,
-        priority,
-        tuple(starmap(Alternate, alternates)),
-        tuple(map(Image, images)),
+        values["loc"],
+        values["lastmod"],
+        values["changefreq"],
+        values["priority"],
+        values["alternates"],
+        [i.loc for i in values["images"]],
     )
 
 
@@ -145,35 +137,16 @@ def _judge(
         site = sites.owner(loc, field="loc", value=change.url)
         section = None if change.section is None else check_section(change.section)
         if change.action == "delete":  # a section, checked above, is ignored
-            digest = delete_digest(loc)
-            return ChangeEvent(
-                index,
-                "delete",
-                loc,
-                None,
-                occurred_at,
-                digest,
-                event_key(occurred_at, "delete", digest),
-            )
-        entry = _recognized_entry(change, site, now) or make_entry(
-            site,
-            loc=loc,
-            lastmod=change.lastmod,
-            changefreq=change.changefreq,
-            priority=change.priority,
-            alternates=tuple(
-                Alternate(hreflang=a.hreflang, href=a.href) for a in change.alternates
-            ),
-            images=tuple(Image(loc=i.loc) for i in change.images),
-            videos=[video.model_dump(exclude_none=True) for video in change.videos],
-            news=None if change.news is None else change.news.model_dump(),
-            now=now,
-        )
+            return delete_change(loc, occurred_at, index=index)
+        values = change.entry_values()
+        entry = _recognized_entry(values, site, now)
+        if entry is None:
+            values["loc"] = loc
+            entry = entry_of(site, values, now=now)
     except SitemapError as exc:
         return _from_sitemap_error(exc, index, raw, prefix)
-    digest = content_digest(entry, section)
-    key = event_key(occurred_at, "upsert", digest)
-    size = live_item_size(entry, key, digest, section) + WRITER_ALLOWANCE_BYTES
+    event = upsert_change(entry, occurred_at, section, index=index)
+    size = live_item_size(entry, event.event_key, event.digest, section) + WRITER_ALLOWANCE_BYTES
     if size > MAX_ITEM_BYTES:
         return Rejection(
             index,
@@ -183,7 +156,7 @@ def _judge(
             "(send fewer or shorter images, alternates or videos)",
             raw,
         )
-    return ChangeEvent(index, "upsert", entry.loc, entry, occurred_at, digest, key, section)
+    return event
 
 
 def _judge_object(

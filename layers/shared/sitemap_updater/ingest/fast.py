@@ -3,17 +3,18 @@ perhaps its URLs.
 
 Most producers send what ingest would store: a URL on one of the sites in normalized form, a
 lastmod in ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain
-alternates and images, a section name. :func:`recognize` recognizes such an object straight
+alternates and images, a section name. :func:`fast_change` recognizes such an object straight
 from the decoded JSON: it checks the object's shape as the contract's models would, and leaves
 its values to the protocol core's one recognizer of normalized form (``protocol.normalized``),
-without models or normalizers; :func:`fast_change` makes the change of it (``build`` renders
-its ``<url>`` straight from the recognized values). It answers ``None`` whenever it is not sure
-(any other field, type or form, an extension, a value the normalizers would change); the
-careful path then judges the object and, for a bad one, names the rule it breaks. Its URLs
-(the change's, its alternates', its images') may also be ones the careful judge's normalizers
-change (an IRI, an upper-case host, a default port, a space): the fast path then calls those
-same normalizers. So the fast path decides only what the careful path would accept, with the
-values it would store, and property tests compare the two on arbitrary bodies.
+without models or normalizers, and makes the change of the entry it gives (``build`` renders its
+``<url>`` straight from that entry, ``render.fragments.recognized_fragment``). It answers
+``None`` whenever it is not sure (any other field, type or form, an extra field such as videos,
+a value the normalizers would change); the careful path then judges the object and, for a bad
+one, names the rule it breaks. Its URLs (the change's, its alternates', its images') may also be
+ones the careful judge's normalizers change (an IRI, an upper-case host, a default port, a
+space): the fast path then calls those same normalizers. So the fast path decides only what the
+careful path would accept, with the values it would store, and property tests compare the two
+on arbitrary bodies.
 
 The item-size rule needs no counting on this path: a fast-path item holds only ASCII strings
 that each appear in the body as one JSON string, and every attribute name or list overhead it
@@ -30,8 +31,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import lru_cache
-from itertools import starmap
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final
 
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES
 from sitemap_updater.ingest.judged import (
@@ -39,20 +39,14 @@ from sitemap_updater.ingest.judged import (
     MAX_FUTURE_SKEW,
     WRITER_ALLOWANCE_BYTES,
     ChangeEvent,
+    delete_change,
     parse_occurred_at,
+    upsert_change,
 )
-from sitemap_updater.ingest.ordering import (
-    delete_digest,
-    event_key,
-    format_instant,
-    instant_text,
-    plain_digest,
-    plain_fields,
-)
+from sitemap_updater.ingest.ordering import format_instant, instant_text
 from sitemap_updater.protocol.entry import (
-    Alternate,
+    PLAIN_FIELDS,
     Entry,
-    Image,
     normalize_alternates,
     normalize_images,
 )
@@ -66,20 +60,11 @@ from sitemap_updater.protocol.urls import Site, normalize_url
 from sitemap_updater.sections import is_section
 from sitemap_updater.sites import Sites
 
-#: The fields of an upsert the fast path knows; any other one (an extension, or a producer's own
-#: field, which the contract ignores) takes the careful path.
+#: The fields of an upsert the fast path knows: the entry's plain fields (``protocol.entry``) and
+#: the change's own; any other one (an extra such as videos, or a producer's own field, which the
+#: contract ignores) takes the careful path.
 UPSERT_FIELDS: Final = frozenset(
-    {
-        "action",
-        "url",
-        "occurred_at",
-        "lastmod",
-        "changefreq",
-        "priority",
-        "alternates",
-        "images",
-        "section",
-    }
+    {"action", "occurred_at", "section", *(field.wire for field in PLAIN_FIELDS)}
 )
 DELETE_FIELDS: Final = frozenset({"action", "url", "occurred_at", "section"})
 #: More than the fixed parts of a URL item (key, hash, state, ordering key, digest: about 220
@@ -123,31 +108,6 @@ EARLIEST_TEXT: Final = format_instant(EARLIEST)
 def _latest_text(now: datetime) -> str:
     """``format_instant`` of the latest accepted ``occurred_at`` for a judge clock of ``now``."""
     return format_instant(now + MAX_FUTURE_SKEW)
-
-
-class Plain(NamedTuple):
-    """A change object recognized in normalized form: its values, as the careful judge would
-    normalize them (they are their own normalized form)."""
-
-    action: Literal["upsert", "delete"]
-    loc: str
-    occurred_at: datetime
-    #: ``format_instant(occurred_at)``, when the text gave it
-    instant: str | None
-    lastmod: str | None
-    changefreq: str | None
-    priority: float | None
-    #: ``[hreflang, href]`` of each alternate
-    alternates: list[list[str]]
-    images: list[str]
-    #: the section an upsert names (``None``: none)
-    section: str | None
-
-
-def _plain(values: tuple[Any, ...]) -> Plain:
-    # tuple.__new__ straight: the named tuple's own __new__ is Python code, and this runs once
-    # an event (benchmarks/bench_judge.py)
-    return tuple.__new__(Plain, values)
 
 
 def _occurred_at(
@@ -201,10 +161,8 @@ def _renormalized(
     return [[a.hreflang, a.href] for a in alternates], [image.loc for image in images]
 
 
-def _upsert(
-    obj: dict[str, Any], form: NormalForm, url: str, when: tuple[datetime, str | None], room: int
-) -> Plain | None:
-    """The upsert of ``obj`` on ``url`` at ``when`` if its values are recognized and the URLs
+def _upsert(obj: dict[str, Any], form: NormalForm, url: str, room: int) -> Entry | None:
+    """The entry of the upsert ``obj`` on ``url`` if its values are recognized and the URLs
     among them normalized here take at most ``room`` characters; ``None``: not sure."""
     if not UPSERT_FIELDS.issuperset(obj):
         return None
@@ -215,8 +173,8 @@ def _upsert(
     if pairs is None or locs is None:
         return None
     lastmod, changefreq, priority = obj.get("lastmod"), obj.get("changefreq"), obj.get("priority")
-    values = recognize_rest(form, url, lastmod, changefreq, priority, pairs, locs)
-    if values is None and (pairs or locs):
+    entry = recognize_rest(form, url, lastmod, changefreq, priority, pairs, locs)
+    if entry is None and (pairs or locs):
         # perhaps a URL among them needs normalizing, as the careful judge would
         renormalized = _renormalized(form.site, raw_alternates, raw_images)
         if renormalized is None:
@@ -224,21 +182,24 @@ def _upsert(
         pairs, locs = renormalized
         if sum(len(href) for _, href in pairs) + sum(map(len, locs)) > room:
             return None
-        values = recognize_rest(form, url, lastmod, changefreq, priority, pairs, locs)
-    if values is None:
-        return None
-    occurred_at, instant = when
-    section = obj.get("section")
-    return _plain(("upsert", url, occurred_at, instant, *values[1:4], pairs, locs, section))
+        entry = recognize_rest(form, url, lastmod, changefreq, priority, pairs, locs)
+    return entry
 
 
-def recognize(
-    obj: Any, default_time: datetime | None, sites: Sites, now: datetime, body_length: int
-) -> Plain | None:
-    """The values of ``obj`` (a decoded change object) if every one is in normalized form
-    (``protocol.normalized``) for the listed site its URL is on, or is a URL that the careful
-    judge's normalizers make so, and its section (if any) is a section name, so that the
-    careful judge would accept the change with these values; ``None``: not sure.
+def fast_change(
+    obj: Any,
+    index: int | None,
+    default_time: datetime | None,
+    sites: Sites,
+    now: datetime,
+    body_length: int,
+) -> ChangeEvent | None:
+    """The change the careful judge would make of ``obj`` (a decoded change object), if every
+    value is in normalized form (``protocol.normalized``) for the listed site its URL is on, or
+    is a URL that the careful judge's normalizers make so, and its section (if any) is a section
+    name, so that the careful judge would accept the change with these values; ``None``: not
+    sure. ``index`` is the object's position in an array body (``None``: the body is the
+    object).
 
     ``default_time`` is the ``occurred_at`` of a change without one (``None``: such a change is
     not recognized), ``now`` the judge's clock (aware), ``body_length`` the characters of the
@@ -266,40 +227,13 @@ def recognize(
     section = obj.get("section")
     if section is not None and not is_section(section):
         return None
+    occurred_at, instant = when
     action = obj.get("action")
     if action == "delete":
         if not DELETE_FIELDS.issuperset(obj):
             return None
-        return _plain(("delete", url, *when, None, None, None, [], [], None))
-    return _upsert(obj, form, url, when, room) if action == "upsert" else None
-
-
-def fast_change(
-    obj: Any,
-    index: int | None,
-    default_time: datetime | None,
-    sites: Sites,
-    now: datetime,
-    body_length: int,
-) -> ChangeEvent | None:
-    """The change the careful judge would make of ``obj`` (a decoded change object), if every
-    value is already in normalized form (:func:`recognize`); ``None``: not sure."""
-    plain = recognize(obj, default_time, sites, now, body_length)
-    if plain is None:
+        return delete_change(url, occurred_at, index=index, instant=instant)
+    entry = _upsert(obj, form, url, room) if action == "upsert" else None
+    if entry is None:
         return None
-    action, loc, occurred_at, instant, lastmod, changefreq, priority, pairs, locs, section = plain
-    if action == "delete":
-        digest = delete_digest(loc)
-        key = event_key(occurred_at, action, digest, instant=instant)
-        return ChangeEvent(index, action, loc, None, occurred_at, digest, key)
-    digest = plain_digest(plain_fields(loc, lastmod, changefreq, priority, pairs, locs, section))
-    entry = Entry(
-        loc,
-        lastmod,
-        changefreq,
-        priority,
-        tuple(starmap(Alternate, pairs)) if pairs else (),
-        tuple(map(Image, locs)) if locs else (),
-    )
-    key = event_key(occurred_at, action, digest, instant=instant)
-    return ChangeEvent(index, action, loc, entry, occurred_at, digest, key, section)
+    return upsert_change(entry, occurred_at, section, index=index, instant=instant)

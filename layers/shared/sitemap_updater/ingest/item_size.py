@@ -14,14 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.store.items import (
-    ATTR_NEWS,
-    ATTR_VIDEOS,
-    news_fields,
-    to_attribute,
-    video_fields,
-)
+from sitemap_updater.protocol.entry import NO_EXTRAS, Entry, extras_of
+from sitemap_updater.store.items import extra_attributes
 from sitemap_updater.store.keys import ATTR_SECTION
 
 #: The most bytes ingest lets a URL item take. DynamoDB's limit is 400 KB (409,600 bytes);
@@ -97,8 +91,6 @@ def live_item_size(entry: Entry, event_key: str, digest: str, section: str | Non
         size += len("images") + _LIST_OVERHEAD + _ELEMENT_OVERHEAD * len(entry.images)
         for i in entry.images:
             size += len(i.loc.encode())
-    if entry.videos:  # rare: measured on the attribute itself
-        size += len(ATTR_VIDEOS) + value_size(to_attribute([video_fields(v) for v in entry.videos]))
-    if entry.news is not None:
-        size += len(ATTR_NEWS) + value_size(to_attribute(news_fields(entry.news)))
+    if extras_of(entry) != NO_EXTRAS:  # rare (videos, a news object): measured on the item
+        size += item_size(extra_attributes(entry))
     return size

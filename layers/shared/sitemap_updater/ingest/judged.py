@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final, Literal
 
+from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
 from sitemap_updater.protocol.entry import Entry
 
 #: How far ahead of the judge's clock (the time ingest receives the message) an ``occurred_at``
@@ -71,6 +72,30 @@ class ChangeEvent:
 
 
 Judged = ChangeEvent | Rejection
+
+
+def upsert_change(
+    entry: Entry,
+    occurred_at: datetime,
+    section: str | None = None,
+    *,
+    index: int | None = None,
+    instant: str | None = None,
+) -> ChangeEvent:
+    """The upsert of a normalized ``entry`` at ``occurred_at`` in ``section``, with its content
+    digest and ordering key (``instant``: ``format_instant(occurred_at)``, when known)."""
+    digest = content_digest(entry, section)
+    key = event_key(occurred_at, "upsert", digest, instant=instant)
+    return ChangeEvent(index, "upsert", entry.loc, entry, occurred_at, digest, key, section)
+
+
+def delete_change(
+    loc: str, occurred_at: datetime, *, index: int | None = None, instant: str | None = None
+) -> ChangeEvent:
+    """The delete of the normalized URL ``loc`` at ``occurred_at``, with its digest and key."""
+    digest = delete_digest(loc)
+    key = event_key(occurred_at, "delete", digest, instant=instant)
+    return ChangeEvent(index, "delete", loc, None, occurred_at, digest, key)
 
 
 def check_instant(moment: datetime, now: datetime) -> datetime:

@@ -21,11 +21,14 @@ from typing import Any, Final, Literal
 
 import orjson
 
-from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.store.items import news_fields, video_fields
+from sitemap_updater.protocol.entry import EXTRA_FIELDS, NO_EXTRAS, Entry, extras_of
+from sitemap_updater.store.items import plain_value
 
 RANK_UPSERT: Final = "0"
 RANK_DELETE: Final = "1"
+#: How many keys the digest of an entry without extra fields or section has: its plain fields
+#: (``protocol.entry``), written in sorted order by :func:`_canonical_fields`.
+_PLAIN_KEYS: Final = 6
 
 
 def format_instant(moment: datetime) -> str:
@@ -65,54 +68,27 @@ def _sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def plain_fields(
-    loc: str,
-    lastmod: str | None,
-    changefreq: str | None,
-    priority: float | None,
-    alternates: list[list[str]],
-    images: list[str],
-    section: str | None = None,
-) -> dict[str, Any]:
-    """The canonical fields of an entry without videos or news, and of the section its change
-    names (only when it names one), keys in sorted order."""
-    fields = {
-        "alternates": alternates,
-        "changefreq": changefreq,
-        "images": images,
-        "lastmod": lastmod,
-        "loc": loc,
+def _canonical_fields(entry: Entry, section: str | None) -> dict[str, Any]:
+    """The digested fields of an entry and of the section its change names, by name: its plain
+    fields always (``null`` when absent: every stored digest has them so), each extra field
+    and the section only when present, so that the digest of an entry without them is what it
+    always was. Keys in sorted order when there is neither (the common case)."""
+    priority = entry.priority
+    fields: dict[str, Any] = {
+        "alternates": [[a.hreflang, a.href] for a in entry.alternates],
+        "changefreq": entry.changefreq,
+        "images": [i.loc for i in entry.images],
+        "lastmod": entry.lastmod,
+        "loc": entry.loc,
         "priority": None if priority is None else f"{priority:.1f}",
     }
-    # only when present, so that the digest of a change without one is what it always was
     if section is not None:
         fields["section"] = section
-    return fields
-
-
-def plain_digest(fields: dict[str, Any]) -> str:
-    """:func:`content_digest` of the entry whose :func:`plain_fields` these are, when every
-    value is printable ASCII (as a normalized URL, date, change frequency and language tag
-    are): orjson
-    then writes the canonical JSON itself, keys already in order."""
-    return hashlib.sha256(orjson.dumps(fields)).hexdigest()
-
-
-def _canonical_fields(entry: Entry, section: str | None) -> dict[str, Any]:
-    fields = plain_fields(
-        entry.loc,
-        entry.lastmod,
-        entry.changefreq,
-        entry.priority,
-        [[a.hreflang, a.href] for a in entry.alternates],
-        [i.loc for i in entry.images],
-        section,
-    )
-    # only when present, so that the digest of an entry without them is what it always was
-    if entry.videos:
-        fields["videos"] = [video_fields(v) for v in entry.videos]
-    if entry.news is not None:
-        fields["news"] = news_fields(entry.news)
+    extras = extras_of(entry)
+    if extras != NO_EXTRAS:
+        for field, value in zip(EXTRA_FIELDS, extras, strict=True):
+            if value != field.absent:
+                fields[field.name] = plain_value(field, value)
     return fields
 
 
@@ -138,7 +114,13 @@ def content_digest(entry: Entry, section: str | None = None) -> str:
     language tags are ASCII. Any other entry (a news or video title may not be) takes the
     standard library's path.
     """
-    data = orjson.dumps(_canonical_fields(entry, section), option=orjson.OPT_SORT_KEYS)
+    fields = _canonical_fields(entry, section)
+    # the six plain fields alone are already in sorted order (the common case)
+    data = (
+        orjson.dumps(fields)
+        if len(fields) == _PLAIN_KEYS
+        else orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+    )
     if data.isascii() and b"\x7f" not in data:
         return hashlib.sha256(data).hexdigest()
     return _sha256_hex(canonical_entry_json(entry, section))

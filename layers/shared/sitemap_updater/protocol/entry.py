@@ -1,4 +1,11 @@
-"""The entry model and :func:`make_entry`, which validates and normalizes raw input.
+"""The entry model, the one declaration of its fields, and :func:`make_entry`, which validates
+and normalizes raw input.
+
+:class:`Entry` names each field and its type; :data:`ENTRY_FIELDS` says, field by field, what
+every other shape of an entry needs: its name in a change object, how it is normalized, stored,
+digested and rendered. The contract, the judges, the item codec, the size estimate, the digest
+and the renderer read an entry by field name, from here (docs/development.md, "Adding an
+optional field", walks through one).
 
 ``Entry(...)`` itself does not validate: the rebuild builds entries from what ingest already
 validated. Every untrusted value goes through :func:`make_entry`.
@@ -7,10 +14,11 @@ validated. Every untrusted value goes through :func:`make_entry`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Final, NamedTuple
+from operator import attrgetter
+from typing import Any, Final, Literal, NamedTuple
 
 from sitemap_updater.protocol.errors import (
     InvalidAlternateError,
@@ -21,8 +29,8 @@ from sitemap_updater.protocol.errors import (
     SitemapError,
     TooManyImagesError,
 )
-from sitemap_updater.protocol.extensions.news import News, normalize_news
-from sitemap_updater.protocol.extensions.video import Video, normalize_videos
+from sitemap_updater.protocol.extensions.news import News, news_xml, normalize_news
+from sitemap_updater.protocol.extensions.video import Video, normalize_videos, videos_xml
 from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
@@ -163,18 +171,34 @@ def make_entry(
     Raises a :class:`SitemapError` subclass naming the first field that breaks a rule.
     ``None`` means "absent" for the optional fields.
     """
-    normalized = normalize_url(loc, field="loc")
-    site.check(normalized, field="loc", value=loc)
-    entry = Entry(
-        loc=normalized,
-        lastmod=None if lastmod is None else normalize_lastmod(lastmod, now=now),
-        changefreq=None if changefreq is None else normalize_changefreq(changefreq),
-        priority=None if priority is None else normalize_priority(priority),
-        alternates=() if alternates is None else normalize_alternates(site, alternates),
-        images=() if images is None else normalize_images(images),
-        videos=() if videos is None else normalize_videos(videos, normalized, now=now),
-        news=None if news is None else normalize_news(news, now=now),
+    return entry_of(
+        site,
+        {
+            "loc": loc,
+            "lastmod": lastmod,
+            "changefreq": changefreq,
+            "priority": priority,
+            "alternates": alternates,
+            "images": images,
+            "videos": videos,
+            "news": news,
+        },
+        now=now,
     )
+
+
+def entry_of(site: Site, raw: Mapping[str, object], *, now: datetime | None = None) -> Entry:
+    """:func:`make_entry` of raw values by field name (a name missing, or ``None``: absent),
+    each normalized by its field's rule in :data:`ENTRY_FIELDS` order, so that the first field
+    that breaks a rule is the one named."""
+    given = raw["loc"]
+    loc = normalize_url(given, field="loc")
+    site.check(loc, field="loc", value=given)
+    values: list[object] = [loc]
+    for field in ENTRY_FIELDS[1:]:
+        value = raw.get(field.name)
+        values.append(field.absent if value is None else field.normalize(site, loc, value, now))
+    entry = Entry._make(values)
     if site.media_hosts is not None:
         check_media(site, entry)
     return entry
@@ -190,3 +214,137 @@ def check_media(site: Site, entry: Entry) -> None:
             url = getattr(video, name)
             if url is not None:
                 site.check_media(url, field=f"videos[{i}].{name}")
+
+
+#: How a field's value is stored, digested and written in a change object: a ``text`` is a
+#: string throughout; a ``tenth`` a number at one decimal (stored as a number, digested as its
+#: text); the others have their own forms (``store.items``, ``ingest.ordering``).
+FieldKind = Literal["text", "tenth", "alternates", "images", "videos", "news"]
+#: ``normalize(site, loc, value, now)``: the normalized value of a raw (JSON-like) one, on the
+#: page ``loc`` of ``site``; raises the :class:`SitemapError` that names the rule it breaks.
+Normalizer = Callable[[Site, str, Any, datetime | None], Any]
+#: ``render(value)``: the value's elements inside ``<url>``, checked and escaped.
+Renderer = Callable[[Any], str]
+
+
+class EntryField(NamedTuple):
+    """One field of an :class:`Entry`: what every shape of an entry needs to know of it."""
+
+    #: the attribute of :class:`Entry`, of the stored URL item, and the key of the digest
+    name: str
+    #: the field of a change object in the producer contract (``ingest.contract``)
+    wire: str
+    kind: FieldKind
+    #: a plain field (loc to images) is one the fast paths recognize in normalized form; the
+    #: digest always holds it (``null`` when absent), and the hot paths (the ``<url>`` template,
+    #: the block renderer, the item codec) write it by hand. Every other field is an extra: it
+    #: takes the careful path, is digested, stored and rendered only when present, through
+    #: this row alone, so that an entry without it keeps its digest, item and bytes.
+    plain: bool
+    normalize: Normalizer
+    #: an extra's elements in ``<url>``, after the plain fields' (the plain fields' own are the
+    #: ``<url>`` template's, ``render.element``)
+    render: Renderer | None = None
+    #: whether the regular sitemap lists the field: the news object is only in the news files,
+    #: which read it from the stored item themselves (``store.items.news_from_item``)
+    regular: bool = True
+
+    @property
+    def absent(self) -> Any:
+        """The value of the field when the entry does not have it."""
+        return Entry._field_defaults.get(self.name)
+
+
+ENTRY_FIELDS: Final[tuple[EntryField, ...]] = (
+    # loc is normalized first, and checked against the site, by entry_of itself
+    EntryField("loc", "url", "text", True, lambda site, loc, value, now: loc),
+    EntryField(
+        "lastmod",
+        "lastmod",
+        "text",
+        True,
+        lambda site, loc, value, now: normalize_lastmod(value, now=now),
+    ),
+    EntryField(
+        "changefreq",
+        "changefreq",
+        "text",
+        True,
+        lambda site, loc, value, now: normalize_changefreq(value),
+    ),
+    EntryField(
+        "priority",
+        "priority",
+        "tenth",
+        True,
+        lambda site, loc, value, now: normalize_priority(value),
+    ),
+    EntryField(
+        "alternates",
+        "alternates",
+        "alternates",
+        True,
+        lambda site, loc, value, now: normalize_alternates(site, value),
+    ),
+    EntryField(
+        "images", "images", "images", True, lambda site, loc, value, now: normalize_images(value)
+    ),
+    EntryField(
+        "videos",
+        "videos",
+        "videos",
+        False,
+        lambda site, loc, value, now: normalize_videos(value, loc, now=now),
+        videos_xml,
+    ),
+    EntryField(
+        "news",
+        "news",
+        "news",
+        False,
+        lambda site, loc, value, now: normalize_news(value, now=now),
+        news_xml,
+        regular=False,
+    ),
+)
+#: The fields the fast paths recognize, in :class:`Entry`'s order (its first ones).
+PLAIN_FIELDS: Final = tuple(field for field in ENTRY_FIELDS if field.plain)
+#: Every other field, in :class:`Entry`'s order (its last ones).
+EXTRA_FIELDS: Final = tuple(field for field in ENTRY_FIELDS if not field.plain)
+#: The extras' values of an entry that has none.
+NO_EXTRAS: Final = tuple(field.absent for field in EXTRA_FIELDS)
+_EXTRA_NAMES: Final = tuple(field.name for field in EXTRA_FIELDS)
+#: ``extras_of(entry)``: the values of ``entry``'s extra fields, in :data:`EXTRA_FIELDS` order
+#: (one C call, where there are several: it runs once an entry on the hot paths).
+extras_of: Final[Callable[[Entry], tuple[Any, ...]]] = (
+    attrgetter(*_EXTRA_NAMES)
+    if len(_EXTRA_NAMES) > 1
+    else lambda entry: tuple(getattr(entry, name) for name in _EXTRA_NAMES)
+)
+
+
+def plain_entry(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    alternates: Sequence[Sequence[str]],
+    images: Sequence[str],
+) -> Entry:
+    """The entry of plain values already in normalized form, without extras: ``alternates``
+    as ``(hreflang, href)`` pairs, ``images`` as their URLs. The fast paths' entry, built with
+    ``tuple.__new__`` straight, since a named tuple's own ``__new__`` is Python code and this
+    runs once an event (benchmarks/bench_judge.py)."""
+    new = tuple.__new__
+    return new(
+        Entry,
+        (
+            loc,
+            lastmod,
+            changefreq,
+            priority,
+            tuple([new(Alternate, (hreflang, href)) for hreflang, href in alternates]),
+            tuple([new(Image, (url,)) for url in images]),
+            *NO_EXTRAS,
+        ),
+    )

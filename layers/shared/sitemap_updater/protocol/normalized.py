@@ -8,7 +8,7 @@ without parsing anything. It is the one fast path of every reader of entries: in
 (``ingest.fast``, which ``build`` uses too) and ``backfill``'s upsert lines.
 
 Invariant: whatever :func:`recognize` accepts, ``make_entry`` accepts and returns unchanged (the
-values given back are that entry's). ``None`` only means "not sure": the caller then takes its
+entry given back is that entry). ``None`` only means "not sure": the caller then takes its
 careful path, which normalizes the values or names the rule one breaks. Values of any type may
 be passed (decoded JSON); a value of the wrong type is not recognized. Extensions (videos, a
 news object) are never recognized: their rules are the normalizers' alone.
@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cache
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
-from sitemap_updater.protocol.entry import tenth
+from sitemap_updater.protocol.entry import Entry, plain_entry, tenth
 from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.protocol.lastmod import is_normalized_lastmod
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
@@ -37,18 +37,6 @@ from sitemap_updater.protocol.urls import (
 #: dates of a site's pages repeat, most of all in the sitemaps a backfill reads.
 DATE_CACHE: Final = 4096
 DATE_LENGTH: Final = len("YYYY-MM-DD")
-
-
-class Recognized(NamedTuple):
-    """The values of an entry recognized in normalized form (each its own normalized value)."""
-
-    loc: str
-    lastmod: str | None
-    changefreq: str | None
-    priority: float | None
-    #: ``(hreflang, href)`` of each alternate, as given
-    alternates: Sequence[Sequence[str]]
-    images: Sequence[str]
 
 
 @cache
@@ -152,9 +140,10 @@ def recognize(
     priority: Any,
     alternates: Sequence[Sequence[Any]],
     images: Sequence[Any],
-) -> Recognized | None:
-    """The values as ``make_entry`` would return them, if every one is already in normalized
-    form (``None`` meaning absent, for the four single values); ``None``: not sure."""
+) -> Entry | None:
+    """The entry ``make_entry`` would return for these values (its plain fields), if every one
+    is already in normalized form (``None`` meaning absent, for the four single values);
+    ``None``: not sure."""
     if type(loc) is not str or not form.on_site(loc):
         return None
     return recognize_rest(form, loc, lastmod, changefreq, priority, alternates, images)
@@ -168,7 +157,7 @@ def recognize_rest(
     priority: Any,
     alternates: Sequence[Sequence[Any]],
     images: Sequence[Any],
-) -> Recognized | None:
+) -> Entry | None:
     """:func:`recognize` of the values other than ``loc``, which the caller has recognized as a
     URL in normalized form on ``form``'s site."""
     if lastmod is not None and not form.lastmod(lastmod):
@@ -183,6 +172,4 @@ def recognize_rest(
         return None
     if images and not images_normalized(images, form.site):
         return None
-    # tuple.__new__ straight: the named tuple's own __new__ is Python code, and this runs once
-    # an entry on every fast path (benchmarks/bench_judge.py)
-    return tuple.__new__(Recognized, (loc, lastmod, changefreq, priority, alternates, images))
+    return plain_entry(loc, lastmod, changefreq, priority, alternates, images)

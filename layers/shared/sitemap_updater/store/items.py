@@ -9,7 +9,15 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol.entry import (
+    EXTRA_FIELDS,
+    NO_EXTRAS,
+    Alternate,
+    Entry,
+    EntryField,
+    Image,
+    extras_of,
+)
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.languages.tags import is_hreflang
@@ -32,7 +40,6 @@ AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
 ATTR_NEWS = "news"
-ATTR_VIDEOS = "videos"
 
 
 def news_fields(news: News) -> dict[str, Any]:
@@ -58,6 +65,27 @@ def video_fields(video: Video) -> dict[str, Any]:
             value = list(value)
         fields[name] = value
     return fields
+
+
+def plain_value(field: EntryField, value: Any) -> Any:
+    """The stored (and digested) form of an extra field's value (``protocol.entry``), as plain
+    data (str, bool, int, list, dict), by its kind."""
+    if field.kind == "videos":
+        return [video_fields(v) for v in value]
+    if field.kind == "news":
+        return news_fields(value)
+    if field.kind == "text":
+        return value
+    raise TypeError(f"no stored form for an extra field of kind {field.kind!r}")
+
+
+def from_plain(field: EntryField, value: Any) -> Any:
+    """The value of an extra field whose stored form (:func:`plain_value`) is ``value``."""
+    if field.kind == "videos":
+        return tuple(_video(v) for v in value)
+    if field.kind == "news":
+        return News(**value)
+    return value
 
 
 def to_attribute(value: Any) -> AttributeValue:
@@ -103,6 +131,18 @@ def news_from_item(item: Item) -> News | None:
     return None if stored is None else News(**_plain(stored))
 
 
+def extra_attributes(entry: Entry) -> Item:
+    """The attributes of ``entry``'s extra fields that it has, each by the field's name."""
+    extras = extras_of(entry)
+    if extras == NO_EXTRAS:
+        return {}
+    return {
+        field.name: to_attribute(plain_value(field, value))
+        for field, value in zip(EXTRA_FIELDS, extras, strict=True)
+        if value != field.absent
+    }
+
+
 def live_item(entry: Entry, event_key: str, digest: str, section: str | None = None) -> Item:
     """The item that records ``entry`` as live, ordered by ``event_key``, in the ``section``
     its change named (none: the attribute is left out)."""
@@ -126,10 +166,7 @@ def live_item(entry: Entry, event_key: str, digest: str, section: str | None = N
         }
     if entry.images:
         item["images"] = {"L": [{"S": i.loc} for i in entry.images]}
-    if entry.videos:
-        item[ATTR_VIDEOS] = to_attribute([video_fields(v) for v in entry.videos])
-    if entry.news is not None:
-        item[ATTR_NEWS] = to_attribute(news_fields(entry.news))
+    item.update(extra_attributes(entry))
     if section is not None:
         item[ATTR_SECTION] = {"S": section}
     return item
@@ -175,13 +212,13 @@ def url_hash_of(item: Item) -> str:
 
 def entry_from_item(item: Item) -> Entry:
     """Rebuild an entry from a live URL item (low-level attribute-value form), as the regular
-    sitemap publishes it: its videos, not its news object (see :func:`news_from_item`).
+    sitemap publishes it: its extra fields but the news object (see :func:`news_from_item`).
 
     An alternate whose ``hreflang`` the current rule refuses (stored before the rule asked for a
     registered language, such as ``english``) is left out, so that the page itself stays
     published; the producer's next change of the page is judged by the rule in full."""
     priority = item.get("priority")
-    return Entry(
+    entry = Entry(
         loc=item[ATTR_LOC]["S"],
         lastmod=item["lastmod"]["S"] if "lastmod" in item else None,
         changefreq=item["changefreq"]["S"] if "changefreq" in item else None,
@@ -192,5 +229,10 @@ def entry_from_item(item: Item) -> Entry:
             if is_hreflang(a["M"]["hreflang"]["S"])
         ),
         images=tuple(Image(loc=i["S"]) for i in item.get("images", {}).get("L", [])),
-        videos=(tuple(_video(v) for v in _plain(item[ATTR_VIDEOS])) if ATTR_VIDEOS in item else ()),
     )
+    extras = {
+        field.name: from_plain(field, _plain(item[field.name]))
+        for field in EXTRA_FIELDS
+        if field.regular and field.name in item
+    }
+    return entry._replace(**extras) if extras else entry

@@ -20,8 +20,9 @@ with C-level operations over the joined values:
   followed by the site's origin (or, the few others, be in normalized form on an origin
   ``Site.alternate_ok`` lets alternates point to) and be in normalized form, and each hreflang
   a language tag with a registered language (see :meth:`_Extensions.are_plain`);
-- entries with videos or a news object are left to the per-entry path (the render of an
-  extension sees them and gives up on the block), which checks and escapes each of their values;
+- entries with an extra field (videos, a news object, ...) are left to the per-entry path (the
+  render of an extension sees them and gives up on the block), which checks and escapes each
+  of their values;
 - ``&`` and ``'``, the two special characters a value may still hold, appear in no tag, so the
   block is escaped for them at the end with one ``str.replace`` each.
 
@@ -38,7 +39,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.entry import NO_EXTRAS, Entry, extras_of
 from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MIN_LOC_LENGTH
 from sitemap_updater.protocol.render.element import (
@@ -97,10 +98,10 @@ class ChunkRenderer:
                 [
                     url_element(
                         e.loc,
-                        e.lastmod,
-                        e.changefreq,
-                        e.priority,
-                        extension(e) if e.alternates or e.images or e.videos or e.news else "",
+                        e,
+                        extension(e)
+                        if e.alternates or e.images or extras_of(e) != NO_EXTRAS
+                        else "",
                     )
                     for e in entries
                 ]
@@ -140,8 +141,8 @@ class _Extensions:
         counts: list[int] = []
 
         def render(entry: Entry) -> str:
-            if entry.videos or entry.news is not None:
-                raise LookupError("videos and news take the per-entry path")
+            if extras_of(entry) != NO_EXTRAS:
+                raise LookupError("extra fields take the per-entry path")
             parts: list[str] = []
             alternates = entry.alternates
             images = entry.images

@@ -8,7 +8,10 @@ fill it in, each with values it has checked in its own way:
   typed error (field, value, rule) of the first one that breaks a rule; the writer
   (``urlset.UrlsetWriter.add``) and the fragment API (``render.fragments``) use it;
 - the block renderer (``render.chunk``), which checks a block of entries at once;
-- :func:`plain_fragment`, for values recognized in normalized form (``protocol.normalized``).
+- :func:`plain_fragment`, for entries recognized in normalized form (``protocol.normalized``).
+
+The plain fields (``protocol.entry``) are the template's; the extra fields (videos, a news
+object, ...) follow the alternates and images, each rendered by its own field's ``render``.
 
 All three give the same bytes for the same entry (tests/unit/protocol/test_add_many.py and
 tests/property/test_fast_judge.py compare them).
@@ -17,10 +20,9 @@ tests/property/test_fast_judge.py compare them).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Final
 
-from sitemap_updater.protocol.entry import Alternate, Entry
+from sitemap_updater.protocol.entry import EXTRA_FIELDS, NO_EXTRAS, Alternate, Entry, extras_of
 from sitemap_updater.protocol.errors import (
     InvalidChangefreqError,
     InvalidHreflangError,
@@ -29,8 +31,6 @@ from sitemap_updater.protocol.errors import (
     InvalidUrlError,
 )
 from sitemap_updater.protocol.escape import check_chars, escape, needs_escape
-from sitemap_updater.protocol.extensions.news import news_xml
-from sitemap_updater.protocol.extensions.video import videos_xml
 from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import NORMALIZED_FORM
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH
@@ -57,14 +57,30 @@ _LASTMOD_FORM: Final = NORMALIZED_FORM.fullmatch
 _CLEAN_TAIL: Final = r"(?:[A-Za-z0-9\-._~!$()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
 
 
-def url_element(
-    loc: str, lastmod: str | None, changefreq: str | None, priority: float | None, extensions: str
-) -> str:
-    """The ``<url>`` text of values already checked (and escaped); a changefreq or priority
-    outside the tables is a ``KeyError``."""
+def url_element(loc: str, entry: Entry, extensions: str) -> str:
+    """The ``<url>`` text of an entry whose values are already checked: ``loc``, its loc
+    escaped, then its lastmod, changefreq and priority, then ``extensions``, the text of its
+    alternates, images and extra fields; a changefreq or priority outside the tables is a
+    ``KeyError``."""
+    lastmod = entry.lastmod
     return (
         f"<url><loc>{loc}</loc>{'' if lastmod is None else f'<lastmod>{lastmod}</lastmod>'}"
-        f"{CHANGEFREQ_TEXT[changefreq]}{PRIORITY_ELEMENT[priority]}{extensions}</url>\n"
+        f"{CHANGEFREQ_TEXT[entry.changefreq]}{PRIORITY_ELEMENT[entry.priority]}{extensions}"
+        "</url>\n"
+    )
+
+
+def extras_xml(entry: Entry) -> str:
+    """The elements of ``entry``'s extra fields, each checked and escaped by its renderer."""
+    extras = extras_of(entry)
+    if extras == NO_EXTRAS:
+        return ""
+    return "".join(
+        [
+            field.render(value)
+            for field, value in zip(EXTRA_FIELDS, extras, strict=True)
+            if field.render is not None and value != field.absent
+        ]
     )
 
 
@@ -78,31 +94,24 @@ def escape_plain(text: str) -> str:
     return text
 
 
-def plain_fragment(
-    loc: str,
-    lastmod: str | None,
-    changefreq: str | None,
-    priority: float | None,
-    alternates: Sequence[Sequence[str]],
-    images: Sequence[str],
-) -> str:
-    """The ``<url>`` text of an entry of these values, when each is already known to be in
-    normalized form (URLs on the site, or for images anywhere, of the normalized characters; a
-    normalized lastmod; language codes), as the recognizer of normalized form knows of the
-    values it recognizes. It checks nothing: a value outside the changefreq and priority tables
-    is a ``KeyError``."""
+def plain_fragment(entry: Entry) -> str:
+    """The ``<url>`` text of an entry of plain fields alone, when each value is already known
+    to be in normalized form (URLs on the site, or for images anywhere, of the normalized
+    characters; a normalized lastmod; language codes), as the recognizer of normalized form
+    knows of the entries it recognizes. It checks nothing: a value outside the changefreq and
+    priority tables is a ``KeyError``."""
     extensions = ""
-    if alternates:
+    if entry.alternates:
         extensions = "".join(
             [
-                f"{ALTERNATE_OPEN}{hreflang}{ALTERNATE_HREF}{href}{ALTERNATE_CLOSE}"
-                for hreflang, href in alternates
+                f"{ALTERNATE_OPEN}{a.hreflang}{ALTERNATE_HREF}{a.href}{ALTERNATE_CLOSE}"
+                for a in entry.alternates
             ]
         )
-    if images:
-        extensions += "".join([f"{IMAGE_OPEN}{image}{IMAGE_CLOSE}" for image in images])
+    if entry.images:
+        extensions += "".join([f"{IMAGE_OPEN}{image.loc}{IMAGE_CLOSE}" for image in entry.images])
     # a normalized value holds no < > or ": & and ' are the two to escape
-    return escape_plain(url_element(loc, lastmod, changefreq, priority, extensions))
+    return escape_plain(url_element(entry.loc, entry, extensions))
 
 
 def too_large_reason(loc: str, max_bytes: int) -> str:
@@ -172,10 +181,10 @@ class EntryRenderer:
             )
         extensions = (
             self._extensions(entry)
-            if entry.alternates or entry.images or entry.videos or entry.news is not None
+            if entry.alternates or entry.images or extras_of(entry) != NO_EXTRAS
             else ""
         )
-        return url_element(loc, lastmod, changefreq, entry.priority, extensions)
+        return url_element(loc, entry, extensions)
 
     def _checked_loc(self, loc: str) -> str:
         """Not the common case (normalized, on the site, nothing to escape): check all, so that
@@ -207,8 +216,5 @@ class EntryRenderer:
         parts = [self._alternate(i, alternate) for i, alternate in enumerate(entry.alternates)]
         for i, image in enumerate(entry.images):
             parts.append(f"{IMAGE_OPEN}{_text(f'images[{i}].loc', image.loc)}{IMAGE_CLOSE}")
-        if entry.videos:
-            parts.append(videos_xml(entry.videos))
-        if entry.news is not None:
-            parts.append(news_xml(entry.news))
+        parts.append(extras_xml(entry))
         return "".join(parts)

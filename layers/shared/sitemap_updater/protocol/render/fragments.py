@@ -25,7 +25,7 @@ from sitemap_updater.protocol.errors import EntryTooLargeError, SitemapError
 from sitemap_updater.protocol.gzipio import InflateError, inflate
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.render.chunk import ChunkRenderer
-from sitemap_updater.protocol.render.element import EntryRenderer, too_large_reason
+from sitemap_updater.protocol.render.element import EntryRenderer, plain_fragment, too_large_reason
 from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION_BYTES, XML_DECLARATION
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.urlset import (
@@ -138,6 +138,16 @@ def entry_fragment(entry: Entry, site: Site, *, max_bytes: int) -> bytes:
     fragment = EntryRenderer(site).text(entry).encode("utf-8")
     if len(fragment) > max_bytes - URLSET_FRAME_BYTES:
         raise EntryTooLargeError("bytes", too_large_reason(entry.loc, max_bytes))
+    return fragment
+
+
+def recognized_fragment(entry: Entry, *, max_bytes: int) -> bytes | str:
+    """The ``<url>`` fragment of an entry the recognizer of normalized form gave (plain fields
+    alone, each already in normalized form: ``render.element.plain_fragment``) in a file of at
+    most ``max_bytes``, or the ``loc: reason`` of one alone over that cap."""
+    fragment = plain_fragment(entry).encode("utf-8")
+    if len(fragment) > max_bytes - URLSET_FRAME_BYTES:
+        return too_large(entry.loc, max_bytes)
     return fragment
 
 
