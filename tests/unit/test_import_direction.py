@@ -23,6 +23,7 @@ RANKS = {
     "protocol": 0,
     "observability": 0,
     "indexnow": 0,
+    "view": 0,
     "sites": 1,
     "sections": 1,
     "store": 2,
