@@ -94,10 +94,6 @@ def test_site_url_pattern_accepts_only_an_origin(source: Template, value: str, o
     assert (re.fullmatch(pattern, value) is not None) is ok
 
 
-def test_the_indexnow_key_is_no_echo(source: Template) -> None:
-    assert source["Parameters"]["IndexNowKey"]["NoEcho"] is True
-
-
 @pytest.mark.parametrize(
     ("value", "ok"),
     [
