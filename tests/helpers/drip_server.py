@@ -40,7 +40,10 @@ class DripServer:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self._stop.set()
         # wake the accept() that waits for a client, then let the loop see the stop

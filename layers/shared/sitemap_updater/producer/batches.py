@@ -1,7 +1,7 @@
 """Message bodies to an SQS queue with ``SendMessageBatch``, the failed entries sent again.
 
-Bodies (and their string attributes, if any) are sent as they are, in calls of at most :data:`BATCH_SIZE` entries and
-:data:`MAX_BATCH_BYTES`. ``SendMessageBatch`` may accept some entries
+Bodies (and their string attributes, if any) are sent as they are, in calls of at most
+:data:`BATCH_SIZE` entries and :data:`MAX_BATCH_BYTES`. ``SendMessageBatch`` may accept some entries
 of a batch and fail others: entries that failed on the service's side are sent again, at most
 :data:`MAX_ATTEMPTS` times in all, with a short backoff; entries refused as the sender's fault
 (say, a character SQS does not allow) are reported at once. If SQS refuses a whole batch, its
