@@ -136,3 +136,18 @@ def test_the_same_queue_on_both_sides_is_refused_at_once(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--from-queue and --to-queue" in err[0]
     assert [m["Body"] for m in receive_all(stack, dlq)] == ["stays"]
+
+
+def test_a_first_send_time_never_moves_a_change_later(stack: IngestStack) -> None:
+    # Set by hand to a later time than the message's own send, it counts as that send.
+    body = json.dumps({"action": "upsert", "url": SITE + "/late"})
+    sent = 1_795_176_000_000
+    late = sqs_record(body, sent_ms=sent)
+    late["messageAttributes"] = {
+        FIRST_SENT_ATTRIBUTE: {"stringValue": str(sent + DAY_MS), "dataType": "String"}
+    }
+    deleted = delete("/late", occurred_at=instant(sent + 1))
+    assert stack.invoke(sqs_record(json.dumps(deleted)))["batchItemFailures"] == []
+    assert stack.invoke(late)["batchItemFailures"] == []
+    (item,) = stack.url_items().values()
+    assert item["st"]["S"] == "gone"
