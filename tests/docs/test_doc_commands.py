@@ -444,7 +444,7 @@ def test_stack_outputs_become_the_variables_the_pages_use(stack: Stack, workspac
 
 
 def test_aws_cli_commands(stack: Stack, workspace: Path) -> None:
-    aws = [c for c in commands() if c.startswith("aws ")]
+    aws = [c for c in commands() if c.startswith("aws ") and c not in RUN_ELSEWHERE]
     assert {c.split()[2] for c in aws} >= {"send-message", "receive-message", "invoke"}
     for command in aws:
         if command.startswith("aws sqs receive-message"):
