@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,18 @@ def test_layer_holds_the_shared_package_idna_and_zlib_ng_only(build_dir: Path) -
     # the compiled deflate the writer uses, built for Lambda's arm64 whatever machine builds it
     assert list((python / "zlib_ng").glob("zlib_ng.cpython-312-aarch64-linux-gnu.so"))
     assert not top_level_names(python) & NEVER_SHIPPED
+
+
+@pytest.mark.slow
+def test_layer_ships_the_package_compiled_for_a_read_only_opt(build_dir: Path) -> None:
+    package = build_dir / "SharedLayer" / "python" / "sitemap_updater"
+    for module in package.rglob("*.py"):
+        cached = module.parent / "__pycache__" / f"{module.stem}.cpython-312.pyc"
+        header = cached.read_bytes()[:16]
+        assert header[:4] == importlib.util.MAGIC_NUMBER, module  # Python 3.12's bytecode
+        # PEP 552: hash-based and not checked against the source, which Lambda extracts with
+        # other timestamps and cannot recompile into its read-only /opt
+        assert int.from_bytes(header[4:8], "little") == 0b01, module
 
 
 @pytest.mark.slow

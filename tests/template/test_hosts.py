@@ -292,6 +292,34 @@ def test_the_function_maps_each_other_host_to_its_prefix(source: Template, tmp_p
     ]
 
 
+def test_the_function_compares_the_decoded_path_and_the_host_without_its_dot(
+    source: Template, tmp_path: Path
+) -> None:
+    # S3 decodes the key, and DNS reads www.example.de. as www.example.de: so must the function.
+    requests: list[tuple[str | None, str]] = [
+        ("www.example.com", "/www.example%2Ede/sitemap.xml"),
+        ("www.example.com", "/www%2eexample%2ede/sitemap.xml"),
+        ("www.example.com", "/www.example.de%2Fsitemap.xml"),
+        ("www.example.com", "/WWW.Example.DE/sitemap.xml"),
+        ("www.example.com", "/%E0%A4%A/sitemap.xml"),  # not decodable: no key to serve
+        ("www.example.de.", "/sitemap.xml"),
+        ("WWW.EXAMPLE.DE.:443", "/sitemap-products-r01.xml.gz"),
+        ("www.example.com.", "/sitemap.xml"),
+        ("www.example.com", "/sitemap-%41.xml"),  # any other path is passed on as it came
+    ]
+    assert run_function(function_code(source, SITES), requests, tmp_path) == [
+        "404",
+        "404",
+        "404",
+        "404",
+        "404",
+        "/www.example.de/sitemap.xml",
+        "/www.example.de/sitemap-products-r01.xml.gz",
+        "/sitemap.xml",
+        "/sitemap-%41.xml",
+    ]
+
+
 def test_the_cache_key_tells_hosts_apart_by_the_rewritten_path(
     source: Template, tmp_path: Path
 ) -> None:
@@ -405,6 +433,53 @@ def test_site_host_aliases_name_the_hosts_with_the_certificate(source: Template)
     )
     assert config["Aliases"] == ["www.example.com", "www.example.de", "www.example.fr"]
     assert config["ViewerCertificate"]["AcmCertificateArn"] == CERTIFICATE
+
+
+def refusals(source: Template, sites: str, **overrides: str) -> list[str]:
+    """The reasons CloudFormation gives for refusing these parameters outside its rules: each
+    output that exists under them and looks up a key the ``Refused`` mapping lacks."""
+    values = resolver(source, sites, **overrides)
+    found = []
+    for output in source["Outputs"].values():
+        lookup = output["Value"].get("Fn::FindInMap") if isinstance(output["Value"], dict) else None
+        if lookup is None or lookup[0] != "Refused":
+            continue
+        if "Condition" in output and not values.condition(output["Condition"]):
+            continue
+        name, group, reason = lookup
+        assert reason not in source["Mappings"][name][group]
+        found.append(reason)
+    return found
+
+
+ALIASES = {"SiteHostAliases": "true", "AcmCertificateArn": CERTIFICATE}
+
+
+@pytest.mark.parametrize(
+    ("sites", "overrides", "refused"),
+    [
+        (SITES, ALIASES, True),  # http://shop.example.fr:8080
+        ("https://www.example.com:8443", ALIASES, True),
+        ("https://www.example.com,https://www.example.de:443", ALIASES, True),
+        (PRIMARY, ALIASES, False),
+        ("https://www.example.com,https://www.example.de", ALIASES, False),
+        (SITES, {}, False),  # setup 2 lists the files under the distribution's own domain
+        (SITES, {"SiteDistributionId": "E2SITEDIST123"}, False),
+        ("http://localhost:8080", {}, False),
+    ],
+)
+def test_a_port_in_site_url_is_refused_where_the_hosts_are_aliases(
+    source: Template, sites: str, overrides: dict[str, str], refused: bool
+) -> None:
+    # CloudFront refuses an alternate domain name with a port, after the stack began to create
+    # resources; this refuses it first, with the reason.
+    reasons = refusals(source, sites, **overrides)
+    if refused:
+        (reason,) = reasons
+        assert "SiteHostAliases=true" in reason and "remove the port from SiteUrl" in reason
+    else:
+        assert reasons == []
+    assert rules_allow(source, sites, **overrides) == []
 
 
 @pytest.mark.parametrize(

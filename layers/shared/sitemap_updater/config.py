@@ -65,7 +65,7 @@ class IngestConfig:
     #: one origin or a comma-separated list of them, the first the primary (``sites.Sites``)
     site_url: str
     dlq_url: str
-    tombstone_ttl_days: int = 7
+    tombstone_ttl_days: int = 14
     #: hosts images and videos may live on besides the site's own (``None``: any host)
     media_hosts: frozenset[str] | None = None
     #: whether hreflang alternates may point to any host, not only the listed sites
@@ -84,7 +84,7 @@ class IngestConfig:
             table_name=_get(e, "TABLE_NAME"),
             site_url=site_url,
             dlq_url=_get(e, "DLQ_URL"),
-            tombstone_ttl_days=_int(e, "TOMBSTONE_TTL_DAYS", 7, 1, 3650),
+            tombstone_ttl_days=_int(e, "TOMBSTONE_TTL_DAYS", 14, 1, 3650),
             media_hosts=media_hosts,
             alternates_any_host=_bool(e, "ALTERNATES_ANY_HOST", False),
         )

@@ -30,11 +30,14 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
+from sitemap_updater.bounded_http import Deadline, opener
+
 DEFAULT_ENDPOINT: Final = "https://api.indexnow.org/indexnow"
 MAX_URLS_PER_POST: Final = 10_000
 KEY_RULE: Final = "8 to 128 characters of a-z, A-Z, 0-9 and -"
 _KEY = re.compile(r"[a-zA-Z0-9-]{8,128}")
-#: How long one POST may take; a slower answer is retried in a later run.
+#: How long one POST may take in all (connect, send, answer): an overall deadline, not only a
+#: bound on each read; a slower answer is retried in a later run.
 TIMEOUT_SECONDS: Final = 5.0
 #: Most characters of an answer's body kept for the log.
 DETAIL_CHARS: Final = 500
@@ -163,9 +166,12 @@ class IndexNowClient:
         self.key_location = f"{public_base_url.rstrip('/')}/{key_file_name(key)}"
         self.timeout = timeout
 
-    def post(self, urls: Sequence[str], now: float) -> Answer:
-        """One POST of ``urls`` (1 to 10,000 of the site's host); never raises for the
-        endpoint's behaviour: every answer, timeout or broken connection becomes an Answer."""
+    def post(self, urls: Sequence[str], now: float, *, budget: float | None = None) -> Answer:
+        """One POST of ``urls`` (1 to 10,000 of the site's host), ended by its deadline: the
+        client's timeout, or the ``budget`` of seconds the run has left if that is shorter.
+        Never raises for the endpoint's behaviour: every answer, timeout or broken connection
+        becomes an Answer."""
+        seconds = self.timeout if budget is None else max(0.0, min(self.timeout, budget))
         request = urllib.request.Request(
             self.endpoint,
             data=request_body(self.host, self.key, self.key_location, urls),
@@ -173,7 +179,7 @@ class IndexNowClient:
             method="POST",
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with opener(Deadline(seconds)).open(request, timeout=self.timeout) as response:
                 status = int(response.status)
                 detail = response.read(DETAIL_CHARS).decode("utf-8", "replace")
                 headers = response.headers

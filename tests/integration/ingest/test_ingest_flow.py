@@ -298,7 +298,7 @@ def test_a_batch_makes_exactly_one_write_per_event_and_nothing_else(stack: Inges
 # -- configuration, bulk bodies, limits -------------------------------------------------------
 
 
-@pytest.mark.parametrize(("configured", "days"), [(None, 7), ("2", 2), ("30", 30)])
+@pytest.mark.parametrize(("configured", "days"), [(None, 14), ("2", 2), ("30", 30)])
 def test_tombstone_retention_comes_from_the_environment(
     stack: IngestStack, configured: str | None, days: int
 ) -> None:

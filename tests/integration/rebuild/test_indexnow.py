@@ -255,12 +255,12 @@ def test_the_pending_set_is_bounded_and_counts_what_it_drops(
         queue = IndexNowQueue(s3, BUCKET, client, max_pending=5)
         queue.add(locs(*range(4)))
         queue.persist()
-        queue.submit(START, lambda: False)
+        queue.submit(START, lambda: 60.0)
         later = IndexNowQueue(s3, BUCKET, client, max_pending=5)
         later.add(locs(*range(4, 8)))
         assert later.persist() == [PENDING_KEY]
         assert later.report.urls_dropped == 3 and later.report.pending == 5
-        assert later.submit(START + 300, lambda: False) == [PENDING_KEY]
+        assert later.submit(START + 300, lambda: 60.0) == [PENDING_KEY]
     # one section (/page/) holds them all: its newest go, what waited longest is kept
     assert endpoint.requests[-1].body["urlList"] == locs(*range(5))
 
@@ -274,7 +274,7 @@ def test_more_than_10000_urls_go_in_several_posts(endpoint: RecordingEndpoint) -
         queue = IndexNowQueue(s3, BUCKET, client)
         queue.add(many)
         queue.persist()
-        queue.submit(START, lambda: False)
+        queue.submit(START, lambda: 60.0)
     assert [len(r.body["urlList"]) for r in endpoint.requests] == [10_000, 1]
     assert endpoint.urls == many and queue.report.urls_submitted == 10_001
 
@@ -313,5 +313,5 @@ def test_a_url_off_the_site_host_is_never_queued(endpoint: RecordingEndpoint) ->
         # what a full rebuild reports as repaired drift of a file someone planted a URL in
         queue.add(["https://evil.example.net/phish", *locs(1), "\udcff garbage"])
         queue.persist()
-        queue.submit(START, lambda: False)
+        queue.submit(START, lambda: 60.0)
     assert endpoint.requests[-1].body["urlList"] == locs(1)

@@ -9,14 +9,14 @@ from sitemap_updater.config import ConfigError, IngestConfig
 REQUIRED = {"TABLE_NAME": "t", "SITE_URL": "https://www.example.com", "DLQ_URL": "https://q/dlq"}
 
 
-def test_tombstone_retention_defaults_to_7_days() -> None:
+def test_tombstone_retention_defaults_to_14_days() -> None:
     config = IngestConfig.from_env(REQUIRED)
     assert (config.table_name, config.dlq_url, config.tombstone_ttl_days) == (
         "t",
         "https://q/dlq",
-        7,
+        14,
     )
-    assert IngestConfig.from_env({**REQUIRED, "TOMBSTONE_TTL_DAYS": ""}).tombstone_ttl_days == 7
+    assert IngestConfig.from_env({**REQUIRED, "TOMBSTONE_TTL_DAYS": ""}).tombstone_ttl_days == 14
 
 
 def test_tombstone_retention_is_configurable() -> None:

@@ -22,6 +22,14 @@ if TYPE_CHECKING:
 #: ``MaximumMessageSize`` to 1 MiB, the SQS maximum, and the main queue's to 256 KiB, so a
 #: rejected body always fits with its reason.
 MAX_MESSAGE_BYTES: Final = 1_048_576
+#: The message attribute that holds why a record was rejected; a message the redrive policy
+#: dead-lettered after transient failures has none.
+REASON_ATTRIBUTE: Final = "reason"
+#: The message attribute ``redrive`` sets on a message it moves back to the queue: the epoch
+#: milliseconds at which the message was first sent (its SentTimestamp in the dead-letter queue,
+#: which keeps the original one). Ingest orders a change without ``occurred_at`` by it, so a
+#: replayed change keeps its place among the changes of its URL.
+FIRST_SENT_ATTRIBUTE: Final = "first_sent_timestamp"
 #: Longest reason attribute; longer ones end with a count of what was left out.
 MAX_REASON_CHARS: Final = 2_000
 #: Longest rendering of an offending value inside a reason.
@@ -117,7 +125,8 @@ def bad_entries_body(rejections: Sequence[Rejection]) -> str:
     )
 
 
-def _message_bytes(body: str, attributes: dict[str, str]) -> int:
+def message_bytes(body: str, attributes: dict[str, str]) -> int:
+    """Bytes SQS counts towards a message's size: the body and each string attribute."""
     size = len(body.encode("utf-8"))
     for name, value in attributes.items():
         size += len(name.encode()) + len("String") + len(value.encode("utf-8"))
@@ -141,12 +150,12 @@ class DeadLetterQueue:
     ) -> str:
         """Send one DLQ message for one record; returns the reason that was attached."""
         reason = reason_line(rejections)
-        attributes = {"reason": reason, "source_message_id": source_message_id}
+        attributes = {REASON_ATTRIBUTE: reason, "source_message_id": source_message_id}
         # SQS refuses an empty body; a real SQS record never has one, a hand-made event may.
         body = sendable(original_body) or "(empty body)"
         if array_body:
             entries = bad_entries_body(rejections)
-            if _message_bytes(entries, attributes) <= MAX_MESSAGE_BYTES:
+            if message_bytes(entries, attributes) <= MAX_MESSAGE_BYTES:
                 body = entries
         self._sqs.send_message(
             QueueUrl=self._queue_url,

@@ -29,7 +29,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
-from sitemap_updater.ingest.dlq import DeadLetterQueue, describe, sendable
+from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe, sendable
 from sitemap_updater.ingest.events import decode_body, undecodable
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
 from sitemap_updater.observability import logger, metrics, tracer
@@ -80,13 +80,25 @@ def url_of(raw: object) -> str | None:
     return sendable(url[:MAX_LOGGED_URL_CHARS])
 
 
-def sent_at_of(record: SQSRecord) -> datetime | None:
-    """The record's SQS SentTimestamp (epoch ms) as an aware datetime, if present and sane."""
-    raw = record.attributes.sent_timestamp
+def _epoch_ms_time(raw: object) -> datetime | None:
     try:
-        return _EPOCH + timedelta(milliseconds=int(raw))
+        return _EPOCH + timedelta(milliseconds=int(str(raw)))
     except (TypeError, ValueError, OverflowError):
         return None
+
+
+def sent_at_of(record: SQSRecord) -> datetime | None:
+    """When the record's changes were first sent (the ``occurred_at`` of a change without one):
+    the SQS SentTimestamp, or the earlier time ``redrive`` kept in the
+    :data:`~sitemap_updater.ingest.dlq.FIRST_SENT_ATTRIBUTE` attribute of a message it moved
+    back from the dead-letter queue. Never later than the SentTimestamp, so the attribute can
+    only keep a change in its place, never move it ahead. ``None`` if neither is sane."""
+    sent = _epoch_ms_time(record.attributes.sent_timestamp)
+    first = (record.raw_event.get("messageAttributes") or {}).get(FIRST_SENT_ATTRIBUTE)
+    first_sent = _epoch_ms_time(first.get("stringValue")) if isinstance(first, dict) else None
+    if sent is None or first_sent is None:
+        return sent
+    return min(sent, first_sent)
 
 
 @dataclass(slots=True)

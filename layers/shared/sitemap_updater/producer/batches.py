@@ -1,7 +1,7 @@
 """Message bodies to an SQS queue with ``SendMessageBatch``, the failed entries sent again.
 
-Bodies are sent as they are, in calls of at most :data:`BATCH_SIZE` entries and
-:data:`MAX_BATCH_BYTES`. ``SendMessageBatch`` may accept some entries
+Bodies (and their string attributes, if any) are sent as they are, in calls of at most
+:data:`BATCH_SIZE` entries and :data:`MAX_BATCH_BYTES`. ``SendMessageBatch`` may accept some entries
 of a batch and fail others: entries that failed on the service's side are sent again, at most
 :data:`MAX_ATTEMPTS` times in all, with a short backoff; entries refused as the sender's fault
 (say, a character SQS does not allow) are reported at once. If SQS refuses a whole batch, its
@@ -19,9 +19,14 @@ from typing import TYPE_CHECKING, Any, Final, Self
 
 from botocore.exceptions import ClientError
 
+from sitemap_updater.ingest.dlq import message_bytes
+
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
-    from mypy_boto3_sqs.type_defs import SendMessageBatchRequestEntryTypeDef
+    from mypy_boto3_sqs.type_defs import (
+        MessageAttributeValueTypeDef,
+        SendMessageBatchRequestEntryTypeDef,
+    )
 
 #: Entries per SendMessageBatch call (the SQS maximum).
 BATCH_SIZE: Final = 10
@@ -51,11 +56,26 @@ class SendFailure:
         return f"{self.where}: not sent: {self.code}: {self.message}"
 
 
+#: String message attributes of one message, by name.
+Attributes = dict[str, str]
+
+
 @dataclass(slots=True)
 class _Pending:
     where: str
     body: str
+    attributes: Attributes | None = None
     attempts: int = 0
+
+    def entry(self, index: int) -> SendMessageBatchRequestEntryTypeDef:
+        entry: SendMessageBatchRequestEntryTypeDef = {"Id": str(index), "MessageBody": self.body}
+        if self.attributes:
+            entry["MessageAttributes"] = _typed(self.attributes)
+        return entry
+
+
+def _typed(attributes: Attributes) -> dict[str, MessageAttributeValueTypeDef]:
+    return {k: {"DataType": "String", "StringValue": v} for k, v in attributes.items()}
 
 
 @dataclass(slots=True)
@@ -96,11 +116,11 @@ class BatchSender:
         if exc_type is None:
             self.flush()
 
-    def add(self, where: str, body: str) -> None:
-        size = len(body.encode("utf-8"))
+    def add(self, where: str, body: str, attributes: Attributes | None = None) -> None:
+        size = message_bytes(body, attributes or {})
         if self._buffer and self._buffer_bytes + size > MAX_BATCH_BYTES:
             self.flush()
-        self._buffer.append(_Pending(where, body))
+        self._buffer.append(_Pending(where, body, attributes))
         self._buffer_bytes += size
         if len(self._buffer) >= BATCH_SIZE:
             self.flush()
@@ -123,9 +143,7 @@ class BatchSender:
 
     def _send_batch(self, batch: list[_Pending]) -> list[_Pending]:
         """Send one batch; returns the entries to try again."""
-        entries: list[SendMessageBatchRequestEntryTypeDef] = [
-            {"Id": str(i), "MessageBody": e.body} for i, e in enumerate(batch)
-        ]
+        entries = [e.entry(i) for i, e in enumerate(batch)]
         for entry in batch:
             entry.attempts += 1
         self.stats.batches += 1
@@ -153,7 +171,11 @@ class BatchSender:
 
     def _send_one(self, entry: _Pending) -> None:
         try:
-            self._sqs.send_message(QueueUrl=self._url, MessageBody=entry.body)
+            self._sqs.send_message(
+                QueueUrl=self._url,
+                MessageBody=entry.body,
+                MessageAttributes=_typed(entry.attributes or {}),
+            )
         except ClientError as exc:
             error: Any = exc.response.get("Error", {})
             self._fail(entry, str(error.get("Code", "Error")), str(error.get("Message", exc)))

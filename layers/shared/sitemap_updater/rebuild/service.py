@@ -138,8 +138,12 @@ class RebuildService:
         report.seconds = round(time.monotonic() - started, 3)
         return report
 
+    def _time_left(self) -> float:
+        """Seconds the run may still spend: the invocation's, less the margin it keeps."""
+        return self._remaining_seconds() - self.config.time_budget_margin_seconds
+
     def _out_of_time(self) -> bool:
-        return self._remaining_seconds() < self.config.time_budget_margin_seconds
+        return self._time_left() < 0
 
     def _run(self, full: bool) -> RunReport:
         read_before = self.source.items_read
@@ -179,7 +183,7 @@ class RebuildService:
         if checkpoint is not None and checkpoint != window.checkpoint:
             self.checkpoints.save(checkpoint)
         if queue is not None:
-            self.indexnow.submit(queue, run, self._clock(), self._out_of_time)
+            self.indexnow.submit(queue, run, self._clock(), self._time_left)
         deleted = run.objects.sweep(
             record.files, int(self._clock()), self.config.retire_grace_seconds
         )

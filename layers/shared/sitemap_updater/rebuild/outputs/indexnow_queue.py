@@ -287,9 +287,10 @@ class IndexNowQueue:
         self.report.pending = len(state.urls)
         return written
 
-    def submit(self, now: float, out_of_time: Callable[[], bool]) -> list[str]:
-        """Send the pending URLs, oldest first, 10,000 per POST, unless a backoff is running;
-        returns the keys written (the pending object when it changed)."""
+    def submit(self, now: float, time_left: Callable[[], float]) -> list[str]:
+        """Send the pending URLs, oldest first, 10,000 per POST, unless a backoff is running,
+        while the run has time left (``time_left``, seconds; no POST outlasts it); returns the
+        keys written (the pending object when it changed)."""
         state = self._load()
         report = self.report
         report.pending = len(state.urls)
@@ -299,9 +300,9 @@ class IndexNowQueue:
             report.next_attempt_at = format_w3c_epoch(state.next_attempt_at)
             return []
         changed = False
-        while state.urls and report.requests < self._max_requests and not out_of_time():
+        while state.urls and report.requests < self._max_requests and time_left() > 0:
             batch = list(state.urls)[:MAX_URLS_PER_POST]
-            answer = self.client.post(batch, now)
+            answer = self.client.post(batch, now, budget=time_left())
             report.requests += 1
             if answer.outcome is Outcome.RETRY:
                 report.requests_failed += 1

@@ -79,13 +79,13 @@ class IndexNow:
 
     @staticmethod
     def submit(
-        queues: list[IndexNowQueue], run: Run, now: float, out_of_time: Callable[[], bool]
+        queues: list[IndexNowQueue], run: Run, now: float, time_left: Callable[[], float]
     ) -> None:
         """Send what waits; the publish is complete, and nothing here can fail the run."""
         report = IndexNowReport()
         for queue in queues:
             try:
-                run.note_state_objects(queue.submit(now, out_of_time))
+                run.note_state_objects(queue.submit(now, time_left))
             except Exception as error:  # the URLs stay pending; the next run tries again
                 logger.exception("IndexNow submission failed; the URLs stay pending")
                 queue.report.error = f"{type(error).__name__}: {error}"

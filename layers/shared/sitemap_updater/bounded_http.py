@@ -1,0 +1,162 @@
+"""HTTP requests with an overall deadline, for ``urllib.request``.
+
+A socket timeout bounds each read, not a request: an endpoint that answers one byte at a time,
+each within the timeout, holds a request for as long as it likes. Here every socket operation of
+one request (connect, TLS handshake, send, each read of the answer) may last only until the
+request's deadline, so the request as a whole ends by then, with a ``TimeoutError``.
+
+Use :func:`opener` (or add :func:`handlers` to your own opener) for each request.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.client
+import io
+import time
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+Clock = Callable[[], float]
+
+
+class Deadline:
+    """A point in time on a monotonic clock; :meth:`left` is what remains of it."""
+
+    def __init__(self, seconds: float, clock: Clock = time.monotonic) -> None:
+        self.seconds = seconds
+        self._clock = clock
+        self._end = clock() + seconds
+
+    def left(self) -> float:
+        """Seconds left; raises ``TimeoutError`` once the deadline has passed."""
+        left = self._end - self._clock()
+        if left <= 0:
+            raise self.expired()
+        return left
+
+    def expired(self) -> TimeoutError:
+        return TimeoutError(f"no complete answer within the deadline of {self.seconds:g} s")
+
+    def wait(self, sock: Any, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)`` on ``sock``, waiting at most until the deadline."""
+        sock.settimeout(self.left())
+        try:
+            return call(*args)
+        except TimeoutError as error:  # the socket waited exactly what the deadline left
+            raise self.expired() from error
+
+
+class _BoundedSocket:
+    """The parts of a connected socket ``http.client`` uses, each bounded by the deadline.
+
+    Like a socket's own ``makefile``, a reader keeps the socket open until it is closed too:
+    ``urllib`` closes the connection's socket as soon as the answer's head is read."""
+
+    def __init__(self, sock: Any, deadline: Deadline) -> None:
+        self._sock = sock
+        self._deadline = deadline
+        self._readers = 0
+        self._closed = False
+
+    def sendall(self, data: bytes) -> None:
+        # sendall's timeout is the longest the whole call may take
+        self._deadline.wait(self._sock, self._sock.sendall, data)
+
+    def recv_into(self, buffer: Any) -> int:
+        return int(self._deadline.wait(self._sock, self._sock.recv_into, buffer))
+
+    def makefile(self, mode: str, *_: Any, **__: Any) -> io.BufferedReader:
+        if mode != "rb":
+            raise ValueError(f"mode {mode!r}: only 'rb' is supported")
+        self._readers += 1
+        return io.BufferedReader(_Reader(self))
+
+    def reader_closed(self) -> None:
+        self._readers -= 1
+        if self._closed and not self._readers:
+            self._sock.close()
+
+    def close(self) -> None:
+        self._closed = True
+        if not self._readers:
+            self._sock.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+class _Reader(io.RawIOBase):
+    """Reads from a bounded socket, each read waiting only as long as the deadline leaves."""
+
+    def __init__(self, sock: _BoundedSocket) -> None:
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._sock.recv_into(buffer)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._sock.reader_closed()
+        super().close()
+
+
+class _Bounded(http.client.HTTPConnection):
+    """A connection whose every socket operation ends by its deadline."""
+
+    deadline: Deadline
+
+    def connect(self) -> None:
+        # the timeout of connect and of the TLS handshake is each call's longest wait
+        timeout = self.timeout if isinstance(self.timeout, int | float) else self.deadline.seconds
+        self.timeout = min(timeout, self.deadline.left())
+        super().connect()
+        self.sock = _BoundedSocket(self.sock, self.deadline)
+
+
+class BoundedHTTPConnection(_Bounded):
+    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+
+class BoundedHTTPSConnection(_Bounded, http.client.HTTPSConnection):
+    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline = deadline
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        connection = functools.partial(BoundedHTTPConnection, deadline=self._deadline)
+        return self.do_open(connection, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        connection = functools.partial(BoundedHTTPSConnection, deadline=self._deadline)
+        return self.do_open(connection, req)
+
+
+def handlers(deadline: Deadline) -> list[urllib.request.BaseHandler]:
+    """The handlers that bound every http and https request of an opener by ``deadline``."""
+    return [_HTTPHandler(deadline), _HTTPSHandler(deadline)]
+
+
+def opener(
+    deadline: Deadline, *extra: urllib.request.BaseHandler | type[urllib.request.BaseHandler]
+) -> urllib.request.OpenerDirector:
+    """An opener whose requests (and the reads of their answers) end by ``deadline``."""
+    return urllib.request.build_opener(*handlers(deadline), *extra)
