@@ -36,7 +36,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from sitemap_updater.indexnow import DEFAULT_ENDPOINT
+from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
 from sitemap_updater_local import page_events
 from sitemap_updater_local.commands.validate import FileReport, validate_path
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment

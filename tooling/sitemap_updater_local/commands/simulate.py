@@ -75,7 +75,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sitemap_updater.indexnow import IndexNowConfigError, check_key
+from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_key
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites

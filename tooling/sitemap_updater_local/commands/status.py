@@ -45,10 +45,10 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
+from sitemap_updater.indexnow.queue import PENDING_KEY, waiting_urls
 from sitemap_updater.ingest.dlq import reason_kinds
 from sitemap_updater.protocol.errors import InvalidUrlError
-from sitemap_updater.rebuild.news import is_news_key
-from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, waiting_urls
+from sitemap_updater.rebuild.news.desk import is_news_key
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
 from sitemap_updater.sites import Sites
