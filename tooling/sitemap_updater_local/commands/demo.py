@@ -38,9 +38,10 @@ from tqdm import tqdm
 
 from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
 from sitemap_updater_local import page_events
-from sitemap_updater_local.commands.validate import FileReport, validate_path
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
+from sitemap_updater_local.validation.document import validate_path
+from sitemap_updater_local.validation.rules import FileReport
 
 DEFAULT_URLS = 2_000
 DEFAULT_OUT = Path("sitemap-out")
