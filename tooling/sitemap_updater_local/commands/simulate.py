@@ -82,7 +82,7 @@ from sitemap_updater.sites import Sites
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
-from sitemap_updater_local.deployment.template import TemplateError
+from sitemap_updater_local.deployment.stack.template import TemplateError
 
 DEFAULT_SITE = "https://www.example.com"
 DEFAULT_WAVE_GAP = 300.0
