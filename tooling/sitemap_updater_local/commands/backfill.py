@@ -34,6 +34,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import IO
 
+from sitemap_updater.printable import printable
 from sitemap_updater.protocol import Site
 from sitemap_updater_local.inputs.opening import (
     MAX_SOURCE_BYTES,
@@ -153,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             site = Site.parse(args.site, args.media_hosts)
         except ValueError as exc:
-            print(f"--site: {exc}", file=sys.stderr)
+            print(printable(f"--site: {exc}"), file=sys.stderr)
             return 2
 
     emit: Callable[[str, str], None]
@@ -170,7 +171,9 @@ def run(args: argparse.Namespace) -> int:
             errors: tuple[type[Exception], ...] = (SourceError, ClientError, BotoCoreError)
             sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
             sender = stack.enter_context(
-                BatchSender(sqs, args.queue_url, on_failure=lambda f: print(f, file=sys.stderr))
+                BatchSender(
+                    sqs, args.queue_url, on_failure=lambda f: print(printable(f), file=sys.stderr)
+                )
             )
             emit = sender.add
         else:
@@ -212,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
             if sender is not None:
                 sender.flush()
         except errors as exc:
-            print(exc, file=sys.stderr)
+            print(printable(exc), file=sys.stderr)
             return 2
         if replaced is not None:
             writer.flush()
@@ -220,8 +223,10 @@ def run(args: argparse.Namespace) -> int:
     failed = 0 if sender is None else len(sender.stats.failures)
     target = f"sent to {args.queue_url}" if sender is not None else f"written to {args.out}"
     print(
-        f"read {stats.read} record(s); {stats.events - failed} upsert event(s) {target}; "
-        f"{stats.problems} skipped; {failed} not sent",
+        printable(
+            f"read {stats.read} record(s); {stats.events - failed} upsert event(s) {target}; "
+            f"{stats.problems} skipped; {failed} not sent"
+        ),
         file=sys.stderr if args.out == "-" else sys.stdout,
     )
     return 1 if stats.problems or failed else 0

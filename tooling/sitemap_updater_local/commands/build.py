@@ -40,6 +40,7 @@ import sys
 import time
 
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
+from sitemap_updater.printable import printable
 from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
@@ -215,13 +216,14 @@ def run(args: argparse.Namespace) -> int:
     if len(sites) > 1:
         indexes = f"{len(sites)} indexes ({xsl}{INDEX_KEY} per host)"
     print(
-        f"{result.urls} URLs from {result.changes} changes in {shards} sitemap file(s) "
-        f"+ {indexes} in {args.out} ({seconds:.2f} s)"
+        printable(
+            f"{result.urls} URLs from {result.changes} changes in {shards} sitemap file(s) "
+            f"+ {indexes} in {args.out} ({seconds:.2f} s)"
+        )
     )
     if result.removed:
-        print(
-            f"removed {len(result.removed)} file(s) no longer listed: {', '.join(result.removed)}"
-        )
+        removed = ", ".join(result.removed)
+        print(printable(f"removed {len(result.removed)} file(s) no longer listed: {removed}"))
     for line in report.summary():
         print(line, file=sys.stderr)
     return EXIT_SKIPPED if result.problems else 0

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import boto3
 
+from sitemap_updater.printable import printable
 from sitemap_updater.producer.batches import BatchSender, SendFailure
 from sitemap_updater_local.errors import CommandError
 
@@ -58,7 +59,7 @@ def redrive(
                 sender.add(message["MessageId"], message["Body"])
         not_sent = {f.where for f in failures}
         for failure in failures:
-            print(f"sitemap-updater redrive: {failure}", file=sys.stderr)
+            print(f"sitemap-updater redrive: {printable(failure)}", file=sys.stderr)
         done = [m for m in got if m["MessageId"] not in not_sent]
         if done:
             sqs.delete_message_batch(

@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
+from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import SitemapError, show_value
 from sitemap_updater.protocol.languages.tags import RULE, hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import normalize_lastmod
@@ -64,13 +65,16 @@ class FileReport:
         return not self.problems
 
     def lines(self) -> list[str]:
-        """One ``SOURCE: text`` line per problem, then notes; an ``ok`` line if clean."""
-        out = [f"{self.source}: {p}" for p in self.problems]
-        out += [f"{self.source}: note: {n}" for n in self.notes]
+        """One ``SOURCE: text`` line per problem, then notes; an ``ok`` line if clean; each
+        with the control and format characters of the file's name and content escaped."""
+        out = [printable(f"{self.source}: {p}") for p in self.problems]
+        out += [printable(f"{self.source}: note: {n}") for n in self.notes]
         if self.ok:
             out.append(
-                f"{self.source}: ok ({self.kind}, {self.url_count} entries, "
-                f"{self.uncompressed_bytes} bytes uncompressed)"
+                printable(
+                    f"{self.source}: ok ({self.kind}, {self.url_count} entries, "
+                    f"{self.uncompressed_bytes} bytes uncompressed)"
+                )
             )
         return out
 
