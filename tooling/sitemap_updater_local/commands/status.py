@@ -45,7 +45,7 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from sitemap_updater.indexnow.queue import PENDING_KEY, waiting_urls
+from sitemap_updater.indexnow.pending import PENDING_KEY, waiting_urls
 from sitemap_updater.ingest.dlq import REASON_ATTRIBUTE, REJECTIONS_ATTRIBUTE, rejection_kinds
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import InvalidUrlError

@@ -170,7 +170,7 @@ class RebuildService:
         self._save_states(run)
         if recovering and run.remaining:  # files left unrewritten may still hold stray bytes
             record = replace(record, in_flight=self._owner)
-        queue = self.indexnow.queue(run, window.read if recovering else None)
+        waiting = self.indexnow.pending(run, window.read if recovering else None)
         if run.objects.writing or recovering or record != run.published:
             self.published.save(record)
         run.objects.forget_listed((*record.files, *(key for key, _ in record.singles)))
@@ -178,8 +178,8 @@ class RebuildService:
         checkpoint = window.next_checkpoint()
         if checkpoint is not None and checkpoint != window.checkpoint:
             self.checkpoints.save(checkpoint)
-        if queue is not None:
-            self.indexnow.submit(queue, run, self._clock(), self._out_of_time)
+        if waiting is not None:
+            self.indexnow.submit(waiting, run, self._clock(), self._out_of_time)
         deleted = run.objects.sweep(
             record.files, int(self._clock()), self.config.retire_grace_seconds
         )

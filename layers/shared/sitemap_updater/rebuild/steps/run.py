@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from sitemap_updater.indexnow.queue import IndexNowReport
+from sitemap_updater.indexnow.pending import IndexNowReport
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.rebuild.freshness import Lags
