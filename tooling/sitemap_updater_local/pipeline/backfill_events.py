@@ -18,12 +18,6 @@ from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.news_articles import (
-    MAX_HELD_ARTICLES,
-    is_article,
-    is_news_file,
-    with_article,
-)
 from sitemap_updater_local.inputs.opening import (
     BudgetError,
     SourcePolicy,
@@ -37,7 +31,13 @@ from sitemap_updater_local.inputs.records import (
     SourceError,
     raw_entry,
 )
-from sitemap_updater_local.inputs.sitemap_rows import ChildSitemap, read_sitemap_rows
+from sitemap_updater_local.inputs.sitemaps.news_articles import (
+    MAX_HELD_ARTICLES,
+    is_article,
+    is_news_file,
+    with_article,
+)
+from sitemap_updater_local.inputs.sitemaps.sitemap_rows import ChildSitemap, read_sitemap_rows
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
 

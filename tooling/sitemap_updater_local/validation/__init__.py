@@ -28,5 +28,5 @@ Checks, each reported as one ``SOURCE: problem`` line:
 A file is read as a stream, never whole: a DOCTYPE refuses it unread, a root that is not a
 sitemap (a feed, another namespace) is named in one line, the inflated bytes stop at the
 protocol's limit, and the entries are checked against the XSDs and the rules above in batches of
-:data:`BATCH_ENTRIES` (``inputs/xml_guard.py`` holds what ``backfill``'s reader shares).
+:data:`BATCH_ENTRIES` (``inputs/sitemaps/xml_guard.py`` holds what ``backfill``'s reader shares).
 """

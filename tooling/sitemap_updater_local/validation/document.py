@@ -16,7 +16,7 @@ from sitemap_updater.protocol.limits import (
 )
 from sitemap_updater_local.inputs.opening import SourceStream, open_source
 from sitemap_updater_local.inputs.records import SourceError
-from sitemap_updater_local.inputs.xml_guard import (
+from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
     TooLargeError,

@@ -28,7 +28,7 @@ from sitemap_updater.protocol.limits import (
     XHTML_NS,
 )
 from sitemap_updater.protocol.urls import normalize_url
-from sitemap_updater_local.inputs.xml_guard import (
+from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     local_name,
 )
 
