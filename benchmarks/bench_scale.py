@@ -55,7 +55,7 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
     from sitemap_updater.config import RebuildConfig
     from sitemap_updater.rebuild.service import RebuildService
     from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
-    from sitemap_updater_local.deployment.tables import create_template_table
+    from sitemap_updater_local.deployment.stack.tables import create_template_table
     from tests.helpers.synthetic import SyntheticSource
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as spool:

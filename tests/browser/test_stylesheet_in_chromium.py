@@ -31,7 +31,7 @@ from lxml import etree, html
 from sitemap_updater.protocol import Site, make_entry, render_index, render_urlset
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.outputs.bucket import kind_of
-from sitemap_updater_local.commands.build import build_static
+from sitemap_updater_local.pipeline.static_build import build_static
 
 SITE = Site.parse("https://www.example.com")
 NS = {

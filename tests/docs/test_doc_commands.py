@@ -34,7 +34,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
-from sitemap_updater_local.commands.validate import validate_document, validate_path
+from sitemap_updater_local.validation.document import validate_document, validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The pages whose commands and samples are run: the README first, then docs/ in name order.

@@ -15,7 +15,7 @@ from sitemap_updater_local.commands.demo import (
     SITE,
     TWIN_SITE,
 )
-from sitemap_updater_local.commands.validate import validate_path
+from sitemap_updater_local.validation.document import validate_path
 from tests.e2e.published import published_urls
 
 TWIN_FOLDER = "www.example.de"

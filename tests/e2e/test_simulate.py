@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_updater_local import cli
-from sitemap_updater_local.commands.validate import validate_path
+from sitemap_updater_local.validation.document import validate_path
 from tests.e2e.published import published_urls
 
 SITE = "https://www.example.com"

@@ -10,7 +10,7 @@ import boto3
 from moto import mock_aws
 from moto.moto_api._internal import mock_random
 
-from sitemap_updater_local.deployment.linear_moto import linear_moto
+from sitemap_updater_local.deployment.faster_moto.linear_moto import linear_moto
 
 REGION = "us-east-1"
 #: A sequence of calls on one client, returning what is compared.

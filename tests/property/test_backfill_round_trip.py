@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.protocol import Entry, make_entry, render_index, render_urlset
-from sitemap_updater_local.commands.backfill import Backfill
-from sitemap_updater_local.commands.build import build_static
 from sitemap_updater_local.inputs.records import Note
 from sitemap_updater_local.inputs.sources import iter_source_items
+from sitemap_updater_local.pipeline.backfill_events import Backfill
+from sitemap_updater_local.pipeline.static_build import build_static
 from sitemap_updater_local.pipeline.upsert_lines import news_event
 from tests.property.strategies import NOW, SITE
 

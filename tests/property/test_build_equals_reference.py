@@ -33,10 +33,10 @@ from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROOT_SHARD
 from sitemap_updater.store.shards import split_counts
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
 from sitemap_updater.view import view_files
-from sitemap_updater_local.commands.build import build_static
 from sitemap_updater_local.inputs.records import BodyLine, Problem
 from sitemap_updater_local.inputs.sources import iter_source
 from sitemap_updater_local.pipeline.change_reader import ChangeReader
+from sitemap_updater_local.pipeline.static_build import build_static
 from tests.property.strategies import some_of
 
 SITES = Sites.parse("https://www.example.com,https://www.example.de")

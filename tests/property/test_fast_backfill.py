@@ -22,14 +22,14 @@ from lxml import etree
 from sitemap_updater_local.inputs.csv_rows import BLOCK, iter_csv_rows
 from sitemap_updater_local.inputs.opening import child_location
 from sitemap_updater_local.inputs.records import Note, Problem, Row, SourceError
-from sitemap_updater_local.inputs.sitemap_rows import (
+from sitemap_updater_local.inputs.sitemaps.sitemap_rows import (
     ROOTS,
     ChildSitemap,
     iter_sitemap_items,
     release,
     url_row,
 )
-from sitemap_updater_local.inputs.xml_guard import XML_OPTIONS, local_name
+from sitemap_updater_local.inputs.sitemaps.xml_guard import XML_OPTIONS, local_name
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines
 from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
 

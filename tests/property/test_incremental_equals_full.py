@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from sitemap_updater.protocol import Entry
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Video
-from sitemap_updater.rebuild.news import NewsDesk, is_news_key
+from sitemap_updater.rebuild.news.desk import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.rebuild.service import RebuildService

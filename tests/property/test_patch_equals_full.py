@@ -13,7 +13,7 @@ from sitemap_updater.protocol import Entry, Site
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES
-from sitemap_updater.rebuild.news import NewsDesk
+from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.sites import Sites

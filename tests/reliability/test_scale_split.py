@@ -25,7 +25,7 @@ from moto import mock_aws
 from sitemap_updater.config import RebuildConfig
 from sitemap_updater.rebuild.service import RebuildService
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
-from sitemap_updater_local.deployment.tables import create_template_table
+from sitemap_updater_local.deployment.stack.tables import create_template_table
 from tests.conftest import FAKE_AWS_ENVIRONMENT
 from tests.helpers.synthetic import SyntheticSource
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset

@@ -1,9 +1,8 @@
-"""Imports run one way: from the handlers and the tooling down to the protocol core, never back
-up (docs/architecture.md, "Packages").
+"""The layer's imports run one way: from the protocol up to the functions, never back.
 
-Each part of the shared package has a rank; a module may import its own part and any part of a
-lower rank, nothing else (imports under ``TYPE_CHECKING`` and inside functions count too). The
-shared package never imports the local tooling.
+Each part of ``sitemap_updater`` has a rank; a module imports only parts of a lower rank, or of
+its own group (the rebuild and the IndexNow modules it runs are one group), and the modules
+import no cycle. Nothing in the layer imports the local tooling.
 """
 
 from __future__ import annotations
@@ -11,61 +10,107 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT / "layers" / "shared" / "sitemap_updater"
-TOOLING = "sitemap_updater_local"
+LAYER = ROOT / "layers" / "shared"
 
-#: The parts of the shared package, lowest first: the pure protocol core, the site and section
-#: rules on it, the table's codec, the settings, then the two services and the producer client.
+#: The parts of the layer, by rank: a part may import the parts of a lower rank.
 RANKS = {
     "protocol": 0,
+    "indexnow": 0,  # the package: its docstring only
+    "printable": 0,
     "observability": 0,
-    "indexnow": 0,
     "view": 0,
-    "sites": 1,
+    "bounded_http": 0,
+    "indexnow.protocol": 1,  # the key rule config checks, and one bounded POST
     "sections": 1,
+    "sites": 1,
     "store": 2,
-    "config": 3,
-    "ingest": 4,
-    "rebuild": 4,
-    "producer": 5,
+    "config": 2,
+    "ingest": 3,
+    "rebuild": 3,
+    "indexnow.pending": 3,
+    "indexnow.step": 3,
+    "producer": 4,
 }
+#: Parts of one rank that may import each other.
+GROUPS = {"rebuild": "rebuild", "indexnow.pending": "rebuild", "indexnow.step": "rebuild"}
 
 
-def _part(path: Path) -> str:
-    return path.relative_to(SHARED).parts[0].removesuffix(".py")
+def _part(module: str) -> str | None:
+    """The part of the layer a module belongs to (None: not the layer's, or the package)."""
+    names = module.split(".")
+    if names[0] != "sitemap_updater" or len(names) < 2:
+        return None
+    if names[1] == "indexnow" and len(names) > 2:
+        return f"indexnow.{names[2]}"
+    return names[1]
 
 
-def _imported(tree: ast.AST) -> list[str]:
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
-    return names
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in LAYER.rglob("*.py"):
+        names = path.relative_to(LAYER).with_suffix("").parts
+        found[".".join(names[:-1] if names[-1] == "__init__" else names)] = path
+    return found
 
 
-def _modules() -> list[Path]:
-    return sorted(p for p in SHARED.rglob("*.py") if p.name != "__init__.py" or p.parent != SHARED)
+def _imports(path: Path) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return out
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SHARED)))
-def test_a_module_imports_only_its_own_part_and_lower_ones(path: Path) -> None:
-    own = _part(path)
-    upward = []
-    for name in _imported(ast.parse(path.read_text(encoding="utf-8"))):
-        top, _, rest = name.partition(".")
-        if top == TOOLING:
-            upward.append(name)
-        elif top == "sitemap_updater" and rest:
-            part = rest.split(".")[0]
-            if part != own and RANKS[part] >= RANKS[own]:
-                upward.append(name)
-    assert upward == []
+def test_every_import_runs_down_the_ranks() -> None:
+    wrong = []
+    for module, path in _modules().items():
+        part = _part(module)
+        if part is None:
+            continue
+        assert part in RANKS, f"{module}: a part without a rank"
+        for imported in _imports(path):
+            other = _part(imported)
+            if other is None or other == part:
+                continue
+            same_group = GROUPS.get(part) is not None and GROUPS.get(part) == GROUPS.get(other)
+            if not same_group and RANKS[other] >= RANKS[part]:
+                wrong.append(f"{module} imports {imported}")
+    assert wrong == []
 
 
-def test_every_part_has_a_rank() -> None:
-    assert {_part(path) for path in _modules()} == set(RANKS)
+def test_the_layer_never_imports_the_tooling() -> None:
+    wrong = [
+        f"{module} imports {imported}"
+        for module, path in _modules().items()
+        for imported in _imports(path)
+        if imported.split(".")[0] == "sitemap_updater_local"
+    ]
+    assert wrong == []
+
+
+def test_the_modules_import_no_cycle() -> None:
+    modules = _modules()
+    edges = {
+        module: {name for name in _imports(path) if name in modules and name != module}
+        for module, path in modules.items()
+    }
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+    cycles: list[str] = []
+
+    def walk(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(edges[module]):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                walk(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(modules):
+        if module not in state:
+            walk(module, [module])
+    assert cycles == []

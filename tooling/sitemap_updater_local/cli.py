@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from sitemap_updater.printable import printable
 from sitemap_updater_local.errors import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -70,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ending = known_error(exc)
             if ending is None:
                 raise
-            print(f"sitemap-updater {args[0]}: {ending[0]}", file=sys.stderr)
+            print(f"sitemap-updater {args[0]}: {printable(ending[0])}", file=sys.stderr)
             return ending[1]
 
 

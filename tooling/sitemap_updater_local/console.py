@@ -11,6 +11,7 @@ import sys
 from collections import Counter
 from typing import IO, Final
 
+from sitemap_updater.printable import printable
 from sitemap_updater_local.inputs.records import Problem
 
 #: Problems printed in full before the rest are only counted.
@@ -47,5 +48,5 @@ class ProblemReport:
             return [f"{self.count} {what} (see above)"]
         lines = [f"{self.count} {what}, the first {self._shown} shown above; all of them by rule:"]
         width = len(str(self.by_rule.most_common(1)[0][1]))
-        lines += [f"  {n:>{width}}  {rule}" for rule, n in self.by_rule.most_common()]
+        lines += [f"  {n:>{width}}  {printable(rule)}" for rule, n in self.by_rule.most_common()]
         return lines

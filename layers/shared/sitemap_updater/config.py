@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from sitemap_updater.indexnow import (
+from sitemap_updater.indexnow.protocol import (
     DEFAULT_ENDPOINT,
     IndexNowConfigError,
     check_endpoint,

@@ -16,6 +16,7 @@ import pytest
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.commands import backfill
 from sitemap_updater_local.inputs.sources import iter_source_items
+from sitemap_updater_local.pipeline import backfill_events
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from tests.integration.cli.support import SITE, index_xml, page_urls, urlset_xml, write_gz
 
@@ -118,8 +119,8 @@ def test_progress_counts_every_record_read(tmp_path: Path, workers: int) -> None
     index = _site_with_troubles(tmp_path)
     counts: list[int] = []
     written: list[str] = []
-    with OrderedPool[backfill.ChildResult](max(workers, 1)) as pool:
-        run = backfill.Backfill(
+    with OrderedPool[backfill_events.ChildResult](max(workers, 1)) as pool:
+        run = backfill_events.Backfill(
             lambda url, line: written.append(line),
             pool=pool if workers else None,
             write=written.append,

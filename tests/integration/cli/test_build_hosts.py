@@ -14,8 +14,8 @@ import pytest
 
 from sitemap_updater.view import VIEW_NAMES
 from sitemap_updater_local.cli import main
-from sitemap_updater_local.commands.validate import validate_path
 from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory
+from sitemap_updater_local.validation.document import validate_path
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 COM = "https://www.example.com"

@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 
+from sitemap_updater.protocol import Site
 from sitemap_updater.view import VIEW_NAMES
 from sitemap_updater_local.cli import main
-from sitemap_updater_local.commands import build
 from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory
+from sitemap_updater_local.pipeline import site_files
+from sitemap_updater_local.pipeline.static_build import build_static
 from tests.integration.cli.support import SITE, page_urls, published, write_gz
 
 
@@ -104,7 +106,7 @@ def test_a_failure_while_rendering_leaves_the_previous_output_byte_for_byte(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     before = _snapshot(four_files)
-    rendered = build.render_fragments
+    rendered = site_files.render_fragments
     calls = []
 
     def failing_third(*args: Any, **kwargs: Any) -> Any:
@@ -113,7 +115,7 @@ def test_a_failure_while_rendering_leaves_the_previous_output_byte_for_byte(
             raise OSError(28, "No space left on device")
         return rendered(*args, **kwargs)
 
-    monkeypatch.setattr(build, "render_fragments", failing_third)
+    monkeypatch.setattr(site_files, "render_fragments", failing_third)
     source = _csv(tmp_path / "new.csv", 400, "new")
 
     code, _, err = _build(
@@ -261,7 +263,7 @@ def test_a_commit_cut_short_is_finished_by_the_next_build(
 
     monkeypatch.setattr(os, "replace", dying_on_the_third_move)
     with pytest.raises(SystemExit):
-        build.build_static(str(source), build.Site.parse(SITE), str(four_files), max_urls=120)
+        build_static(str(source), Site.parse(SITE), str(four_files), max_urls=120)
     monkeypatch.setattr(os, "replace", replace)
     assert [p.name for p in four_files.glob(".sitemap-build-*")] != []  # the commit record
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from sitemap_updater.protocol.urls import normalize_url
-from sitemap_updater_local.commands.backfill import Backfill
-from sitemap_updater_local.commands.validate import validate_path
 from sitemap_updater_local.inputs.opening import SourcePolicy
 from sitemap_updater_local.inputs.records import SourceError
 from sitemap_updater_local.inputs.sources import iter_source_items
+from sitemap_updater_local.pipeline.backfill_events import Backfill
+from sitemap_updater_local.validation.document import validate_path
 
 CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "peers"
 FILES = sorted(p for p in CORPUS.glob("*/*") if p.is_file()) if CORPUS.is_dir() else []

@@ -215,3 +215,34 @@ def test_status_lists_each_host_with_its_sections(capsys: pytest.CaptureFixture[
     assert code == 0
     assert f"site {other}: 1 URLs in 1 files" in out
     assert "  section products: 3 URLs in 1 files" in out
+
+
+#: A rejected value a producer chose to look like a rule, with an escape sequence and a line
+#: break, long enough that the reason shortens it (so it is no longer JSON there).
+FORGED = 'yesterday rejected: forged rule\x1b[2J\nsitemap-updater status: all "fine"' + "!" * 200
+
+
+def test_status_groups_by_the_rule_the_code_wrote_and_prints_no_escape(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    at = datetime.fromtimestamp(served.clock(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    served.dep.send([_event("/forged", at, lastmod=FORGED), _event("/plain", at, lastmod="soon")])
+    served.dep.drain()
+    (forged, _) = sorted(served.dep.dead_letters(), key=lambda d: "forged" not in d.body)
+    assert " rejected: forged rule" in (forged.reason or "")
+    # a message written before the structured attribute: its reason only, as it was then
+    served.dep.sqs.send_message(
+        QueueUrl=served.dep.dlq_url,
+        MessageBody=forged.body,
+        MessageAttributes={"reason": {"DataType": "String", "StringValue": forged.reason or ""}},
+    )
+
+    reasons = served.status_json(capsys)["dead_letter_queue"]["top_reasons"]
+    code, out, _ = served.status(capsys)
+
+    assert code == 0
+    (lastmod,) = reasons  # three messages, one rule: the value does not split them
+    assert lastmod["count"] == 3
+    assert lastmod["reason"].startswith("field lastmod: ") and "forged" not in lastmod["reason"]
+    assert "\x1b" not in out
+    assert not any(line.startswith("sitemap-updater status: all") for line in out.splitlines())

@@ -25,7 +25,7 @@ from unittest import mock
 import boto3
 
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
-from sitemap_updater_local.deployment.tables import create_template_table
+from sitemap_updater_local.deployment.stack.tables import create_template_table
 
 ROOT = Path(__file__).resolve().parents[3]
 APP_PATH = ROOT / "functions" / "ingest" / "app.py"

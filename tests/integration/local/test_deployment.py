@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_updater_local.deployment import LocalDeployment
-from sitemap_updater_local.deployment.template import TemplateError
+from sitemap_updater_local.deployment.stack.template import TemplateError
 
 SITE = "https://www.example.com"
 

@@ -13,7 +13,7 @@ from moto import mock_aws
 
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.faults import FaultPlan
-from sitemap_updater_local.deployment.tables import create_template_table
+from sitemap_updater_local.deployment.stack.tables import create_template_table
 
 
 def test_decisions_depend_only_on_seed_and_call() -> None:

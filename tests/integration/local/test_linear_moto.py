@@ -1,7 +1,8 @@
 """The local deployment's changes to moto give the same answers as moto on a small queue and table.
 
 Each story runs twice on a fresh moto, once as moto ships and once with
-:func:`sitemap_updater_local.deployment.linear_moto.linear_moto`, and the two transcripts of every
+:func:`~sitemap_updater_local.deployment.faster_moto.linear_moto.linear_moto`, and the two
+transcripts of every
 answer (random ids and clock readings replaced by their order of appearance) must be equal.
 """
 
@@ -22,7 +23,7 @@ from moto.dynamodb.models.table import Table
 from moto.sqs.models import Queue
 
 from sitemap_updater_local.deployment import LocalDeployment
-from sitemap_updater_local.deployment.linear_moto import linear_moto
+from sitemap_updater_local.deployment.faster_moto.linear_moto import linear_moto
 from tests.helpers.moto_answers import REGION, create_url_table, same_answers
 
 pytestmark = pytest.mark.usefixtures("moto_credentials")

@@ -1,7 +1,8 @@
 """The local deployment's cheaper requests give moto's own answers (request_cost, wire_form).
 
 Stories run twice on a fresh, seeded moto: once as moto ships and once with
-:func:`sitemap_updater_local.deployment.linear_moto.linear_moto`; every answer, request ids and
+:func:`~sitemap_updater_local.deployment.faster_moto.linear_moto.linear_moto`; every answer,
+request ids and
 receipt handles included, must be the same.
 """
 
@@ -20,7 +21,7 @@ from moto.dynamodb.comparisons import ConditionExpressionParser
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 
 from sitemap_updater_local.deployment import LocalDeployment
-from sitemap_updater_local.deployment.linear_moto import linear_moto
+from sitemap_updater_local.deployment.faster_moto.linear_moto import linear_moto
 from tests.helpers.moto_answers import create_url_table, same_answers
 
 SEED = 20261126

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater_local.deployment.template import Template, TemplateError
+from sitemap_updater_local.deployment.stack.template import Template, TemplateError
 
 TEMPLATE = """
 Parameters:

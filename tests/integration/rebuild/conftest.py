@@ -34,9 +34,9 @@ from sitemap_updater.store.keys import (
     url_hash,
 )
 from sitemap_updater.store.shards import bits_of, depth_of
-from sitemap_updater_local.commands.validate import validate_document
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
-from sitemap_updater_local.deployment.tables import create_template_table
+from sitemap_updater_local.deployment.stack.tables import create_template_table
+from sitemap_updater_local.validation.document import validate_document
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 ROOT = Path(__file__).resolve().parents[3]

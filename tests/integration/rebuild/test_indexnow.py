@@ -13,8 +13,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from sitemap_updater.indexnow import IndexNowClient
-from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, IndexNowQueue
+from sitemap_updater.indexnow.pending import PENDING_KEY, PendingSet
+from sitemap_updater.indexnow.protocol import IndexNowClient
 from sitemap_updater.store.spaces import shard_file_key
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
@@ -252,11 +252,11 @@ def test_the_pending_set_is_bounded_and_counts_what_it_drops(
         s3.create_bucket(Bucket=BUCKET)
         client = IndexNowClient(endpoint.url, KEY, site_url=SITE, public_base_url=SITE)
         endpoint.script(Reply(503))
-        queue = IndexNowQueue(s3, BUCKET, client, max_pending=5)
+        queue = PendingSet(s3, BUCKET, client, max_pending=5)
         queue.add(locs(*range(4)))
         queue.persist()
         queue.submit(START, lambda: 60.0)
-        later = IndexNowQueue(s3, BUCKET, client, max_pending=5)
+        later = PendingSet(s3, BUCKET, client, max_pending=5)
         later.add(locs(*range(4, 8)))
         assert later.persist() == [PENDING_KEY]
         assert later.report.urls_dropped == 3 and later.report.pending == 5
@@ -271,7 +271,7 @@ def test_more_than_10000_urls_go_in_several_posts(endpoint: RecordingEndpoint) -
         s3 = boto3.client("s3", region_name="us-east-1")
         s3.create_bucket(Bucket=BUCKET)
         client = IndexNowClient(endpoint.url, KEY, site_url=SITE, public_base_url=SITE)
-        queue = IndexNowQueue(s3, BUCKET, client)
+        queue = PendingSet(s3, BUCKET, client)
         queue.add(many)
         queue.persist()
         queue.submit(START, lambda: 60.0)
@@ -309,7 +309,7 @@ def test_a_url_off_the_site_host_is_never_queued(endpoint: RecordingEndpoint) ->
         s3 = boto3.client("s3", region_name="us-east-1")
         s3.create_bucket(Bucket=BUCKET)
         client = IndexNowClient(endpoint.url, KEY, site_url=SITE, public_base_url=SITE)
-        queue = IndexNowQueue(s3, BUCKET, client)
+        queue = PendingSet(s3, BUCKET, client)
         # what a full rebuild reports as repaired drift of a file someone planted a URL in
         queue.add(["https://evil.example.net/phish", *locs(1), "\udcff garbage"])
         queue.persist()

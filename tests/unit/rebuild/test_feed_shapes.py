@@ -20,7 +20,7 @@ from sitemap_updater.rebuild.inputs.feed import FeedGapError, FeedRead, StreamFe
 from sitemap_updater.rebuild.state.checkpoint import Checkpoint
 from sitemap_updater.store.items import Item
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
-from sitemap_updater_local.deployment.tables import table_properties
+from sitemap_updater_local.deployment.stack.tables import table_properties
 
 ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/sitemap/stream/2015-05-20T20:51:10.252"
 PARENT = "shardId-00000001414562045508-2bac9cd2"

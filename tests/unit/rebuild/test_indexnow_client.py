@@ -10,7 +10,8 @@ from email.utils import format_datetime
 import pytest
 
 from sitemap_updater.config import ConfigError, RebuildConfig
-from sitemap_updater.indexnow import (
+from sitemap_updater.indexnow.pending import fair_trim
+from sitemap_updater.indexnow.protocol import (
     MAX_URLS_PER_POST,
     IndexNowClient,
     IndexNowConfigError,
@@ -20,7 +21,6 @@ from sitemap_updater.indexnow import (
     request_body,
     retry_after_seconds,
 )
-from sitemap_updater.rebuild.outputs.indexnow_queue import fair_trim
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 
 SITE = "https://www.example.com"

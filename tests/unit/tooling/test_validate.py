@@ -12,7 +12,7 @@ import pytest
 
 from sitemap_updater.protocol import Alternate, Entry, Site, render_index, render_urlset
 from sitemap_updater_local import cli
-from sitemap_updater_local.commands.validate import (
+from sitemap_updater_local.validation.document import (
     validate_document,
     validate_path,
     validate_target,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sitemap_updater_local.commands.validate import validate_document
+from sitemap_updater_local.validation.document import validate_document
 
 HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'

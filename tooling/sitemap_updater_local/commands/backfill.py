@@ -29,41 +29,23 @@ it was, and ``--out`` naming the ``--from`` file is refused.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
-from typing import IO, TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import IO
 
-from sitemap_updater.protocol import Site, SitemapError
-from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.news_articles import (
-    MAX_HELD_ARTICLES,
-    is_article,
-    is_news_file,
-    with_article,
-)
+from sitemap_updater.printable import printable
+from sitemap_updater.protocol import Site
 from sitemap_updater_local.inputs.opening import (
     MAX_SOURCE_BYTES,
     MAX_SOURCE_RECORDS,
-    BudgetError,
     SourcePolicy,
     origin_of,
 )
 from sitemap_updater_local.inputs.records import (
-    BodyLine,
-    Note,
-    Problem,
-    RawEntry,
-    Row,
     SourceError,
     print_problem,
-    raw_entry,
 )
-from sitemap_updater_local.inputs.sitemap_rows import ChildSitemap, read_sitemap_rows
 from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.options import (
     add_csv_arguments,
@@ -71,364 +53,11 @@ from sitemap_updater_local.options import (
     csv_format_of,
 )
 from sitemap_updater_local.outputs.replaced_file import open_replaced, refuse_same_file
+from sitemap_updater_local.pipeline.backfill_events import Backfill, ChildResult
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
-from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
-
-Item = Row | RawEntry | BodyLine | Problem | Note | ChildSitemap
-
-if TYPE_CHECKING:
-    from sitemap_updater_local.pipeline.change_reader import ChangeReader
-    from sitemap_updater_local.pipeline.final_state import ChangeSpool
 
 #: Lines written to the output at a time.
 WRITE_BATCH = 4096
-#: Records read between two updates of the progress bar.
-PROGRESS_EVERY = 1024
-
-
-def _first_url(record: RawEntry | BodyLine) -> object:
-    if isinstance(record, RawEntry):
-        return record.loc
-    try:
-        body: Any = json.loads(record.text)
-    except ValueError:
-        return None
-    if isinstance(body, list) and body:
-        body = body[0]
-    if isinstance(body, dict) and isinstance(body.get("detail"), dict):
-        body = body["detail"]
-    return body.get("url") if isinstance(body, dict) else None
-
-
-def guess_site(record: RawEntry | BodyLine) -> Site:
-    """The site of the first URL a record holds; raises ``SitemapError`` or ``ValueError``."""
-    url = _first_url(record)
-    if not isinstance(url, str):
-        raise ValueError("holds no url")
-    parts = urlsplit(url.strip())
-    return Site.parse(f"{parts.scheme}://{parts.netloc}")
-
-
-@dataclass(slots=True)
-class BackfillStats:
-    read: int = 0
-    events: int = 0
-    problems: int = 0
-
-
-@dataclass(slots=True)
-class ChildResult:
-    """What reading one child sitemap gave: its event lines (each ending with a line break),
-    how many records it held, how many events it gave, and its problems in order."""
-
-    text: str = ""
-    read: int = 0
-    events: int = 0
-    problems: list[Problem | Note] = field(default_factory=list)
-    bytes_read: int = 0
-    #: the locs of the held News articles merged into their pages
-    merged: list[str] = field(default_factory=list)
-
-
-def read_child(
-    site: Site,
-    now: datetime,
-    location: str,
-    depth: int,
-    policy: SourcePolicy,
-    articles: dict[str, RawEntry],
-) -> ChildResult:
-    """The events of one child sitemap (run on a worker process, with a copy of the policy
-    holding what the source read so far)."""
-    lines: list[str] = []
-    problems: list[Problem | Note] = []
-    backfill = Backfill(
-        lambda url, line: lines.append(line),
-        site=site,
-        on_problem=problems.append,
-        now=now,
-        policy=policy,
-    )
-    backfill.articles = articles
-    read_before = policy.bytes_read
-    try:
-        stats = backfill.run(read_sitemap_rows(location, depth=depth, policy=policy))
-    except BudgetError:
-        raise
-    except SourceError as exc:
-        problems.append(Problem(location, str(exc)))
-        stats = backfill.stats
-    text = "\n".join(lines) + "\n" if lines else ""
-    read = policy.bytes_read - read_before
-    return ChildResult(text, stats.read, stats.events, problems, read, backfill.merged)
-
-
-def _child_policy(policy: SourcePolicy) -> SourcePolicy:
-    """A copy of ``policy`` for one child: its origins, its caps and what was read so far."""
-    return SourcePolicy(
-        origins=policy.origins,
-        max_bytes=policy.max_bytes,
-        max_records=policy.max_records,
-        bytes_read=policy.bytes_read,
-        records_read=policy.records_read,
-        home=policy.home,
-    )
-
-
-class Backfill:
-    """Turns the records of one source into upsert events handed to ``emit`` as (url, line).
-
-    Sitemap and CSV entries are checked one by one (``upsert_lines``); JSONL lines are
-    judged as ingest judges them, spooled, and reduced to their final state at the end.
-    With a ``pool`` and ``write``, the children of a sitemap index after the one that told the
-    site are read on worker processes, and their lines handed to ``write`` in order.
-    ``progress`` is told how many more records were read, now and then.
-    """
-
-    def __init__(
-        self,
-        emit: Callable[[str, str], None],
-        *,
-        site: Site | None = None,
-        on_problem: Callable[[Problem | Note], None] = lambda p: None,
-        now: datetime | None = None,
-        policy: SourcePolicy | None = None,
-        pool: OrderedPool[ChildResult] | None = None,
-        write: Callable[[str], None] | None = None,
-        progress: Callable[[int], object] | None = None,
-        csv_format: CsvFormat | None = None,
-        media_hosts: frozenset[str] | None = None,
-    ) -> None:
-        self._emit = emit
-        self._csv_format = csv_format
-        self._media_hosts = media_hosts
-        self._progress = progress
-        self._shown = 0
-        self._pool = pool if write is not None else None
-        self._write = write
-        self._on_problem = on_problem
-        self._policy = policy or SourcePolicy()
-        self._now = now or datetime.now(UTC)
-        self._site = site
-        self._lines: UpsertLines | None = None
-        self._reader: ChangeReader | None = None
-        self._spool: ChangeSpool | None = None
-        self._children: list[ChildSitemap] = []
-        #: News articles held for their pages (``news_articles``), by loc
-        self.articles: dict[str, RawEntry] = {}
-        self.merged: list[str] = []
-        self.stats = BackfillStats()
-
-    def _problem(self, problem: Problem | Note) -> None:
-        if isinstance(problem, Problem):
-            self.stats.problems += 1
-        self._on_problem(problem)
-
-    def _count(self, where: str, records: int = 1) -> None:
-        self.stats.read += records
-        policy = self._policy
-        policy.records_read += records
-        if policy.records_read > policy.max_records:
-            raise BudgetError(
-                f"{where}: more than {policy.max_records:,} records read from one source: "
-                "stopped (raise the cap with --max-records)"
-            )
-
-    def _site_for(self, record: RawEntry | BodyLine) -> Site | None:
-        if self._site is None:
-            try:
-                self._site = replace(guess_site(record), media_hosts=self._media_hosts)
-            except (SitemapError, ValueError) as exc:
-                self._problem(
-                    Problem(
-                        record.where, f"cannot tell the site from this record ({exc}); pass --site"
-                    )
-                )
-        return self._site
-
-    def _lines_for(self, row: Row) -> UpsertLines | None:
-        if self._lines is None:
-            site = self._site_for(raw_entry(row))
-            if site is not None:
-                self._lines = UpsertLines(site, self._now)
-        return self._lines
-
-    def _rich(self, raw: RawEntry) -> None:
-        """An entry with videos or news: always the careful path."""
-        if self.articles and raw.loc in self.articles and not is_article(raw):
-            raw = with_article(raw, self._article(raw.loc))
-        lines = self._lines
-        if lines is None:
-            site = self._site_for(raw)
-            if site is None:
-                return
-            lines = self._lines = UpsertLines(site, self._now)
-        result = lines.careful(raw)
-        if isinstance(result, Problem):
-            self._problem(result)
-        else:
-            self.stats.events += 1
-            self._emit(*result)
-
-    def _article(self, loc: str) -> dict[str, Any]:
-        news = self.articles.pop(loc).news
-        assert news is not None
-        self.merged.append(loc)
-        return news
-
-    def _entry(self, row: Row) -> None:
-        if self.articles and row.loc in self.articles:
-            self._rich(with_article(row, self._article(row.loc)))
-            return
-        lines = self._lines or self._lines_for(row)
-        if lines is None:
-            return
-        text = lines.fast(row)
-        if text is not None:
-            self.stats.events += 1
-            self._emit(row.loc, text)
-            return
-        result = lines.careful(row, self._csv_format.names if self._csv_format else ())
-        if isinstance(result, Problem):
-            self._problem(result)
-        else:
-            self.stats.events += 1
-            self._emit(*result)
-
-    def _body(self, line: BodyLine) -> None:
-        # imported here: judging a JSONL line loads the ingest contract, which rows never need
-        from sitemap_updater_local.pipeline.change_reader import ChangeReader
-        from sitemap_updater_local.pipeline.final_state import ChangeSpool
-
-        if self._reader is None:
-            site = self._site_for(line)
-            if site is None:
-                return
-            self._reader = ChangeReader(site, self._now)
-        if self._spool is None:
-            self._spool = ChangeSpool()
-        for change in self._reader.from_body(line):
-            if isinstance(change, Problem):
-                self._problem(change)
-            else:
-                self._spool.add(change)
-
-    def _final_state(self, spool: ChangeSpool) -> None:
-        from sitemap_updater.store.items import entry_from_item
-
-        if spool.changes:
-            for item in spool.resolve().iter_all():
-                event = upsert_event(entry_from_item(item))
-                self.stats.events += 1
-                self._emit(str(event["url"]), event_line(event))
-
-    def _read_children(self) -> None:
-        """The children of an index: its News files first (their articles held), then the
-        others, each page given its held article; then the articles no page met."""
-        children, self._children = self._children, []
-        news = [c for c in children if is_news_file(c.location, self._policy)]
-        for child in news:
-            self._child(child, hold=True)
-        for child in children:
-            if child not in news:
-                self._child(child)
-        self._drain()
-        held, self.articles = self.articles, {}
-        for article in held.values():
-            self._rich(article)
-
-    def _child(self, child: ChildSitemap, *, hold: bool = False) -> None:
-        if self._pool is not None and self._lines is not None and not hold:
-            policy = _child_policy(self._policy)
-            args = (self._lines.site, self._now, child.location, child.depth, policy)
-            for result in self._pool.submit(read_child, *args, self.articles):
-                self._apply(result)
-            return
-        records = read_sitemap_rows(child.location, depth=child.depth, policy=self._policy)
-        for record in records:
-            if isinstance(record, Note):
-                self._problem(record)
-                continue
-            self._count(child.location)
-            if isinstance(record, Problem):
-                self._problem(record)
-            elif isinstance(record, RawEntry):
-                if hold and is_article(record) and len(self.articles) < MAX_HELD_ARTICLES:
-                    self.articles[record.loc] = record
-                else:
-                    self._rich(record)
-            else:
-                self._entry(record)
-            if not self.stats.read % PROGRESS_EVERY:
-                self._tick()
-
-    def _tick(self) -> None:
-        if self._progress is not None and self.stats.read != self._shown:
-            self._progress(self.stats.read - self._shown)
-            self._shown = self.stats.read
-
-    def _apply(self, result: ChildResult) -> None:
-        self._policy.count_bytes("the children of the index", result.bytes_read)
-        self._count("the children of the index", result.read)
-        self.stats.events += result.events
-        for loc in result.merged:
-            self.articles.pop(loc, None)
-        for problem in result.problems:
-            self._problem(problem)
-        if result.text and self._write is not None:
-            self._write(result.text)
-        self._tick()
-
-    def _source_problem(self, problem: Problem | Note) -> None:
-        if self._pool is not None and self._pool.busy:
-            for result in self._pool.ready(ChildResult(problems=[problem])):
-                self._apply(result)
-        else:
-            self._problem(problem)
-
-    def _drain(self) -> None:
-        if self._pool is not None:
-            for result in self._pool.drain():
-                self._apply(result)
-
-    def _read(self, records: Iterator[Item]) -> None:
-        stats = self.stats
-        try:
-            for record in records:
-                if not stats.read % PROGRESS_EVERY:
-                    self._tick()
-                if type(record) is Row:
-                    self._count(record.file)
-                    self._entry(record)
-                elif isinstance(record, ChildSitemap):
-                    self._children.append(record)
-                elif isinstance(record, Note):
-                    self._source_problem(record)
-                elif isinstance(record, Problem):
-                    self._count(record.where)
-                    self._source_problem(record)
-                elif isinstance(record, RawEntry):
-                    self._count(record.where)
-                    self._rich(record)
-                elif isinstance(record, BodyLine):
-                    self._count(record.where)
-                    self._body(record)
-        except SourceError:
-            # the children listed before the cut are read first, as when read one by one
-            self._read_children()
-            raise
-        self._read_children()
-        self._tick()
-
-    def run(self, records: Iterator[Item]) -> BackfillStats:
-        try:
-            self._read(records)
-            if self._spool is not None:
-                self._final_state(self._spool)
-        finally:
-            if self._spool is not None:
-                self._spool.__exit__(None, None, None)
-        return self.stats
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -525,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             site = Site.parse(args.site, args.media_hosts)
         except ValueError as exc:
-            print(f"--site: {exc}", file=sys.stderr)
+            print(printable(f"--site: {exc}"), file=sys.stderr)
             return 2
 
     emit: Callable[[str, str], None]
@@ -542,7 +171,9 @@ def run(args: argparse.Namespace) -> int:
             errors: tuple[type[Exception], ...] = (SourceError, ClientError, BotoCoreError)
             sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
             sender = stack.enter_context(
-                BatchSender(sqs, args.queue_url, on_failure=lambda f: print(f, file=sys.stderr))
+                BatchSender(
+                    sqs, args.queue_url, on_failure=lambda f: print(printable(f), file=sys.stderr)
+                )
             )
             emit = sender.add
         else:
@@ -584,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
             if sender is not None:
                 sender.flush()
         except errors as exc:
-            print(exc, file=sys.stderr)
+            print(printable(exc), file=sys.stderr)
             return 2
         if replaced is not None:
             writer.flush()
@@ -592,8 +223,10 @@ def run(args: argparse.Namespace) -> int:
     failed = 0 if sender is None else len(sender.stats.failures)
     target = f"sent to {args.queue_url}" if sender is not None else f"written to {args.out}"
     print(
-        f"read {stats.read} record(s); {stats.events - failed} upsert event(s) {target}; "
-        f"{stats.problems} skipped; {failed} not sent",
+        printable(
+            f"read {stats.read} record(s); {stats.events - failed} upsert event(s) {target}; "
+            f"{stats.problems} skipped; {failed} not sent"
+        ),
         file=sys.stderr if args.out == "-" else sys.stdout,
     )
     return 1 if stats.problems or failed else 0

@@ -37,11 +37,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from sitemap_updater.indexnow import DEFAULT_ENDPOINT
+from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
+from sitemap_updater.printable import printable
 from sitemap_updater_local import page_events
-from sitemap_updater_local.commands.validate import FileReport, validate_path
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
+from sitemap_updater_local.validation.document import validate_path
+from sitemap_updater_local.validation.rules import FileReport
 
 DEFAULT_URLS = 2_000
 DEFAULT_OUT = Path("sitemap-out")
@@ -241,7 +243,7 @@ def summary(result: DemoResult, out: Path) -> str:
         lines.append(
             f"  {name:<44} {report.kind or '?':<13} {report.url_count:>6} entries  {status}"
         )
-        lines += [f"      {p}" for p in report.problems]
+        lines += [f"      {printable(p)}" for p in report.problems]
     lines.append(
         f"URLs: {result.urls_sent} sent, {result.urls_deleted} deleted, "
         f"{result.urls_published} published"
@@ -252,7 +254,9 @@ def summary(result: DemoResult, out: Path) -> str:
         f"video entries in the regular files: {result.videos}"
     )
     lines.append(f"Rejected messages ({len(result.rejected)}), in the dead-letter queue:")
-    lines += [f"  {_short(body)!r}\n      -> {reason}" for body, reason in result.rejected]
+    lines += [
+        f"  {_short(body)!r}\n      -> {printable(reason)}" for body, reason in result.rejected
+    ]
     for run_report in result.incremental:
         written = run_report["objects_written"]
         shown = ", ".join(written[:6]) + (f", ... ({len(written)})" if len(written) > 6 else "")

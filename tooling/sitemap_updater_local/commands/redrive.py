@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Final
 import boto3
 
 from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, REASON_ATTRIBUTE
+from sitemap_updater.printable import printable
 from sitemap_updater.producer.batches import Attributes, BatchSender, SendFailure
 from sitemap_updater_local.errors import CommandError
 
@@ -181,7 +182,7 @@ def _move(
             sender.add(message["MessageId"], message["Body"], attributes_to_send(message))
     not_sent = {f.where for f in failures}
     for failure in failures:
-        print(f"sitemap-updater redrive: {failure}", file=sys.stderr)
+        print(f"sitemap-updater redrive: {printable(failure)}", file=sys.stderr)
     done = [m for m in messages if m["MessageId"] not in not_sent]
     if done:
         sqs.delete_message_batch(

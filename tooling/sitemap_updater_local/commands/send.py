@@ -23,6 +23,7 @@ from botocore.exceptions import BotoCoreError
 from tqdm import tqdm
 
 from sitemap_updater.ingest.shapes import looks_like_eventbridge
+from sitemap_updater.printable import printable
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed
 from sitemap_updater.producer.client import ChangeSender
 from sitemap_updater.protocol.urls import Site
@@ -107,12 +108,12 @@ class LineSender:
 
     def _rejected(self, message: str) -> None:
         self.report.rejected += 1
-        print(f"{message}; not sent", file=sys.stderr)
+        print(printable(f"{message}; not sent"), file=sys.stderr)
 
     def unsent(self, failed: SendFailed) -> None:
         self.report.unsent += len(failed.changes)
         first = failed.changes[0].get("url") if failed.changes else None
-        print(f"{failed} (the first: {first})", file=sys.stderr)
+        print(printable(f"{failed} (the first: {first})"), file=sys.stderr)
 
     def close(self) -> None:
         if self.sender is not None:
@@ -155,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         site = Site.parse(args.site) if args.site else None
     except ValueError as exc:
-        print(f"--site: {exc}", file=sys.stderr)
+        print(printable(f"--site: {exc}"), file=sys.stderr)
         return 2
     report = SendReport()
     lines = LineSender(args, site, report)
@@ -165,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
             unreadable = send_lines(iter_jsonl(stream, args.file), lines, bar)
     except (SourceError, BotoCoreError) as exc:
         bar.close()
-        print(f"{exc}\nstopped after {report.lines} line(s)", file=sys.stderr)
+        print(f"{printable(exc)}\nstopped after {report.lines} line(s)", file=sys.stderr)
         return 2
     bar.close()
     stats = lines.sender.stats if lines.sender is not None else None

@@ -75,14 +75,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sitemap_updater.indexnow import IndexNowConfigError, check_key
+from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_key
+from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
-from sitemap_updater_local.deployment.template import TemplateError
+from sitemap_updater_local.deployment.stack.template import TemplateError
 
 DEFAULT_SITE = "https://www.example.com"
 DEFAULT_WAVE_GAP = 300.0
@@ -280,13 +281,13 @@ def run(args: argparse.Namespace) -> int:
         )
     # TemplateError: a --site or --max-urls-per-sitemap the template refuses
     except (_Unusable, TemplateError) as exc:
-        print(f"simulate: {exc}", file=sys.stderr)
+        print(f"simulate: {printable(exc)}", file=sys.stderr)
         return 2
     _print_waves(report["waves"], indexnow=args.indexnow_key is not None)
     if plan is not None:
         counts = ", ".join(f"{n} {code}" for code, n in sorted(plan.counts().items()))
         print(f"faults injected: {len(plan.injected)}" + (f" ({counts})" if counts else ""))
-    print(f"files and report.json written to {args.out}")
+    print(printable(f"files and report.json written to {args.out}"))
     return 0
 
 

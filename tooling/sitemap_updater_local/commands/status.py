@@ -45,10 +45,11 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from sitemap_updater.ingest.dlq import reason_kinds
+from sitemap_updater.indexnow.pending import PENDING_KEY, waiting_urls
+from sitemap_updater.ingest.dlq import REASON_ATTRIBUTE, REJECTIONS_ATTRIBUTE, rejection_kinds
+from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import InvalidUrlError
-from sitemap_updater.rebuild.news import is_news_key
-from sitemap_updater.rebuild.outputs.indexnow_queue import PENDING_KEY, waiting_urls
+from sitemap_updater.rebuild.news.desk import is_news_key
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
 from sitemap_updater.sites import Sites
@@ -214,13 +215,14 @@ def _depth(sqs: Any, queue_url: str) -> int:
 
 
 def _top_reasons(sqs: Any, queue_url: str) -> list[dict[str, Any]]:
-    """The most common kinds of rejection among the messages peeked (left visible)."""
-    seen: dict[str, str] = {}
+    """The most common kinds of rejection among the messages peeked (left visible), by the
+    field and rule the ingest function wrote (``ingest.dlq.rejection_kinds``)."""
+    seen: dict[str, dict[str, str]] = {}
     for _ in range(PEEK_CALLS):
         got = sqs.receive_message(
             QueueUrl=queue_url,
             MaxNumberOfMessages=10,
-            MessageAttributeNames=["reason"],
+            MessageAttributeNames=[REASON_ATTRIBUTE, REJECTIONS_ATTRIBUTE],
             VisibilityTimeout=0,
             WaitTimeSeconds=0,
         ).get("Messages", [])
@@ -228,16 +230,20 @@ def _top_reasons(sqs: Any, queue_url: str) -> list[dict[str, Any]]:
         if not fresh:
             break
         for message in fresh:
-            reason = message.get("MessageAttributes", {}).get("reason", {})
-            seen[message["MessageId"]] = str(reason.get("StringValue", ""))
+            attributes = message.get("MessageAttributes", {})
+            seen[message["MessageId"]] = {
+                name: str(value.get("StringValue", "")) for name, value in attributes.items()
+            }
     kinds: Counter[str] = Counter()
-    for reason in seen.values():
-        kinds.update(reason_kinds(reason) or ["(no reason: moved here after failed receives)"])
+    for attributes in seen.values():
+        found = rejection_kinds(attributes)
+        kinds.update(found or ["(no reason: moved here after failed receives)"])
     return [{"reason": kind, "count": n} for kind, n in kinds.most_common(TOP_REASONS)]
 
 
 def render(status: Mapping[str, Any]) -> list[str]:
-    """The status as lines of text."""
+    """The status as lines of text, each one line: what AWS answered, DLQ reasons included,
+    is printed with its control and format characters escaped (``sitemap_updater.printable``)."""
     lines = [f"stack {status['stack']}"]
     for site in status["sites"]:
         lines.append(
@@ -277,7 +283,7 @@ def render(status: Mapping[str, Any]) -> list[str]:
         lines.append(
             "IndexNow: " + ("no pending set" if waiting is None else f"{waiting} URLs waiting")
         )
-    return lines
+    return [printable(line) for line in lines]
 
 
 def _seconds(value: float | None) -> str:
@@ -293,17 +299,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = collect(clients, args.stack_name)
     except StackUnusable as error:
-        print(f"status: {error}", file=sys.stderr)
+        print(printable(f"status: {error}"), file=sys.stderr)
         return 2
     except ClientError as error:
         info = error.response.get("Error", {})
-        print(
-            f"status: {error.operation_name} failed: {info.get('Code')}: {info.get('Message')}",
-            file=sys.stderr,
-        )
+        line = f"status: {error.operation_name} failed: {info.get('Code')}: {info.get('Message')}"
+        print(printable(line), file=sys.stderr)
         return 1
     except BotoCoreError as error:
-        print(f"status: AWS call failed: {error}", file=sys.stderr)
+        print(printable(f"status: AWS call failed: {error}"), file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(status, indent=2))

@@ -13,20 +13,20 @@ with LocalDeployment(template="template.yaml", site_url="https://www.example.com
 ``LocalDeployment(..., clock=SimulatedClock(start))`` gives both functions that clock instead of the
 system's: the handlers' module-level ``clock`` is the hook (``clock.advance(300)`` between waves).
 
-Not shipped to Lambda: this is development and demonstration tooling.
+Not shipped to Lambda: this is development and demonstration tooling. ``local`` is the
+deployment, ``stack`` makes template.yaml's resources, ``runtime`` loads and invokes the
+functions, ``event_source`` is the SQS event source mapping, ``messages`` the queues' messages,
+``clock`` the simulated time, ``faults`` the injected faults, ``faster_moto`` what makes moto
+fast enough for long runs, ``indexnow_endpoint`` a local IndexNow endpoint.
 
 moto's table stream differs from AWS: a table has one open stream shard, which moto never closes,
 splits or trims, and an UpdateItem that creates an item gives two stream records (AWS gives one).
 """
 
+from sitemap_updater_local.deployment.clock import SimulatedClock
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
-from sitemap_updater_local.deployment.local import (
-    DEFAULT_TEMPLATE,
-    DeadLetter,
-    LocalDeployment,
-    SendFailure,
-    SimulatedClock,
-)
+from sitemap_updater_local.deployment.local import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.deployment.messages import DeadLetter, SendFailure
 from sitemap_updater_local.deployment.runtime import LambdaContext, emf_metrics
 
 __all__ = [

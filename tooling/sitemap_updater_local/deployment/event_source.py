@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemap_updater_local.deployment.template import REGION
+from sitemap_updater_local.deployment.stack.template import REGION
 
 MAX_RECEIVE_PER_CALL = 10
 

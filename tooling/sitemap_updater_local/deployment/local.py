@@ -5,11 +5,8 @@ from __future__ import annotations
 import gc
 import json
 import os
-import re
-import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,25 +14,26 @@ from typing import Any
 import boto3
 from moto import mock_aws
 
-from sitemap_updater.protocol.lastmod import format_w3c
-from sitemap_updater_local.deployment import linear_moto
+from sitemap_updater_local.deployment.clock import scheduled_event
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
+from sitemap_updater_local.deployment.faster_moto import linear_moto
+from sitemap_updater_local.deployment.faster_moto.request_cost import local_session
 from sitemap_updater_local.deployment.faults import FaultPlan
-from sitemap_updater_local.deployment.provision import Stack, provision
-from sitemap_updater_local.deployment.request_cost import local_session
+from sitemap_updater_local.deployment.messages import (
+    DeadLetter,
+    SendFailure,
+    read_dead_letters,
+    send_bodies,
+)
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
-from sitemap_updater_local.deployment.template import (
-    ACCOUNT_ID,
+from sitemap_updater_local.deployment.stack.provision import Stack, provision
+from sitemap_updater_local.deployment.stack.template import (
     REGION,
     FunctionSpec,
     Template,
     TemplateError,
     read_body,
 )
-
-#: SQS limits for SendMessageBatch (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html)
-SEND_BATCH_MAX_ENTRIES = 10
-SEND_BATCH_MAX_BYTES = 262_144
 
 #: template.yaml of the repository this package lives in (tooling/sitemap_updater_local/...).
 DEFAULT_TEMPLATE = Path(__file__).resolve().parents[3] / "template.yaml"
@@ -56,57 +54,6 @@ _FAKE_CREDENTIALS = {
 GC_THRESHOLDS = (50_000, 20, 100)
 #: Removed while the deployment runs, so no real profile or endpoint can be used by accident.
 _CLEARED = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE")
-
-
-@dataclass(frozen=True, slots=True)
-class SendFailure:
-    """A body SQS refused (it never entered the queue)."""
-
-    body: str
-    code: str
-    message: str
-
-
-#: Characters SQS accepts in a message body (SendMessage, "MessageBody"): #x9 #xA #xD
-#: #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF.
-_SQS_REFUSED = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def sqs_refusal(body: str) -> SendFailure | None:
-    """Why SQS would refuse ``body`` (size, characters, emptiness), or None.
-
-    SQS checks these on SendMessage; moto does not check them all, so they are checked here.
-    """
-    if not body:
-        return SendFailure(body, "MissingParameter", "the message body must not be empty")
-    bad = _SQS_REFUSED.search(body)
-    if bad is not None:
-        return SendFailure(
-            body,
-            "InvalidMessageContents",
-            f"character U+{ord(bad.group()):04X} at offset {bad.start()} is not allowed in SQS",
-        )
-    size = len(body.encode("utf-8"))
-    if size > SEND_BATCH_MAX_BYTES:
-        return SendFailure(
-            body,
-            "InvalidParameterValue",
-            f"message of {size} bytes is larger than the SQS limit of {SEND_BATCH_MAX_BYTES}",
-        )
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class DeadLetter:
-    message_id: str
-    body: str
-    attributes: dict[str, str]
-    message_attributes: dict[str, str]
-
-    @property
-    def reason(self) -> str | None:
-        """The reason the ingest function attached; None for a message SQS redrove."""
-        return self.message_attributes.get("reason")
 
 
 class LocalDeployment:
@@ -272,38 +219,7 @@ class LocalDeployment:
 
     def send(self, bodies: Iterable[str]) -> list[SendFailure]:
         """Send raw bodies as is, in batches of up to 10 (and 256 KiB); returns what SQS refused."""
-        failures: list[SendFailure] = []
-        batch: list[str] = []
-        size = 0
-        for body in bodies:
-            refusal = sqs_refusal(body)
-            if refusal is not None:
-                failures.append(refusal)
-                continue
-            n = len(body.encode("utf-8"))
-            if batch and (len(batch) == SEND_BATCH_MAX_ENTRIES or size + n > SEND_BATCH_MAX_BYTES):
-                failures += self._send_batch(batch)
-                batch, size = [], 0
-            batch.append(body)
-            size += n
-        if batch:
-            failures += self._send_batch(batch)
-        return failures
-
-    def _send_batch(self, bodies: list[str]) -> list[SendFailure]:
-        try:
-            response = self.sqs.send_message_batch(
-                QueueUrl=self.queue_url,
-                Entries=[{"Id": str(i), "MessageBody": b} for i, b in enumerate(bodies)],
-            )
-        except Exception as exc:  # a body the SDK cannot even encode, or a batch-level refusal
-            if len(bodies) > 1:
-                return [f for b in bodies for f in self._send_batch([b])]
-            return [SendFailure(bodies[0], type(exc).__name__, str(exc))]
-        return [
-            SendFailure(bodies[int(f["Id"])], str(f.get("Code", "")), str(f.get("Message", "")))
-            for f in response.get("Failed", [])
-        ]
+        return send_bodies(self.sqs, self.queue_url, bodies)
 
     def _invoke_ingest(
         self, event: dict[str, Any]
@@ -381,41 +297,7 @@ class LocalDeployment:
 
     def dead_letters(self) -> list[DeadLetter]:
         """Every message in the DLQ, read without consuming it (made visible again after)."""
-        if not self.dlq_url:
-            return []
-        seen: dict[str, DeadLetter] = {}
-        handles: list[str] = []
-        while True:
-            got = self.sqs.receive_message(
-                QueueUrl=self.dlq_url,
-                MaxNumberOfMessages=10,
-                AttributeNames=["All"],
-                MessageAttributeNames=["All"],
-                VisibilityTimeout=600,
-                WaitTimeSeconds=0,
-            ).get("Messages", [])
-            if not got:
-                break
-            for m in got:
-                handles.append(m["ReceiptHandle"])
-                seen[m["MessageId"]] = DeadLetter(
-                    message_id=m["MessageId"],
-                    body=m["Body"],
-                    attributes={str(k): v for k, v in m.get("Attributes", {}).items()},
-                    message_attributes={
-                        k: str(v.get("StringValue", ""))
-                        for k, v in m.get("MessageAttributes", {}).items()
-                    },
-                )
-        for start in range(0, len(handles), 10):
-            self.sqs.change_message_visibility_batch(
-                QueueUrl=self.dlq_url,
-                Entries=[
-                    {"Id": str(i), "ReceiptHandle": h, "VisibilityTimeout": 0}
-                    for i, h in enumerate(handles[start : start + 10])
-                ],
-            )
-        return sorted(seen.values(), key=lambda d: int(d.attributes.get("SentTimestamp", "0")))
+        return read_dead_letters(self.sqs, self.dlq_url) if self.dlq_url else []
 
     def invalidations(self) -> list[tuple[str, list[str]]]:
         """Every CloudFront invalidation of the distribution: (id, paths), oldest first."""
@@ -437,38 +319,6 @@ class LocalDeployment:
     def invalidated_paths(self) -> list[str]:
         """Every path of every invalidation, oldest first."""
         return [p for _, paths in self.invalidations() for p in paths]
-
-
-class SimulatedClock:
-    """A clock that starts at a chosen moment and runs at the pace of the system clock;
-    :meth:`advance` moves it on (a gap between waves)."""
-
-    def __init__(self, start: datetime) -> None:
-        if start.tzinfo is None:
-            raise ValueError(f"start {start.isoformat()!r} must carry a time zone")
-        self._offset = start.timestamp() - time.time()
-
-    def __call__(self) -> float:
-        return time.time() + self._offset
-
-    def advance(self, seconds: float) -> None:
-        self._offset += seconds
-
-
-def scheduled_event(now: datetime | None = None) -> dict[str, Any]:
-    """The event an EventBridge schedule delivers to a Lambda target."""
-    moment = format_w3c(now or datetime.now(UTC))
-    return {
-        "version": "0",
-        "id": "00000000-0000-0000-0000-000000000000",
-        "detail-type": "Scheduled Event",
-        "source": "aws.events",
-        "account": ACCOUNT_ID,
-        "time": moment,
-        "region": REGION,
-        "resources": [f"arn:aws:events:{REGION}:{ACCOUNT_ID}:rule/sitemap-updater-local"],
-        "detail": {},
-    }
 
 
 def _site_parameter(body: dict[str, Any]) -> str | None:

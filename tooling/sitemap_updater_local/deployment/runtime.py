@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sitemap_updater_local.deployment.template import ACCOUNT_ID, REGION, FunctionSpec
+from sitemap_updater_local.deployment.stack.template import ACCOUNT_ID, REGION, FunctionSpec
 
 Handler = Callable[[dict[str, Any], Any], Any]
 

@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
+from sitemap_updater.printable import printable
+
 #: Characters of an offending value quoted in a problem line.
 QUOTE_LIMIT: Final = 200
 
@@ -28,7 +30,7 @@ class Problem:
     rule: str = ""
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.reason}"
+        return printable(f"{self.where}: {self.reason}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,7 @@ class Note:
     text: str
 
     def __str__(self) -> str:
-        return f"{self.where}: note: {self.text}"
+        return printable(f"{self.where}: note: {self.text}")
 
 
 def print_problem(problem: Problem | Note) -> None:

@@ -31,12 +31,12 @@ from sitemap_updater_local.inputs.records import (
     SourceError,
     raw_entry,
 )
-from sitemap_updater_local.inputs.sitemap_rows import (
+from sitemap_updater_local.inputs.sitemaps.sitemap_rows import (
     ChildSitemap,
     iter_sitemap_items,
     read_sitemap_rows,
 )
-from sitemap_updater_local.inputs.text_sitemap import (
+from sitemap_updater_local.inputs.sitemaps.text_sitemap import (
     first_line_kind,
     iter_text_rows,
     plain_text_error,

@@ -2,6 +2,9 @@
 
 ``change_reader`` and ``raw_entries`` judge records as ingest would; ``fragment_spooling``
 judges them for ``build`` on worker processes and spools each change's ``<url>`` fragment;
-``final_state`` resolves spooled changes on disk, last writer wins; ``upsert_lines`` writes
-``backfill``'s upsert events; ``ordered_pool`` runs tasks on worker processes in order.
+``final_state`` resolves spooled changes on disk, last writer wins; ``site_files`` renders a
+leaf's files and writes each host's index; ``static_build`` is ``build``'s whole run, all or
+nothing. ``backfill_events`` turns a source's records into upsert events, one per page, and
+``upsert_lines`` writes each event's line; ``ordered_pool`` runs tasks on worker processes in
+order.
 """

@@ -1,4 +1,10 @@
-"""Rejected records go to the dead-letter queue at once, with the reason as a message attribute.
+"""Rejected records go to the dead-letter queue at once, with the reason as message attributes.
+
+Two attributes say why: ``reason``, one line for a person (where, field, value, rule), and
+``rejections``, the same rejections as data, JSON ``[{"index", "field", "rule"}, ...]``, without
+the values: what the code wrote, never text a producer chose, so that ``sitemap-updater status``
+groups messages by it. A message written before ``rejections`` existed has only ``reason``;
+:func:`rejection_kinds` reads either.
 
 A whole-body rejection sends the original body. For an array body, only the bad entries are
 sent, as a JSON array of ``{"index", "entry", "reason"}``; if that would not fit in one SQS
@@ -10,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from sitemap_updater.ingest.judged import MISSING, Rejection
@@ -34,6 +40,10 @@ FIRST_SENT_ATTRIBUTE: Final = "first_sent_timestamp"
 MAX_REASON_CHARS: Final = 2_000
 #: Longest rendering of an offending value inside a reason.
 MAX_VALUE_CHARS: Final = 120
+#: Most rejections listed in the ``rejections`` attribute (a body holds at most 500 entries).
+MAX_LISTED_REJECTIONS: Final = 100
+#: The message attribute that lists each rejection's index, field and rule, without values.
+REJECTIONS_ATTRIBUTE: Final = "rejections"
 
 # Characters SQS refuses in a body or attribute (outside #x9 #xA #xD #x20-#xD7FF
 # #xE000-#xFFFD #x10000-#x10FFFF), plus lone surrogates, which cannot be encoded at all.
@@ -72,27 +82,80 @@ def describe(rejection: Rejection) -> str:
 _PART = re.compile(r"(?:entry \d+: )?field (\S+) value ")
 _NEXT_PART = re.compile(r"; (?=(?:entry \d+: )?field \S+ value )")
 _MORE = re.compile(r"; and \d+ more rejected entries \(see the message body\)$")
+#: How :func:`render_value` ends a value it shortened, after its first MAX_VALUE_CHARS - 1 chars.
+_SHORTENED = re.compile(r"… \(\d+ chars\)")
+_MISSING = "(missing)"
 _RULE = " rejected: "
+
+
+def kind(field: str, rule: str) -> str:
+    """What ``status`` counts a rejection as: its field and its rule, not its value."""
+    return f"field {field}: {rule}"
+
+
+def rejections_attribute(rejections: Sequence[Rejection]) -> str:
+    """The ``rejections`` attribute: index, field and rule of each rejection (at most
+    :data:`MAX_LISTED_REJECTIONS`), as ASCII JSON."""
+    listed = [
+        {"index": r.index, "field": str(r.field), "rule": r.rule}
+        for r in rejections[:MAX_LISTED_REJECTIONS]
+    ]
+    return json.dumps(listed, ensure_ascii=True, separators=(",", ":"))
+
+
+def rejection_kinds(attributes: Mapping[str, str]) -> list[str]:
+    """The kinds (:func:`kind`) of the rejections a DLQ message's attributes name: from its
+    ``rejections`` attribute, or, for a message written before it existed, from its
+    ``reason`` (:func:`reason_kinds`). Empty for a message without either (one SQS moved
+    here after failed receives)."""
+    listed = attributes.get(REJECTIONS_ATTRIBUTE)
+    if listed is not None:
+        try:
+            entries = json.loads(listed)
+        except ValueError:
+            entries = None
+        if isinstance(entries, list) and all(
+            isinstance(e, dict)
+            and isinstance(e.get("field"), str)
+            and isinstance(e.get("rule"), str)
+            for e in entries
+        ):
+            return [kind(e["field"], e["rule"]) for e in entries]
+    return reason_kinds(attributes.get(REASON_ATTRIBUTE, ""))
+
+
+def _value_end(reason: str, start: int) -> int:
+    """Where the value rendered at ``start`` ends: after its JSON, ``(missing)``, or the
+    marker of a shortened value, which comes exactly MAX_VALUE_CHARS - 1 characters in (so a
+    value that holds " rejected: " or the marker itself does not mislead); -1 if none fits."""
+    try:
+        return _JSON.raw_decode(reason, start)[1]
+    except ValueError:
+        pass
+    if reason.startswith(_MISSING, start):
+        return start + len(_MISSING)
+    shortened = _SHORTENED.match(reason, start + MAX_VALUE_CHARS - 1)
+    if shortened is not None:
+        return shortened.end()
+    return reason.find(_RULE, start)  # a value rendered by repr: the best guess left
 
 
 def reason_kinds(reason: str) -> list[str]:
     """The kinds of rejection a ``reason`` attribute names, one per rejection it describes:
     the field and the rule, without the value or the entry index (so that rejections of
-    different values for one rule count together). A value is skipped as the JSON it was
-    rendered as, so a value that looks like a rule or a separator does not mislead."""
+    different values for one rule count together). A value is skipped as it was rendered
+    (:func:`render_value`), so a value that looks like a rule or a separator does not mislead.
+    Kept for messages written before the ``rejections`` attribute."""
     reason = _MORE.sub("", reason)
     kinds: list[str] = []
     pos = 0
     while (part := _PART.match(reason, pos)) is not None:
-        try:
-            _, pos = _JSON.raw_decode(reason, part.end())
-        except ValueError:  # "(missing)", a shortened value, or one JSON could not render
-            pos = reason.find(_RULE, part.end())
+        pos = _value_end(reason, part.end())
         if pos < 0 or not reason.startswith(_RULE, pos):
             break
         following = _NEXT_PART.search(reason, pos + len(_RULE))
         end = following.start() if following else len(reason)
-        kinds.append(f"field {part[1]}: {reason[pos + len(_RULE) : end]}")
+        kinds.append(kind(part[1], reason[pos + len(_RULE) : end]))
         if following is None:
             break
         pos = following.end()
@@ -150,7 +213,11 @@ class DeadLetterQueue:
     ) -> str:
         """Send one DLQ message for one record; returns the reason that was attached."""
         reason = reason_line(rejections)
-        attributes = {REASON_ATTRIBUTE: reason, "source_message_id": source_message_id}
+        attributes = {
+            REASON_ATTRIBUTE: reason,
+            REJECTIONS_ATTRIBUTE: rejections_attribute(rejections),
+            "source_message_id": source_message_id,
+        }
         # SQS refuses an empty body; a real SQS record never has one, a hand-made event may.
         body = sendable(original_body) or "(empty body)"
         if array_body:

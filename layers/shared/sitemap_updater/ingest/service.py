@@ -29,10 +29,11 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
-from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe, sendable
+from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe
 from sitemap_updater.ingest.events import decode_body, undecodable
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
 from sitemap_updater.observability import logger, metrics, tracer
+from sitemap_updater.printable import printable
 from sitemap_updater.sites import Sites
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def url_of(raw: object) -> str | None:
     url = raw.get("url") if isinstance(raw, dict) else None
     if not isinstance(url, str):
         return None
-    return sendable(url[:MAX_LOGGED_URL_CHARS])
+    return printable(url[:MAX_LOGGED_URL_CHARS])
 
 
 def _epoch_ms_time(raw: object) -> datetime | None:

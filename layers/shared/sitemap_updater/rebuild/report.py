@@ -8,8 +8,8 @@ from typing import Any, Literal
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
+from sitemap_updater.indexnow.pending import IndexNowReport
 from sitemap_updater.rebuild.freshness import Freshness
-from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
 
 Status = Literal["published", "nothing-to-do", "locked"]
 

@@ -34,9 +34,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
+from sitemap_updater.indexnow.step import IndexNow
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import StreamFeed
 from sitemap_updater.rebuild.inputs.source import DynamoShardSource, ShardSource
+from sitemap_updater.rebuild.news.files import load_news, news_desk, publish_news
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.outputs.invalidate import (
     Invalidator,
@@ -54,8 +56,6 @@ from sitemap_updater.rebuild.steps.feed_window import FeedWindow, open_window
 from sitemap_updater.rebuild.steps.full import rebuild_all
 from sitemap_updater.rebuild.steps.incremental import rebuild_changed
 from sitemap_updater.rebuild.steps.index import publish_index
-from sitemap_updater.rebuild.steps.indexnow import IndexNow
-from sitemap_updater.rebuild.steps.news_files import load_news, news_desk, publish_news
 from sitemap_updater.rebuild.steps.objects import RunObjects
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
@@ -174,7 +174,7 @@ class RebuildService:
         self._save_states(run)
         if recovering and run.remaining:  # files left unrewritten may still hold stray bytes
             record = replace(record, in_flight=self._owner)
-        queue = self.indexnow.queue(run, window.read if recovering else None)
+        waiting = self.indexnow.pending(run, window.read if recovering else None)
         if run.objects.writing or recovering or record != run.published:
             self.published.save(record)
         run.objects.forget_listed((*record.files, *(key for key, _ in record.singles)))
@@ -182,8 +182,8 @@ class RebuildService:
         checkpoint = window.next_checkpoint()
         if checkpoint is not None and checkpoint != window.checkpoint:
             self.checkpoints.save(checkpoint)
-        if queue is not None:
-            self.indexnow.submit(queue, run, self._clock(), self._time_left)
+        if waiting is not None:
+            self.indexnow.submit(waiting, run, self._clock(), self._time_left)
         deleted = run.objects.sweep(
             record.files, int(self._clock()), self.config.retire_grace_seconds
         )

@@ -42,7 +42,7 @@ def shard_file_key(shard_id: str) -> str:
 
 def section_of_file(key: str) -> str | None:
     """The section of a published file's key (``shard_file_key``'s inverse); None for any
-    other key (an index, a News file, a home file, a file from before sections)."""
+    other key (an index, a News file, an empty-site file, a file from before sections)."""
     found = _SECTION_FILE.fullmatch(key[key.rfind("/") + 1 :])
     return None if found is None else found[1]
 

@@ -1,2 +1,2 @@
-"""What a run sends out: the published objects in the bucket (``bucket``), the CloudFront
-invalidation (``invalidate``) and the IndexNow queue (``indexnow_queue``)."""
+"""What a run sends out: the published objects in the bucket (``bucket``) and the CloudFront
+invalidation (``invalidate``). IndexNow has its own package, ``sitemap_updater.indexnow``."""

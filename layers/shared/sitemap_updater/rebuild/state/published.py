@@ -1,7 +1,7 @@
 """The ``meta/published`` item: what the published index lists, and the hashes last written.
 
 ``in_flight`` is set (to the run's owner) before a run's first S3 write and removed when that
-run saves its record, after its shard states. A run that finds it set knows the previous run
+run saves its record, after its node states. A run that finds it set knows the previous run
 died between the two: the bucket may hold bytes no record describes, so it rewrites every file
 it rebuilds and the index instead of trusting the recorded hashes.
 
@@ -37,7 +37,7 @@ class PublishedRecord:
 
     files: tuple[str, ...] = ()
     robots_sha256: str | None = None
-    #: (key, sha256) of each host's index and stylesheet and of each empty host's home file
+    #: (key, sha256) of each host's index and stylesheet and of each empty host's empty-site file
     singles: tuple[tuple[str, str], ...] = ()
     #: owner of a run that started writing objects and has not saved its record (it crashed)
     in_flight: str | None = None
@@ -62,7 +62,7 @@ class PublishedRecord:
     freshness: Freshness | None = None
 
     def sha256_of(self, key: str) -> str | None:
-        """The recorded hash of an index, stylesheet or home file (None: not written yet)."""
+        """The recorded hash of an index, stylesheet or empty-site file (None: not written yet)."""
         return dict(self.singles).get(key)
 
     def held_since(self, leaf: str) -> int | None:
@@ -196,7 +196,7 @@ class PublishedStore:
 
 def _singles(item: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """The ``singles`` of an item; a record from before several hosts held the index's and
-    the home file's hashes in attributes of their own."""
+    the empty-site file's hashes in attributes of their own."""
     if "singles" in item:
         return tuple(sorted((k, str(v["S"])) for k, v in item["singles"]["M"].items()))
     legacy = {INDEX_KEY: "index_sha256", EMPTY_SITE_KEY: "home_sha256"}

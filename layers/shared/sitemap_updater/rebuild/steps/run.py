@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from sitemap_updater.indexnow.pending import IndexNowReport
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.rebuild.freshness import Lags
-from sitemap_updater.rebuild.news import NewsDesk
-from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowReport
+from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.rebuild.report import RunReport
 from sitemap_updater.rebuild.state.nodes import NodeState, ShardMap

@@ -38,13 +38,13 @@ DynamoDB
 
 Responses
   * moto writes its DynamoDB and DynamoDB Streams answers through a generic serializer that
-    walks every value; :mod:`sitemap_updater_local.deployment.wire_form` writes the values that
-    are already in wire form as they are.
+    walks every value; :mod:`~sitemap_updater_local.deployment.faster_moto.wire_form` writes the
+    values that are already in wire form as they are.
 
 Requests
-  * :mod:`sitemap_updater_local.deployment.request_cost` takes out costs moto pays on every
-    request (listing a response class's methods, parsing a condition expression seen before,
-    drawing random ids one call per character).
+  * :mod:`~sitemap_updater_local.deployment.faster_moto.request_cost` takes out costs moto pays
+    on every request (listing a response class's methods, parsing a condition expression seen
+    before, drawing random ids one call per character).
 
 The changes are installed on moto's classes by :func:`install` and removed by :func:`uninstall`
 (counted: nested deployments share one installation), so anything else using moto in the process
@@ -68,7 +68,7 @@ from moto.dynamodb.models.table import Table
 from moto.sqs.exceptions import ReceiptHandleIsInvalid
 from moto.sqs.models import Message, Queue, SQSBackend
 
-from sitemap_updater_local.deployment import request_cost, wire_form
+from sitemap_updater_local.deployment.faster_moto import request_cost, wire_form
 
 _local = threading.local()
 _lock = threading.Lock()

@@ -1,9 +1,9 @@
 """The durable set of URLs waiting for IndexNow, and its submission after a publish.
 
-A run feeds the queue with :meth:`IndexNowQueue.add` (the locs whose published entry its publish
+A run feeds the set with :meth:`PendingSet.add` (the locs whose published entry its publish
 added, changed or removed; any other publisher of entries may feed it the same way), stores the
-set with :meth:`IndexNowQueue.persist` before the run's publish record and checkpoint are saved,
-and sends it with :meth:`IndexNowQueue.submit` once they are. The set lives in one private object,
+set with :meth:`PendingSet.persist` before the run's publish record and checkpoint are saved,
+and sends it with :meth:`PendingSet.submit` once they are. The set lives in one private object,
 ``state/indexnow-pending.json.gz`` (CloudFront never serves ``state/``), with the attempt count and
 the time before which no request is sent (backoff, or the endpoint's ``Retry-After``).
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
-from sitemap_updater.indexnow import (
+from sitemap_updater.indexnow.protocol import (
     MAX_URLS_PER_POST,
     IndexNowClient,
     Outcome,
@@ -206,7 +206,7 @@ def waiting_urls(s3: S3Client, bucket: str, prefix: str = "") -> int | None:
     return len(_Pending.decode(body).urls)
 
 
-class IndexNowQueue:
+class PendingSet:
     """The pending set of one host and its submission through one client; the host's objects
     (its key file) live under the key ``prefix``."""
 

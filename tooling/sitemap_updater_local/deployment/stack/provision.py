@@ -15,8 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitemap_updater_local.deployment.tables import create_table
-from sitemap_updater_local.deployment.template import ACCOUNT_ID, REGION, Template, TemplateError
+from sitemap_updater_local.deployment.stack.tables import create_table
+from sitemap_updater_local.deployment.stack.template import (
+    ACCOUNT_ID,
+    REGION,
+    Template,
+    TemplateError,
+)
 
 Clients = dict[str, Any]
 

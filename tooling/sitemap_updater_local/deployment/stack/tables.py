@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sitemap_updater_local.deployment.template import TemplateError, read_body
+from sitemap_updater_local.deployment.stack.template import TemplateError, read_body
 
 
 def create_table(dynamodb: Any, name: str, props: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from lxml import etree
 
 from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
 from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
-from sitemap_updater_local.inputs.xml_guard import local_name
+from sitemap_updater_local.inputs.sitemaps.xml_guard import local_name
 
 _VIDEO_TEXT: Final = frozenset(
     {

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
+from sitemap_updater.indexnow.pending import IndexNowReport, PendingSet
+from sitemap_updater.indexnow.protocol import IndexNowClient, IndexNowConfigError
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.outputs.indexnow_queue import IndexNowQueue, IndexNowReport
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.store.items import loc_of
 from sitemap_updater.store.spaces import Layout
@@ -46,8 +46,8 @@ class IndexNow:
                 logger.error("IndexNow is misconfigured and sends nothing", reason=str(error))
                 self.error = str(error)
 
-    def queue(self, run: Run, recovered: FeedRead | None) -> list[IndexNowQueue] | None:
-        """Each host's IndexNow queue with its changed locs stored durably, before the publish
+    def pending(self, run: Run, recovered: FeedRead | None) -> list[PendingSet] | None:
+        """Each host's pending set with its changed locs stored durably, before the publish
         record (whose save ends a crashed run's recovery) and the checkpoint are saved.
 
         A run that recovers from a crashed one patched files the crashed run may already have
@@ -57,37 +57,37 @@ class IndexNow:
             if self.error is not None:
                 run.note_indexnow(IndexNowReport(error=self.error))
             return None
-        queues = []
+        sets = []
         report = IndexNowReport()
         for prefix, client in self.clients.items():
-            queue = IndexNowQueue(self._s3, self._bucket, client, prefix=prefix)
-            queue.add(run.report.changed_locs)  # each queue keeps its own host's
+            pending = PendingSet(self._s3, self._bucket, client, prefix=prefix)
+            pending.add(run.report.changed_locs)  # each set keeps its own host's
             if recovered is not None:
-                queue.add(loc_of(item) for item in recovered.changes.values() if item)
-            old_key_file = queue.retired_key_file()
+                pending.add(loc_of(item) for item in recovered.changes.values() if item)
+            old_key_file = pending.retired_key_file()
             if old_key_file is not None:  # entered first: a crash cannot leave it behind
                 run.objects.retire(old_key_file)
-            run.note_state_objects(queue.persist())
-            run.objects.forget_listed([queue.key_file])  # the key may come back
-            if queue.report.state_reset is not None:
-                reason = queue.report.state_reset
-                run.note_repaired(queue.pending_key, reason, remedy="a new one is started")
-            report.add(queue.report)
-            queues.append(queue)
+            run.note_state_objects(pending.persist())
+            run.objects.forget_listed([pending.key_file])  # the key may come back
+            if pending.report.state_reset is not None:
+                reason = pending.report.state_reset
+                run.note_repaired(pending.pending_key, reason, remedy="a new one is started")
+            report.add(pending.report)
+            sets.append(pending)
         run.note_indexnow(report)
-        return queues
+        return sets
 
     @staticmethod
     def submit(
-        queues: list[IndexNowQueue], run: Run, now: float, time_left: Callable[[], float]
+        sets: list[PendingSet], run: Run, now: float, time_left: Callable[[], float]
     ) -> None:
         """Send what waits; the publish is complete, and nothing here can fail the run."""
         report = IndexNowReport()
-        for queue in queues:
+        for pending in sets:
             try:
-                run.note_state_objects(queue.submit(now, time_left))
+                run.note_state_objects(pending.submit(now, time_left))
             except Exception as error:  # the URLs stay pending; the next run tries again
                 logger.exception("IndexNow submission failed; the URLs stay pending")
-                queue.report.error = f"{type(error).__name__}: {error}"
-            report.add(queue.report)
+                pending.report.error = f"{type(error).__name__}: {error}"
+            report.add(pending.report)
         run.note_indexnow(report)

@@ -19,7 +19,7 @@ from lxml import etree
 
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
 from sitemap_updater_local.inputs.records import RawEntry, Row, SourceError, raw_entry
-from sitemap_updater_local.inputs.xml_guard import (
+from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
     TooLargeError,

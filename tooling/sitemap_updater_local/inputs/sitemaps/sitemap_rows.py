@@ -40,8 +40,8 @@ from sitemap_updater_local.inputs.opening import (
     open_source,
 )
 from sitemap_updater_local.inputs.records import Note, Problem, RawEntry, Row, SourceError, quote
-from sitemap_updater_local.inputs.sitemap_extensions import news_fields, video_fields
-from sitemap_updater_local.inputs.xml_guard import (
+from sitemap_updater_local.inputs.sitemaps.sitemap_extensions import news_fields, video_fields
+from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
     TooLargeError,

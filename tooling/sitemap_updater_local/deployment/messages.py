@@ -1,0 +1,143 @@
+"""The messages of the local deployment's queues: bodies sent as SQS would take them (what it
+refuses, in batches of up to 10 and 256 KiB), and the dead letters read back without consuming
+them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs.client import SQSClient
+
+#: SQS limits for SendMessageBatch (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html)
+SEND_BATCH_MAX_ENTRIES = 10
+SEND_BATCH_MAX_BYTES = 262_144
+
+
+@dataclass(frozen=True, slots=True)
+class SendFailure:
+    """A body SQS refused (it never entered the queue)."""
+
+    body: str
+    code: str
+    message: str
+
+
+#: Characters SQS accepts in a message body (SendMessage, "MessageBody"): #x9 #xA #xD
+#: #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF.
+_SQS_REFUSED = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def sqs_refusal(body: str) -> SendFailure | None:
+    """Why SQS would refuse ``body`` (size, characters, emptiness), or None.
+
+    SQS checks these on SendMessage; moto does not check them all, so they are checked here.
+    """
+    if not body:
+        return SendFailure(body, "MissingParameter", "the message body must not be empty")
+    bad = _SQS_REFUSED.search(body)
+    if bad is not None:
+        return SendFailure(
+            body,
+            "InvalidMessageContents",
+            f"character U+{ord(bad.group()):04X} at offset {bad.start()} is not allowed in SQS",
+        )
+    size = len(body.encode("utf-8"))
+    if size > SEND_BATCH_MAX_BYTES:
+        return SendFailure(
+            body,
+            "InvalidParameterValue",
+            f"message of {size} bytes is larger than the SQS limit of {SEND_BATCH_MAX_BYTES}",
+        )
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    message_id: str
+    body: str
+    attributes: dict[str, str]
+    message_attributes: dict[str, str]
+
+    @property
+    def reason(self) -> str | None:
+        """The reason the ingest function attached; None for a message SQS redrove."""
+        return self.message_attributes.get("reason")
+
+
+def send_bodies(sqs: SQSClient, queue_url: str, bodies: Iterable[str]) -> list[SendFailure]:
+    """Send raw bodies as is, in batches of up to 10 (and 256 KiB); returns what SQS refused."""
+    failures: list[SendFailure] = []
+    batch: list[str] = []
+    size = 0
+    for body in bodies:
+        refusal = sqs_refusal(body)
+        if refusal is not None:
+            failures.append(refusal)
+            continue
+        n = len(body.encode("utf-8"))
+        if batch and (len(batch) == SEND_BATCH_MAX_ENTRIES or size + n > SEND_BATCH_MAX_BYTES):
+            failures += _send_batch(sqs, queue_url, batch)
+            batch, size = [], 0
+        batch.append(body)
+        size += n
+    if batch:
+        failures += _send_batch(sqs, queue_url, batch)
+    return failures
+
+
+def _send_batch(sqs: SQSClient, queue_url: str, bodies: list[str]) -> list[SendFailure]:
+    try:
+        response = sqs.send_message_batch(
+            QueueUrl=queue_url,
+            Entries=[{"Id": str(i), "MessageBody": b} for i, b in enumerate(bodies)],
+        )
+    except Exception as exc:  # a body the SDK cannot even encode, or a batch-level refusal
+        if len(bodies) > 1:
+            return [f for b in bodies for f in _send_batch(sqs, queue_url, [b])]
+        return [SendFailure(bodies[0], type(exc).__name__, str(exc))]
+    return [
+        SendFailure(bodies[int(f["Id"])], str(f.get("Code", "")), str(f.get("Message", "")))
+        for f in response.get("Failed", [])
+    ]
+
+
+def read_dead_letters(sqs: SQSClient, dlq_url: str) -> list[DeadLetter]:
+    """Every message in the DLQ, read without consuming it (made visible again after), oldest
+    first."""
+    seen: dict[str, DeadLetter] = {}
+    handles: list[str] = []
+    while True:
+        got = sqs.receive_message(
+            QueueUrl=dlq_url,
+            MaxNumberOfMessages=10,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+            VisibilityTimeout=600,
+            WaitTimeSeconds=0,
+        ).get("Messages", [])
+        if not got:
+            break
+        for m in got:
+            handles.append(m["ReceiptHandle"])
+            seen[m["MessageId"]] = DeadLetter(
+                message_id=m["MessageId"],
+                body=m["Body"],
+                attributes={str(k): v for k, v in m.get("Attributes", {}).items()},
+                message_attributes={
+                    k: str(v.get("StringValue", ""))
+                    for k, v in m.get("MessageAttributes", {}).items()
+                },
+            )
+    for start in range(0, len(handles), 10):
+        sqs.change_message_visibility_batch(
+            QueueUrl=dlq_url,
+            Entries=[
+                {"Id": str(i), "ReceiptHandle": h, "VisibilityTimeout": 0}
+                for i, h in enumerate(handles[start : start + 10])
+            ],
+        )
+    return sorted(seen.values(), key=lambda d: int(d.attributes.get("SentTimestamp", "0")))

@@ -1,0 +1,220 @@
+"""One file read as a stream and validated in batches: against the XSDs (``schemas``) and the
+rules (``rules``); a file, a directory of them, or a URL."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final, cast
+
+from lxml import etree
+
+from sitemap_updater.protocol.limits import (
+    MAX_URLS,
+    SITEMAP_NS,
+)
+from sitemap_updater_local.inputs.opening import SourceStream, open_source
+from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.sitemaps.xml_guard import (
+    XML_OPTIONS,
+    RootProbe,
+    TooLargeError,
+    local_name,
+)
+from sitemap_updater_local.validation.rules import EntryChecks, FileReport
+from sitemap_updater_local.validation.schemas import index_schema, urlset_schema
+
+#: Problems reported per rule and file before the rest are summed up in one line.
+_URL = f"{{{SITEMAP_NS}}}url"
+_SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
+#: XML's whitespace characters, which the XSD types of loc, href and lastmod collapse.
+
+
+class _Document:
+    """One document read as a stream: its entries are validated in batches of
+    :data:`BATCH_ENTRIES`, each moved under a copy of the root, and then freed."""
+
+    def __init__(self, report: FileReport, file_url: str | None, directory: Path | None):
+        self.report = report
+        self.file_url = file_url
+        self.directory = directory
+        self.root: etree._Element | None = None
+        self.schema: etree.XMLSchema | None = None
+        self.checks: EntryChecks | None = None
+        self.pending = 0
+
+    def open(self, root: etree._Element, probe: RootProbe) -> bool:
+        """Take the root; ``False`` when the document is refused."""
+        refusal = probe.refusal(_ROOTS)
+        if refusal is not None:
+            self.report.problems.append(f"line {refusal[0]}: {refusal[1]}")
+            return False
+        note = probe.namespace_note()
+        if note is not None:
+            self.report.problems.append(f"line {root.sourceline}: {note}")
+            return False
+        self.root = root
+        self.report.kind = local_name(root.tag)[1]
+        self.schema = _ROOTS[self.report.kind]()
+        self.checks = EntryChecks(self.report, self.file_url, self.report.kind == "sitemapindex")
+        return True
+
+    def entry(self, element: etree._Element) -> None:
+        self.report.url_count += element.tag in (_URL, _SITEMAP)
+        if self.report.url_count > MAX_URLS and self.root is not None:
+            # the file is over the limit already: the rest is counted, not checked
+            self.flush(upto=element)
+            while element.getprevious() is not None:
+                del self.root[0]
+            self.root.remove(element)
+            return
+        self.pending += 1
+        if self.pending >= BATCH_ENTRIES:
+            self.flush(upto=element)
+
+    def flush(self, *, upto: etree._Element | None = None, last: bool = False) -> None:
+        """Validate the finished entries, up to ``upto`` (the parser may have started the
+        elements after it already), or all of them at the end of the document."""
+        root, schema, checks = self.root, self.schema, self.checks
+        if root is None or schema is None or checks is None:
+            return
+        if not self.pending and not (last and self.report.url_count == 0):
+            return
+        nsmap = cast(Any, root.nsmap)  # a default namespace has the key None
+        attrib: dict[str, str] = {str(k): str(v) for k, v in root.attrib.items()}
+        batch = etree.Element(root.tag, attrib=attrib, nsmap=nsmap)
+        for child in list(root):
+            batch.append(child)
+            if child is upto:
+                break
+        self.pending = 0
+        if not schema.validate(batch):
+            for error in cast(Iterable[Any], schema.error_log):
+                checks.rules["XSD"].add(
+                    f"line {error.line}: {' '.join(error.message.split())} (XSD)"
+                )
+        checks.batch(batch, self.directory)
+
+    def close(self) -> None:
+        self.flush(last=True)
+        if self.checks is not None:
+            self.checks.finish()
+        if self.report.url_count > MAX_URLS:
+            self.report.problems.append(
+                f"{self.report.url_count} entries is over the limit of {MAX_URLS}"
+            )
+
+
+_ROOTS: Final = {"urlset": urlset_schema, "sitemapindex": index_schema}
+#: Entries validated at a time (memory holds one batch, not the document).
+BATCH_ENTRIES: Final = 1000
+
+
+def validate_stream(
+    stream: SourceStream,
+    *,
+    source: str,
+    file_url: str | None = None,
+    directory: Path | None = None,
+) -> FileReport:
+    """Validate one file read as a stream (already inflated by ``open_source``), in bounded
+    memory: the bytes are capped at the protocol's limit, the entries checked in batches."""
+    report = FileReport(source=source, gzipped=stream.gzipped)
+    if not stream.peek(4096).removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"<"):
+        report.problems.append(
+            "not XML: plain text (validate checks XML sitemaps; backfill reads a text sitemap)"
+        )
+        return report
+    probe = RootProbe(stream)
+    document = _Document(report, file_url, directory)
+    try:
+        for event, element in etree.iterparse(probe, events=("start", "end"), **XML_OPTIONS):
+            if document.root is None:
+                if not document.open(element, probe):
+                    break
+            elif event == "end" and element.getparent() is document.root:
+                document.entry(element)
+        else:
+            document.close()
+    except etree.XMLSyntaxError as err:
+        refusal = probe.refusal(_ROOTS)
+        if refusal is not None and document.root is None:
+            report.problems.append(f"line {refusal[0]}: {refusal[1]}")
+        else:
+            where = f"line {err.lineno}: " if err.lineno else ""
+            report.problems.append(f"{where}not well-formed XML: {err.msg}")
+    except TooLargeError as err:
+        report.problems.append(str(err))
+    except SourceError as err:
+        report.problems.append(str(err).removeprefix(f"{source}: "))
+    report.uncompressed_bytes = probe.size
+    if file_url is None and report.ok:
+        report.notes.append("location rule skipped: the file's URL is unknown (use --base-url)")
+    return report
+
+
+def validate_location(
+    location: str, *, file_url: str | None = None, directory: Path | None = None
+) -> FileReport:
+    """Open a file or URL (``open_source``: gzip by its magic bytes, http(s) only, redirects
+    on the URL's own origin) and validate it as a stream."""
+    try:
+        with open_source(location, refuse_empty=True) as stream:
+            return validate_stream(stream, source=location, file_url=file_url, directory=directory)
+    except SourceError as err:
+        return FileReport(source=location, problems=[str(err).removeprefix(f"{location}: ")])
+
+
+def validate_document(
+    data: bytes,
+    *,
+    source: str,
+    file_url: str | None = None,
+    directory: Path | None = None,
+) -> FileReport:
+    """Validate one file's bytes (gzip or plain). ``file_url`` is where it is (or will be)
+    published; ``directory`` is the local directory that must hold an index's children."""
+    with tempfile.NamedTemporaryFile(suffix=".xml") as held:
+        held.write(data)
+        held.flush()
+        report = validate_location(held.name, file_url=file_url, directory=directory)
+    report.source = source
+    return report
+
+
+def _file_url(path: Path, base_url: str | None) -> str | None:
+    if base_url is None:
+        return None
+    return (base_url if base_url.endswith("/") else base_url + "/") + path.name
+
+
+def _is_sitemap_file(path: Path) -> bool:
+    return path.is_file() and path.name.endswith((".xml", ".xml.gz"))
+
+
+def validate_path(path: Path, *, base_url: str | None = None) -> list[FileReport]:
+    """Validate a local file, or every ``*.xml``/``*.xml.gz`` file of a directory."""
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if _is_sitemap_file(p))
+        if not files:
+            return [FileReport(source=str(path), problems=["no .xml or .xml.gz files"])]
+    elif path.is_file():
+        files = [path]
+    else:
+        return [FileReport(source=str(path), problems=["no such file or directory"])]
+    return [
+        validate_location(str(file), file_url=_file_url(file, base_url), directory=file.parent)
+        for file in files
+    ]
+
+
+def validate_url(url: str) -> FileReport:
+    return validate_location(url, file_url=url)
+
+
+def validate_target(target: str, *, base_url: str | None = None) -> list[FileReport]:
+    """A URL (http/https) is fetched; anything else is a local path."""
+    if target.lower().startswith(("http://", "https://")):
+        return [validate_url(target)]
+    return validate_path(Path(target), base_url=base_url)
