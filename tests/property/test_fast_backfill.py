@@ -104,10 +104,20 @@ def test_every_entry_gets_the_careful_paths_line_or_problem(row: Row) -> None:
 
 
 def test_many_images_take_the_careful_path() -> None:
-    row: Row = ("s", 1, "https://www.example.com/", None, None, None, (), ("https://c.d/i",) * 1001)
+    images = tuple(f"https://c.d/i{n}" for n in range(1001))
+    row: Row = ("s", 1, "https://www.example.com/", None, None, None, (), images)
     lines = UpsertLines(SITE, NOW)
     assert lines.fast(*row[2:]) is None
     assert isinstance(lines.line(row), Problem)
+
+
+def test_an_image_listed_again_takes_the_careful_path_and_is_listed_once() -> None:
+    row: Row = ("s", 1, "https://www.example.com/", None, None, None, (), ("https://c.d/i",) * 1001)
+    lines = UpsertLines(SITE, NOW)
+    assert lines.fast(*row[2:]) is None
+    line = lines.line(row)
+    assert not isinstance(line, Problem)
+    assert line[1].count("https://c.d/i") == 1
 
 
 # --- CSV ----------------------------------------------------------------------------------
