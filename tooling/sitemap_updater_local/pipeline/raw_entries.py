@@ -6,13 +6,14 @@ ingest contract for it), so that reading a sitemap or a CSV file does not load t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
-from sitemap_updater.protocol import Site, SitemapError, make_entry
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater.protocol.entry import Alternate, Entry, Image, make_entry_keeping_page
 from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sites import Sites
-from sitemap_updater_local.inputs.records import RawEntry, quote
+from sitemap_updater_local.inputs.records import Dropped, RawEntry, quote
 
 
 def invalid(field: str, value: object, rule: str) -> str:
@@ -44,10 +45,14 @@ def owner_of(sites: Sites, loc: str) -> Site:
     return sites.owner(normalized, field="loc", value=loc)
 
 
-def entry_from_raw(site: Site | Sites, raw: RawEntry, now: datetime) -> Entry:
+def entry_from_raw(
+    site: Site | Sites, raw: RawEntry, now: datetime, on_dropped: Callable[[Dropped], None]
+) -> Entry:
     """The normalized entry of a sitemap or CSV record, judged against the listed site it is
-    on (``site``: the deployment's sites, or its one site); raises ``SitemapError``."""
-    return make_entry(
+    on (``site``: the deployment's sites, or its one site); raises ``SitemapError`` for a
+    field of the page itself. An alternate, image, video or news object that breaks a rule
+    is left out, each with one warning to ``on_dropped`` (``make_entry_keeping_page``)."""
+    entry, dropped = make_entry_keeping_page(
         owner_of(site, raw.loc) if isinstance(site, Sites) else site,
         loc=raw.loc,
         lastmod=raw.lastmod,
@@ -59,3 +64,7 @@ def entry_from_raw(site: Site | Sites, raw: RawEntry, now: datetime) -> Entry:
         news=raw.news,
         now=now,
     )
+    for error in dropped:
+        reason = invalid(raw.name_of(error.field), error.value, error.rule)
+        on_dropped(Dropped(raw.where, reason, f"{error.field}: {error.rule}"))
+    return entry

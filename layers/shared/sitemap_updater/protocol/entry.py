@@ -204,3 +204,75 @@ def check_media(site: Site, entry: Entry) -> None:
             url = getattr(video, name)
             if url is not None:
                 site.check_media(url, field=f"videos[{i}].{name}")
+
+
+#: The lists whose items :func:`make_entry_keeping_page` can leave out one by one.
+_ELEMENT_LISTS: Final = ("alternates", "images", "videos")
+
+
+def _bad_element(field: str) -> tuple[str, int | None] | None:
+    """The list (or ``news``) and index of the element a rejected ``field`` belongs to
+    (``alternates[2].href`` -> ``("alternates", 2)``, ``images`` -> ``("images", None)``);
+    ``None`` for a field of the page itself."""
+    head, bracket, rest = field.partition("[")
+    if head == "news" or field.startswith("news."):
+        return "news", None
+    if head not in _ELEMENT_LISTS:
+        return None
+    if not bracket:
+        return (head, None) if field == head else None
+    index = rest.partition("]")[0]
+    return (head, int(index)) if index.isdigit() else None
+
+
+def make_entry_keeping_page(
+    site: Site,
+    *,
+    loc: object,
+    lastmod: object = None,
+    changefreq: object = None,
+    priority: object = None,
+    alternates: object = (),
+    images: object = (),
+    videos: object = (),
+    news: object = None,
+    now: datetime | None = None,
+) -> tuple[Entry, list[SitemapError]]:
+    """:func:`make_entry`, but an alternate, image, video or news object that breaks a rule is
+    left out instead of costing the page: the entry, and the error of each element left out.
+    A list that is not one, or more than 1,000 images, is left out whole (beyond the 1,000th
+    image). Raises the :class:`SitemapError` of a field of the page itself (its loc, lastmod,
+    changefreq or priority)."""
+    values: dict[str, object] = {
+        "alternates": alternates,
+        "images": images,
+        "videos": videos,
+        "news": news,
+    }
+    dropped: list[SitemapError] = []
+    while True:
+        try:
+            entry = make_entry(
+                site,
+                loc=loc,
+                lastmod=lastmod,
+                changefreq=changefreq,
+                priority=priority,
+                now=now,
+                **values,
+            )
+        except SitemapError as error:
+            element = _bad_element(error.field)
+            if element is None:
+                raise
+            name, index = element
+            items = values[name]
+            if isinstance(error, TooManyImagesError) and isinstance(items, list | tuple):
+                values[name] = tuple(items)[:MAX_IMAGES_PER_URL]
+            elif index is None or not isinstance(items, list | tuple) or index >= len(items):
+                values[name] = None
+            else:
+                values[name] = (*items[:index], *items[index + 1 :])
+            dropped.append(error)
+            continue
+        return entry, dropped
