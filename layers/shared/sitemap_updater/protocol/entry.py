@@ -143,19 +143,19 @@ def normalize_alternates(site: Site, value: object) -> tuple[Alternate, ...]:
 
 
 def normalize_images(value: object) -> tuple[Image, ...]:
-    """The images, each URL once (an image listed again, in any spelling of its URL, is the
-    same image: the repeats are dropped), at most 1,000 of them."""
+    """At most 1,000 images, each URL listed once: an image given again, in any spelling of
+    its URL, is the same image, and its repeats are dropped."""
     items = _items("images", value, InvalidImageError)
+    if len(items) > MAX_IMAGES_PER_URL:
+        raise TooManyImagesError(
+            "images", f"{len(items)} images", f"at most {MAX_IMAGES_PER_URL} images per URL"
+        )
     locs = dict.fromkeys(
         normalize_url(
             _member(f"images[{i}]", item, "loc", InvalidImageError), field=f"images[{i}].loc"
         )
         for i, item in enumerate(items)
     )
-    if len(locs) > MAX_IMAGES_PER_URL:
-        raise TooManyImagesError(
-            "images", f"{len(locs)} images", f"at most {MAX_IMAGES_PER_URL} images per URL"
-        )
     return tuple(Image(loc) for loc in locs)
 
 
