@@ -17,6 +17,7 @@ from lxml import etree
 
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater.store.keys import key_attributes, url_hash, url_key
 from tests.integration.rebuild.conftest import NS, SITE, TABLE, Aws
 from tests.reliability.crash_support import published_urls, world
 from tests.reliability.test_crashes import apply_env
@@ -105,3 +106,22 @@ def test_a_delete_after_the_upgrade_removes_the_page_stored_under_another_spelli
     assert set(lastmods(aws)) == {SITE + "/"}  # the placeholder of a site with no page
     aws.invoke({"full_rebuild": True})
     assert set(lastmods(aws)) == {SITE + "/"}
+
+
+def test_the_delete_outlives_its_tombstone(aws: Aws) -> None:
+    aws.upsert(Entry(loc=SITE + "/%7euser", lastmod="2024-05-01"))
+    aws.delete(SITE + "/~user")
+    aws.invoke({"full_rebuild": True})
+    assert SITE + "/~user" not in lastmods(aws)
+
+    # TombstoneTtlDays later, DynamoDB's TTL has deleted the tombstone; the older spelling stays
+    (tombstone,) = [loc for loc in stored_locs(aws) if loc == SITE + "/~user"]
+    aws.dynamodb.delete_item(TableName=TABLE, Key=key_attributes(url_key(url_hash(tombstone))))
+    assert stored_locs(aws) == [SITE + "/%7euser"]
+    aws.invoke({"full_rebuild": True})
+    assert SITE + "/~user" not in lastmods(aws)
+
+    # a later upsert of the page brings it back, under its identity
+    aws.upsert(Entry(loc=SITE + "/~user", lastmod="2024-07-01"))
+    aws.invoke({"full_rebuild": True})
+    assert lastmods(aws)[SITE + "/~user"] == "2024-07-01"

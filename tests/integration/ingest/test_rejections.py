@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.protocol import Site, SitemapError, make_entry
 from sitemap_updater.ingest.dlq import render_value
+from sitemap_updater.protocol import Site, SitemapError, make_entry
 from tests.integration.ingest.harness import SITE, IngestStack, body, sqs_record, upsert
 
 

@@ -61,7 +61,7 @@ def expected(items: list[Item]) -> dict[str, str]:
 
 def scan(items: list[Item]) -> dict[str, str]:
     with TemporaryDirectory() as tmp:
-        identities = Identities(Path(tmp))
+        identities = Identities(Path(tmp), {})
         spooled = []
         for item in items:
             if is_live(item):
@@ -85,7 +85,7 @@ def test_each_page_counts_once_with_its_newest_change(items: list[Item]) -> None
 def test_a_table_of_one_spelling_a_page_is_read_as_it_is() -> None:
     items = [live_item(Entry(SITE + f"/p/{n}"), f"2024{n:04d}#0#d", "d") for n in range(5)]
     with TemporaryDirectory() as tmp:
-        identities = Identities(Path(tmp))
+        identities = Identities(Path(tmp), {})
         assert [identities.live(item) for item in items] == items
         identities.close()
         assert identities.respelled == set()

@@ -10,12 +10,13 @@ removes the page.
 
 Only identities that some item spells another way cost anything: every tombstone's identity and
 ordering key go to a file beside the spools while the Scan runs (the live items of an identity
-may come after its tombstone), and are read back once for the identities respelled.
+may come after its tombstone), and are read back once for the identities respelled. A delete of
+such a page outlives its tombstone in the rebuild's own table (``state.removals``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -45,13 +46,15 @@ class Identities:
     """The identities a full rebuild's Scan came across, with ``directory`` (the spools')
     holding its tombstones' ordering keys."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, remembered: Mapping[str, str]) -> None:
         self._path = directory / "tombstones.tsv"
         self._tombstones: IO[str] | None = None
+        self._remembered = remembered
         #: identity hashes that some item spells another way
         self.respelled: set[str] = set()
-        #: identity hash -> ordering key of its newest tombstone (respelled identities only)
-        self._removed_at: dict[str, str] = {}
+        #: identity hash -> ordering key of its newest delete (respelled identities only), from
+        #: the Scan's tombstones and the ``remembered`` deletes whose tombstones have expired
+        self.removed_at: dict[str, str] = {}
 
     def live(self, item: Item) -> Item:
         """``item`` under its identity: itself, or a copy with the identity's loc and key."""
@@ -73,7 +76,11 @@ class Identities:
         self._tombstones.write(f"{uh}\t{item[ATTR_EVENT_KEY]['S']}\n")
 
     def close(self) -> None:
-        """End of the Scan: read back the newest tombstone of each respelled identity."""
+        """End of the Scan: the newest delete of each respelled identity."""
+        removed_at = self.removed_at
+        for uh, ev in self._remembered.items():
+            if uh in self.respelled:
+                removed_at[uh] = ev
         if self._tombstones is None:
             return
         self._tombstones.close()
@@ -82,8 +89,8 @@ class Identities:
             with self._path.open(encoding="utf-8") as lines:
                 for line in lines:
                     uh, ev = line.rstrip("\n").split("\t")
-                    if uh in self.respelled and ev > self._removed_at.get(uh, ""):
-                        self._removed_at[uh] = ev
+                    if uh in self.respelled and ev > removed_at.get(uh, ""):
+                        removed_at[uh] = ev
         self._path.unlink()
 
     def newest(self, items: Iterable[Item]) -> list[Item]:
@@ -98,7 +105,7 @@ class Identities:
             if uh not in self.respelled:
                 kept.append(item)
                 continue
-            if item[ATTR_EVENT_KEY]["S"] < self._removed_at.get(uh, ""):
+            if item[ATTR_EVENT_KEY]["S"] < self.removed_at.get(uh, ""):
                 continue
             seen = at.get(uh)
             if seen is None:

@@ -32,7 +32,8 @@ def rebuild_all(tools: Tools, run: Run) -> None:
     space_of = tools.layout.space_of
     with tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=tools.spool_root) as tmp:
         spools = Spools(Path(tmp), run.shard_map.leaves, space_of)
-        identities = Identities(Path(tmp))
+        remembered = tools.removals.load() if tools.removals is not None else {}
+        identities = Identities(Path(tmp), remembered)
         earliest = min((run.full_since_ms(leaf) for leaf in run.shard_map.leaves), default=0)
         removed_index = LeafIndex(run.shard_map.leaves)
         articles: list[Item] = []
@@ -63,6 +64,8 @@ def rebuild_all(tools: Tools, run: Run) -> None:
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
             return
         identities.close()
+        if tools.removals is not None:
+            tools.removals.save(identities.removed_at, remembered)
         run.shard_map = run.shard_map.with_roots(spools.index.new_roots)
         run.news.replace_all(identities.newest(articles))
         articles.clear()
