@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import string
 from datetime import UTC, datetime
 from typing import Any
@@ -21,7 +22,12 @@ SITE_LISTS = (
     Sites.parse("https://www.example.com", alternates_any_host=True),
 )
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: ``PROPERTY_EXAMPLES=5000 pytest tests/property`` tries more examples than CI does
+SETTINGS = settings(
+    max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "400")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 # URL-ish text: mostly characters that matter to the rules, some of anything.
 _URL_CHARS = (
@@ -41,6 +47,8 @@ urls = st.one_of(
         "https://www.example.com:443/x",
         "http://shop.example.org:8080/x",
         "https://WWW.example.de/x",
+        "https://www.example.com/%7euser/%41b/../%e2%82%ac/./",
+        "https://www.example.com/.well-known/a/..",
         "",
     ]),
 )  # fmt: skip

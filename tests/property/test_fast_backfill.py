@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator
 from typing import IO
 
@@ -104,10 +105,24 @@ def test_every_entry_gets_the_careful_paths_line_or_problem(row: Row) -> None:
 
 
 def test_many_images_take_the_careful_path() -> None:
-    row = Row("s", 1, "https://www.example.com/", images=("https://c.d/i",) * 1001)
+    images = tuple(f"https://c.d/i{n}" for n in range(1001))
+    row = Row("s", 1, "https://www.example.com/", images=images)
+    warnings: list[Problem] = []
+    lines = UpsertLines(SITE, NOW, warnings.append)
+    assert lines.fast(row) is None
+    line = lines.line(row)
+    assert not isinstance(line, Problem)
+    assert json.loads(line[1])["images"] == [{"loc": loc} for loc in images[:1000]]
+    assert [w.where for w in warnings] == ["s:1"] and "at most 1000 images" in warnings[0].reason
+
+
+def test_an_image_listed_again_takes_the_careful_path_and_is_listed_once() -> None:
+    row = Row("s", 1, "https://www.example.com/", images=("https://c.d/i",) * 1000)
     lines = UpsertLines(SITE, NOW)
     assert lines.fast(row) is None
-    assert isinstance(lines.line(row), Problem)
+    line = lines.line(row)
+    assert not isinstance(line, Problem)
+    assert line[1].count("https://c.d/i") == 1
 
 
 # --- CSV ----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import IO, Final
 
 from sitemap_updater.printable import printable
-from sitemap_updater_local.inputs.records import Problem
+from sitemap_updater_local.inputs.records import Dropped, Problem
 
 #: Problems printed in full before the rest are only counted.
 SHOWN: Final = 20
@@ -28,10 +28,13 @@ class ProblemReport:
         self._stream = stream
         self._shown = shown
         self.count = 0
+        #: of :attr:`count`, the warnings: elements left out of records that were kept
+        self.warnings = 0
         self.by_rule: Counter[str] = Counter()
 
     def __call__(self, problem: Problem) -> None:
         self.count += 1
+        self.warnings += isinstance(problem, Dropped)
         rule = problem.rule or problem.reason
         if rule not in self.by_rule and len(self.by_rule) >= RULES_COUNTED:
             rule = OTHER_RULES
@@ -40,13 +43,18 @@ class ProblemReport:
             print(problem, file=self._stream or sys.stderr)
 
     def summary(self, what: str = "invalid record(s) skipped") -> list[str]:
-        """``N what``, and when some were not printed, one ``count  rule`` line per rule,
-        the most frequent first."""
+        """``N what`` (and ``M element(s) left out``, for warnings), and when some were not
+        printed, one ``count  rule`` line per rule, the most frequent first."""
         if not self.count:
             return []
+        skipped = self.count - self.warnings
+        parts = [f"{skipped} {what}"] if skipped else []
+        if self.warnings:
+            parts.append(f"{self.warnings} invalid element(s) left out, their pages kept")
+        told = ", ".join(parts)
         if self.count <= self._shown:
-            return [f"{self.count} {what} (see above)"]
-        lines = [f"{self.count} {what}, the first {self._shown} shown above; all of them by rule:"]
+            return [f"{told} (see above)"]
+        lines = [f"{told}, the first {self._shown} shown above; all of them by rule:"]
         width = len(str(self.by_rule.most_common(1)[0][1]))
         lines += [f"  {n:>{width}}  {printable(rule)}" for rule, n in self.by_rule.most_common()]
         return lines

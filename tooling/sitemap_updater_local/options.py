@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from sitemap_updater.protocol.errors import InvalidUrlError
-from sitemap_updater.protocol.urls import media_hosts_of
+from sitemap_updater.sites import media_hosts_of
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 
 

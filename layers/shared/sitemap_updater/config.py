@@ -14,9 +14,8 @@ from sitemap_updater.indexnow.protocol import (
 )
 from sitemap_updater.protocol.errors import InvalidUrlError, SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
-from sitemap_updater.protocol.urls import media_hosts_of
 from sitemap_updater.sections import SectionRules
-from sitemap_updater.sites import Sites
+from sitemap_updater.sites import Sites, media_hosts_of
 
 #: The default shard cap and byte cap of a file: a margin under the protocol's 50,000 URLs and
 #: 50 MiB, so that a shard can grow between splits. template.yaml sets the same values (its

@@ -18,6 +18,22 @@ from sitemap_updater.protocol.errors import ForeignHostError, InvalidUrlError
 from sitemap_updater.protocol.urls import Site, host_of
 
 
+def media_hosts_of(text: str) -> frozenset[str] | None:
+    """The media hosts a setting names: ``*`` for any host (``None``), else the hosts of a
+    comma-separated list, normalized as a URL's host is (empty: none but the site's own)."""
+    if text.strip() == "*":
+        return None
+    hosts = set()
+    for raw in filter(None, (part.strip() for part in text.split(","))):
+        if any(char in raw for char in "/?#@:[]"):
+            raise InvalidUrlError("media host", raw, "must be a host name alone")
+        try:
+            hosts.add(host_of(Site.parse(f"https://{raw}").root_url))
+        except InvalidUrlError as exc:
+            raise InvalidUrlError("media host", raw, f"must be a host name: {exc.rule}") from None
+    return frozenset(hosts)
+
+
 class Sites:
     """The listed sites, in list order (:attr:`all`); :attr:`primary` is the first."""
 

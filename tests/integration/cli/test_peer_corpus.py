@@ -147,7 +147,9 @@ def test_validate_and_backfill_agree_on_1100_images() -> None:
     path = CORPUS / "smjs-1100-images" / "sitemap.xml"
     urls, lines, _ = backfill(path)
     [report] = validate_path(path)
-    assert urls == [] and any("at most 1000 images per URL" in line for line in lines)
+    # backfill keeps the page and its first 1,000 images, with a warning
+    assert urls == ["http://example.com/"]
+    assert [line for line in lines if "at most 1000 images per URL" in line and "warning" in line]
     assert any("1100 images is over the limit of 1000" in p for p in report.problems)
 
 
@@ -161,7 +163,9 @@ def test_validate_and_backfill_agree_on_an_unregistered_hreflang(tmp_path: Path)
     )
     urls, lines, _ = backfill(path)
     [report] = validate_path(path)
-    assert urls == [] and any("'english' is not a registered language" in x for x in lines)
+    # backfill keeps the page without the bad alternate, with a warning
+    assert urls == ["https://www.example.com/a"]
+    assert [x for x in lines if "'english' is not a registered language" in x and "warning" in x]
     assert any("'english' is not a registered language" in p for p in report.problems)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from sitemap_updater.ingest.dlq import render_value
 from sitemap_updater.protocol import Site, SitemapError, make_entry
 from tests.integration.ingest.harness import SITE, IngestStack, body, sqs_record, upsert
 
@@ -267,7 +268,107 @@ def cases() -> list[Bad]:
             '"drop"',
             "'upsert' or 'delete'",
         ),
+        *search_engine_cases(),
     ]
+
+
+def news(**fields: Any) -> dict[str, Any]:
+    article = {
+        "publication": {"name": "The Example Times", "language": "en"},
+        "publication_date": "2026-11-20",
+        "title": "Shoes of the year",
+    }
+    return {**article, **fields}
+
+
+def video(**fields: Any) -> dict[str, Any]:
+    clip = {
+        "thumbnail_loc": SITE + "/v.jpg",
+        "title": "How the shoe is made",
+        "description": "The workshop, step by step",
+        "content_loc": SITE + "/v.mp4",
+    }
+    return {**clip, **fields}
+
+
+def search_engine_cases() -> list[Bad]:
+    """What search engines would read as wrong: each refused with field, value and rule."""
+    en = {"hreflang": "en", "href": SITE + "/h/en"}
+    rtl = "\u202eevil"
+    return [
+        Bad(
+            "hreflang-twice-case-aside",
+            body(upsert("/h", alternates=[en, {"hreflang": "EN", "href": SITE + "/h/x"}])),
+            "alternates[1].hreflang",
+            '"EN"',
+            "must name a language once: alternates[0] names it already",
+        ),
+        Bad(
+            "hreflang-twice-two-hrefs",
+            body(upsert("/h", alternates=[en, {"hreflang": "en", "href": SITE + "/h/y"}])),
+            "alternates[1].hreflang",
+            '"en"',
+            "compared without regard to case",
+        ),
+        Bad(
+            "lastmod-before-1970",
+            body(upsert("/old", lastmod="0001-01-01")),
+            "lastmod",
+            '"0001-01-01"',
+            "must not be before 1970-01-01",
+        ),
+        Bad(
+            "news-title-invisible",
+            body(upsert("/n", news=news(title="\u200b\u200b"))),
+            "news.title",
+            render_value("\u200b\u200b"),
+            "must not be empty or blank",
+        ),
+        Bad(
+            "news-name-invisible",
+            body(upsert("/n", news=news(publication={"name": "\u200b", "language": "en"}))),
+            "news.publication.name",
+            render_value("\u200b"),
+            "must not be empty or blank",
+        ),
+        Bad(
+            "news-title-bidi-override",
+            body(upsert("/n", news=news(title=rtl))),
+            "news.title",
+            render_value(rtl),
+            "must not contain bidi embeddings, overrides or isolates",
+        ),
+        Bad(
+            "video-description-bidi-isolate",
+            body(upsert("/v", videos=[video(description="a\u2066b\u2069")])),
+            "videos[0].description",
+            render_value("a\u2066b\u2069"),
+            "U+2066 at index 1",
+        ),
+        Bad(
+            "video-title-invisible",
+            body(upsert("/v", videos=[video(title="\ufeff")])),
+            "videos[0].title",
+            render_value("\ufeff"),
+            "must not be empty or blank",
+        ),
+    ]
+
+
+def test_marks_that_right_to_left_text_needs_are_kept(stack: IngestStack) -> None:
+    title = "\u05e9\u05dc\u05d5\u05dd\u200f (2026)\u200e"
+    stack.invoke(sqs_record(body(upsert("/n", news=news(title=title)))))
+    assert stack.dlq_messages() == []
+    assert set(stack.url_items()) == {SITE + "/n"}
+
+
+def test_an_image_listed_again_is_stored_once(stack: IngestStack) -> None:
+    image = {"loc": "https://cdn.example.com/a.jpg"}
+    again = {"loc": "https://CDN.example.com:443/a.jpg"}
+    stack.invoke(sqs_record(body(upsert("/i", images=[image, again, image] * 300))))
+    assert stack.dlq_messages() == []
+    (item,) = stack.url_items().values()
+    assert item["images"] == {"L": [{"S": "https://cdn.example.com/a.jpg"}]}
 
 
 @pytest.mark.parametrize("case", cases(), ids=lambda c: c.id)

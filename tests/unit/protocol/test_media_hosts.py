@@ -12,7 +12,7 @@ from sitemap_updater.config import ConfigError, IngestConfig
 from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
 from sitemap_updater.protocol import ForeignHostError, Site, make_entry
-from sitemap_updater.protocol.urls import media_hosts_of
+from sitemap_updater.sites import media_hosts_of
 
 ORIGIN = "https://www.example.com"
 SITE = Site.parse(ORIGIN, media_hosts_of("cdn.example.net"))

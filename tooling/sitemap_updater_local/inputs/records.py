@@ -34,6 +34,15 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
+class Dropped(Problem):
+    """An element of a record (an alternate, image, video or news object) that breaks a rule,
+    left out: the record itself is kept. A warning, not a skipped record."""
+
+    def __str__(self) -> str:
+        return f"{self.where}: warning: {self.reason}; left out, the page is kept"
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """Something a reader dropped or read in its own way, said once per file: not a problem."""
 

@@ -24,6 +24,7 @@ from sitemap_updater_local.inputs.opening import (
 )
 from sitemap_updater_local.inputs.records import (
     BodyLine,
+    Dropped,
     Note,
     Problem,
     RawEntry,
@@ -185,7 +186,7 @@ class Backfill:
         self.stats = BackfillStats()
 
     def _problem(self, problem: Problem | Note) -> None:
-        if isinstance(problem, Problem):
+        if isinstance(problem, Problem) and not isinstance(problem, Dropped):
             self.stats.problems += 1
         self._on_problem(problem)
 
@@ -215,7 +216,7 @@ class Backfill:
         if self._lines is None:
             site = self._site_for(raw_entry(row))
             if site is not None:
-                self._lines = UpsertLines(site, self._now)
+                self._lines = UpsertLines(site, self._now, self._problem)
         return self._lines
 
     def _rich(self, raw: RawEntry) -> None:
@@ -227,7 +228,7 @@ class Backfill:
             site = self._site_for(raw)
             if site is None:
                 return
-            lines = self._lines = UpsertLines(site, self._now)
+            lines = self._lines = UpsertLines(site, self._now, self._problem)
         result = lines.careful(raw)
         if isinstance(result, Problem):
             self._problem(result)

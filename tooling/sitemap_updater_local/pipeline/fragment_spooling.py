@@ -178,7 +178,7 @@ def _judge_body(
 
 def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetime) -> None:
     try:
-        entry = entry_from_raw(collect.layout.sites, raw, now)
+        entry = entry_from_raw(collect.layout.sites, raw, now, collect.out.problems.append)
     except SitemapError as exc:
         collect.out.problems.append(
             rejected(raw.where, raw.name_of(exc.field), exc.value, exc.rule)

@@ -6,13 +6,17 @@ ingest contract for it), so that reading a sitemap or a CSV file does not load t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import Final
 
-from sitemap_updater.protocol import Site, SitemapError, make_entry
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater.protocol.entry import Alternate, Entry, Image, make_entry
+from sitemap_updater.protocol.errors import TooManyImagesError
+from sitemap_updater.protocol.limits import MAX_IMAGES_PER_URL
 from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sites import Sites
-from sitemap_updater_local.inputs.records import RawEntry, quote
+from sitemap_updater_local.inputs.records import Dropped, RawEntry, quote
 
 
 def invalid(field: str, value: object, rule: str) -> str:
@@ -44,10 +48,14 @@ def owner_of(sites: Sites, loc: str) -> Site:
     return sites.owner(normalized, field="loc", value=loc)
 
 
-def entry_from_raw(site: Site | Sites, raw: RawEntry, now: datetime) -> Entry:
+def entry_from_raw(
+    site: Site | Sites, raw: RawEntry, now: datetime, on_dropped: Callable[[Dropped], None]
+) -> Entry:
     """The normalized entry of a sitemap or CSV record, judged against the listed site it is
-    on (``site``: the deployment's sites, or its one site); raises ``SitemapError``."""
-    return make_entry(
+    on (``site``: the deployment's sites, or its one site); raises ``SitemapError`` for a
+    field of the page itself. An alternate, image, video or news object that breaks a rule
+    is left out, each with one warning to ``on_dropped`` (``make_entry_keeping_page``)."""
+    entry, dropped = make_entry_keeping_page(
         owner_of(site, raw.loc) if isinstance(site, Sites) else site,
         loc=raw.loc,
         lastmod=raw.lastmod,
@@ -59,3 +67,79 @@ def entry_from_raw(site: Site | Sites, raw: RawEntry, now: datetime) -> Entry:
         news=raw.news,
         now=now,
     )
+    for error in dropped:
+        reason = invalid(raw.name_of(error.field), error.value, error.rule)
+        on_dropped(Dropped(raw.where, reason, f"{error.field}: {error.rule}"))
+    return entry
+
+
+#: The lists whose items :func:`make_entry_keeping_page` can leave out one by one.
+_ELEMENT_LISTS: Final = ("alternates", "images", "videos")
+
+
+def _bad_element(field: str) -> tuple[str, int | None] | None:
+    """The list (or ``news``) and index of the element a rejected ``field`` belongs to
+    (``alternates[2].href`` -> ``("alternates", 2)``, ``images`` -> ``("images", None)``);
+    ``None`` for a field of the page itself."""
+    head, bracket, rest = field.partition("[")
+    if head == "news" or field.startswith("news."):
+        return "news", None
+    if head not in _ELEMENT_LISTS:
+        return None
+    if not bracket:
+        return (head, None) if field == head else None
+    index = rest.partition("]")[0]
+    return (head, int(index)) if index.isdigit() else None
+
+
+def make_entry_keeping_page(
+    site: Site,
+    *,
+    loc: object,
+    lastmod: object = None,
+    changefreq: object = None,
+    priority: object = None,
+    alternates: object = (),
+    images: object = (),
+    videos: object = (),
+    news: object = None,
+    now: datetime | None = None,
+) -> tuple[Entry, list[SitemapError]]:
+    """:func:`make_entry`, but an alternate, image, video or news object that breaks a rule is
+    left out instead of costing the page: the entry, and the error of each element left out.
+    A list that is not one, or more than 1,000 images, is left out whole (beyond the 1,000th
+    image). Raises the :class:`SitemapError` of a field of the page itself (its loc, lastmod,
+    changefreq or priority)."""
+    values: dict[str, object] = {
+        "alternates": alternates,
+        "images": images,
+        "videos": videos,
+        "news": news,
+    }
+    dropped: list[SitemapError] = []
+    while True:
+        try:
+            entry = make_entry(
+                site,
+                loc=loc,
+                lastmod=lastmod,
+                changefreq=changefreq,
+                priority=priority,
+                now=now,
+                **values,
+            )
+        except SitemapError as error:
+            element = _bad_element(error.field)
+            if element is None:
+                raise
+            name, index = element
+            items = values[name]
+            if isinstance(error, TooManyImagesError) and isinstance(items, list | tuple):
+                values[name] = tuple(items)[:MAX_IMAGES_PER_URL]
+            elif index is None or not isinstance(items, list | tuple) or index >= len(items):
+                values[name] = None
+            else:
+                values[name] = (*items[:index], *items[index + 1 :])
+            dropped.append(error)
+            continue
+        return entry, dropped

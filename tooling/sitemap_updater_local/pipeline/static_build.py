@@ -23,7 +23,7 @@ from sitemap_updater.store.spaces import Layout
 from sitemap_updater_local.errors import EXIT_EMPTY, CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.opening import is_url
-from sitemap_updater_local.inputs.records import Problem
+from sitemap_updater_local.inputs.records import Dropped, Problem
 from sitemap_updater_local.outputs.replaced_file import same_file
 from sitemap_updater_local.outputs.staged_directory import (
     OWN_FILE,
@@ -108,7 +108,7 @@ def build_static(
     result = BuildResult()
 
     def problem(p: Problem) -> None:
-        result.problems += 1
+        result.problems += not isinstance(p, Dropped)  # a warning: the record is kept
         on_problem(p)
 
     now = now or datetime.now(UTC)
@@ -127,7 +127,7 @@ def build_static(
                 for bucket, data in judged.frames.items():
                     spool.add_framed(bucket, data)
                 result.changes += judged.changes
-                records += judged.changes + len(judged.problems)
+                records += judged.changes + sum(not isinstance(p, Dropped) for p in judged.problems)
                 on_progress(records, 0)
             state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
             leaves = state.leaves(max_urls)

@@ -12,6 +12,7 @@ goes to the careful path, which alone reports problems. A property test compares
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
 
@@ -22,7 +23,7 @@ from sitemap_updater.protocol.extensions.video import Video
 from sitemap_updater.protocol.normalized import NormalForm, recognize
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.store.items import video_fields
-from sitemap_updater_local.inputs.records import Problem, RawEntry, Row, raw_entry
+from sitemap_updater_local.inputs.records import Dropped, Problem, RawEntry, Row, raw_entry
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw, invalid
 
 #: Each priority at one decimal, as ``json`` writes the float ``normalize_priority`` returns.
@@ -122,12 +123,16 @@ def plain_line(entry: Entry) -> str:
 
 
 class UpsertLines:
-    """The upsert line of each entry of one site; ``now`` is the run's start (aware)."""
+    """The upsert line of each entry of one site; ``now`` is the run's start (aware);
+    ``on_dropped`` takes the warning of each element left out of an entry (none: not told)."""
 
-    def __init__(self, site: Site, now: datetime) -> None:
+    def __init__(
+        self, site: Site, now: datetime, on_dropped: Callable[[Dropped], None] | None = None
+    ) -> None:
         self.site = site
         self.now = now
         self._form = NormalForm(site, now)
+        self._on_dropped = on_dropped or (lambda dropped: None)
 
     def fast(self, row: Row) -> str | None:
         """The line of a row, if every value is already normalized; ``None``: not sure."""
@@ -147,7 +152,7 @@ class UpsertLines:
         field as the source does: ``names``, see :class:`RawEntry`)."""
         raw = row if isinstance(row, RawEntry) else raw_entry(row, names)
         try:
-            entry = entry_from_raw(self.site, raw, self.now)
+            entry = entry_from_raw(self.site, raw, self.now, self._on_dropped)
         except SitemapError as exc:
             return Problem(raw.where, invalid(raw.name_of(exc.field), exc.value, exc.rule))
         return entry.loc, event_line(upsert_event(entry))

@@ -59,12 +59,13 @@ class AlternateModel(BaseModel):
 
     hreflang: str = Field(
         description="A BCP 47 language tag whose language is registered (ISO 639), such as de, "
-        "en-GB or zh-Hant, or x-default."
+        "en-GB or zh-Hant, or x-default; each named by one alternate of the page, case aside "
+        "(en and EN are the same)."
     )
     href: str = Field(
         description="Absolute URL of the alternate page, on one of the sites (SITE_URL), or "
-        "on any host where ALTERNATES_ANY_HOST is true. List the page itself among its "
-        "alternates too."
+        "on any host where ALTERNATES_ANY_HOST is true. Search engines ask each version to list "
+        "itself too; that is the producer's to do: it is not checked, and none is added."
     )
 
 
@@ -234,7 +235,8 @@ class ChangeObject(BaseModel):
         "normalized, it is the entry's identity."
     )
     lastmod: str | None = Field(
-        default=None, description="W3C Datetime of the page's last modification (upsert only)."
+        default=None,
+        description="W3C Datetime of the page's last modification, from 1970 on (upsert only).",
     )
     changefreq: ChangeFreq | None = Field(default=None, description="sitemaps.org changefreq.")
     priority: float | None = Field(
@@ -248,7 +250,9 @@ class ChangeObject(BaseModel):
         default_factory=list, description="Language alternates of the page."
     )
     images: list[ImageModel] = Field(
-        default_factory=list, max_length=MAX_IMAGES_PER_URL, description="Images on the page."
+        default_factory=list,
+        max_length=MAX_IMAGES_PER_URL,
+        description="Images on the page; an image listed again is stored once.",
     )
     videos: list[VideoModel] = Field(
         default_factory=list,

@@ -21,6 +21,7 @@ from operator import attrgetter
 from typing import Any, Final, Literal, NamedTuple
 
 from sitemap_updater.protocol.errors import (
+    DuplicateHreflangError,
     InvalidAlternateError,
     InvalidChangefreqError,
     InvalidHreflangError,
@@ -124,12 +125,24 @@ def _member(field: str, item: object, key: str, error: type[SitemapError]) -> ob
 
 
 def normalize_alternates(site: Site, value: object) -> tuple[Alternate, ...]:
+    """The alternates, each a language tag (or ``x-default``) named once, case aside (a search
+    engine cannot tell which of two ``en`` pages to show), and a URL its site may point to."""
     result = []
+    #: index of the alternate that named each hreflang, lowercased
+    named: dict[str, int] = {}
     for i, item in enumerate(_items("alternates", value, InvalidAlternateError)):
         field = f"alternates[{i}]"
         hreflang = _member(field, item, "hreflang", InvalidAlternateError)
         if not isinstance(hreflang, str) or not is_hreflang(hreflang):
             raise InvalidHreflangError(field + ".hreflang", hreflang, hreflang_rule(hreflang))
+        first = named.setdefault(hreflang.lower(), i)
+        if first != i:
+            raise DuplicateHreflangError(
+                field + ".hreflang",
+                hreflang,
+                f"must name a language once: alternates[{first}] names it already "
+                "(hreflang values are compared without regard to case)",
+            )
         raw_href = _member(field, item, "href", InvalidAlternateError)
         href = normalize_url(raw_href, field=field + ".href")
         site.check_alternate(href, field=field + ".href", value=raw_href)
@@ -138,19 +151,20 @@ def normalize_alternates(site: Site, value: object) -> tuple[Alternate, ...]:
 
 
 def normalize_images(value: object) -> tuple[Image, ...]:
+    """At most 1,000 images, each URL listed once: an image given again, in any spelling of
+    its URL, is the same image, and its repeats are dropped."""
     items = _items("images", value, InvalidImageError)
     if len(items) > MAX_IMAGES_PER_URL:
         raise TooManyImagesError(
             "images", f"{len(items)} images", f"at most {MAX_IMAGES_PER_URL} images per URL"
         )
-    return tuple(
-        Image(
-            loc=normalize_url(
-                _member(f"images[{i}]", item, "loc", InvalidImageError), field=f"images[{i}].loc"
-            )
+    locs = dict.fromkeys(
+        normalize_url(
+            _member(f"images[{i}]", item, "loc", InvalidImageError), field=f"images[{i}].loc"
         )
         for i, item in enumerate(items)
     )
+    return tuple(Image(loc) for loc in locs)
 
 
 def make_entry(

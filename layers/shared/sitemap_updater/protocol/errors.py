@@ -67,6 +67,10 @@ class InvalidHreflangError(InvalidAlternateError):
     """An alternate's hreflang is not a language code or ``x-default``."""
 
 
+class DuplicateHreflangError(InvalidHreflangError):
+    """Two alternates name the same hreflang (compared without regard to case)."""
+
+
 class InvalidImageError(SitemapError):
     """An image (or the list of them) is malformed."""
 

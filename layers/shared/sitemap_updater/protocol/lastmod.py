@@ -4,8 +4,9 @@ Accepted: ``YYYY-MM-DD``, or a date and time with a zone (``Z`` or ``+hh:mm``/``
 optional seconds and fraction of a second; also ``date`` and aware ``datetime`` objects.
 Normalized to ``YYYY-MM-DD`` or UTC ``YYYY-MM-DDThh:mm:ssZ`` (fractions dropped).
 Rejected: a time without a zone (Google ignores those), an offset beyond +/-14:00 (the XML Schema
-range), a year outside 0001..9999, an impossible date, and a moment more than one day after
-``now``.
+range), a year outside 0001..9999, an impossible date, a moment before 1970-01-01 in UTC (as for
+``occurred_at`` and every other date: no page on the web was changed before it), and a moment
+more than one day after ``now``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ NORMALIZED_FORM: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-
 MAX_OFFSET: Final = timedelta(hours=14)
 FUTURE_TOLERANCE: Final = timedelta(days=1)
 FIELD: Final = "lastmod"
+#: The earliest normalized value (a date or a time compares as text with it).
+EARLIEST: Final = "1970-01-01"
+_EARLIEST_RULE: Final = "must not be before 1970-01-01 (UTC)"
 
 
 def _bad(value: object, rule: str) -> InvalidLastmodError:
@@ -117,7 +121,7 @@ def is_normalized_lastmod(value: str, now: datetime) -> bool:
     except ValueError:
         return False
     latest_time, latest_day = _latest(now)
-    return value <= (latest_day if len(value) == 10 else latest_time)
+    return EARLIEST <= value <= (latest_day if len(value) == 10 else latest_time)
 
 
 @lru_cache(maxsize=8)
@@ -159,4 +163,6 @@ def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
         reference = reference.replace(tzinfo=UTC)
     if moment - reference > FUTURE_TOLERANCE:
         raise _bad(value, "must not be more than one day in the future")
+    if text < EARLIEST:
+        raise _bad(value, _EARLIEST_RULE)
     return text

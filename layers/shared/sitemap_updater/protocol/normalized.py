@@ -84,9 +84,9 @@ class NormalForm:
         return known
 
     def alternates(self, pairs: Sequence[Sequence[Any]]) -> bool:
-        """Whether every ``(hreflang, href)`` is a language tag (``languages.tags``) and a URL in
-        normalized form on the site or on an origin its alternates may point to
-        (``Site.alternate_ok``)."""
+        """Whether every ``(hreflang, href)`` is a language tag (``languages.tags``) named by no
+        other pair, case aside, and a URL in normalized form on the site or on an origin its
+        alternates may point to (``Site.alternate_ok``)."""
         on_site = self.on_site
         for hreflang, href in pairs:
             if (
@@ -96,20 +96,27 @@ class NormalForm:
                 or not (on_site(href) or self._elsewhere(href))
             ):
                 return False
-        return True
+        return len(pairs) < 2 or _each_language_once(pairs)
 
     def _elsewhere(self, href: str) -> bool:
         return self.site.alternate_ok(href) and already_normalized(href)
 
 
+def _each_language_once(pairs: Sequence[Sequence[Any]]) -> bool:
+    """Whether no two pairs (of strings) name the same hreflang, case aside."""
+    return len({hreflang.lower() for hreflang, _ in pairs}) == len(pairs)
+
+
 def images_normalized(locs: Sequence[Any], site: Site) -> bool:
     """Whether there are at most 1,000 image URLs, each a string in normalized form on a host
-    images of ``site`` may live on."""
+    images of ``site`` may live on, and none listed twice."""
     if len(locs) > MAX_IMAGES_PER_URL:
         return False
     for loc in locs:
         if type(loc) is not str or not already_normalized(loc):
             return False
+    if len(locs) > 1 and len(set(locs)) != len(locs):
+        return False
     return site.media_hosts is None or all(map(site.media_ok, locs))
 
 

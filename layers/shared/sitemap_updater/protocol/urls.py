@@ -2,21 +2,19 @@
 
 Normalization follows RFC 3986 section 6.2.2/6.2.3 and changes only what those sections make
 equivalent: scheme and host are lowercased, an IDN host becomes punycode (IDNA 2008 with UTS #46
-mapping), a default port and the fragment are dropped, an empty path becomes ``/``, and characters
-that RFC 3986 does not allow in a path or query are percent-encoded (UTF-8), leaving every
-existing valid ``%XX`` as it is. Nothing else changes: case of path and query, trailing slash,
-dot segments and query order are kept.
+mapping), a default port and the fragment are dropped, an empty path becomes ``/``, characters
+that RFC 3986 does not allow in a path or query are percent-encoded (UTF-8), the hex digits of
+every ``%XX`` are upper-cased (``%e2%82%ac`` is ``%E2%82%AC``), an encoded unreserved character
+(``A-Z a-z 0-9 - . _ ~``) is decoded (``%7Euser`` is ``~user``), and the path's dot segments are
+removed (RFC 3986 section 5.2.4: ``/a/b/../c/./d`` is ``/a/c/d``). Nothing else changes: case of
+path and query, trailing slash, other escapes (``%2F`` stays) and query order are kept.
 
-Whitespace inside the path or query is such a character: a space becomes ``%20``, U+00A0 becomes
-``%C2%A0``, U+3000 becomes ``%E3%80%80``. Three kinds of character are rejected instead:
-
-* C0 and C1 control characters and DEL (tab and line breaks included). RFC 3986 appendix C
-  treats a line break or tab inside a URI as layout to be removed by whoever extracts it, and
-  browsers (the WHATWG URL standard) delete them: neither ``%0A`` nor silently dropping it would
-  be the page's address, so the producer must fix the value.
-* Lone surrogates: they have no UTF-8 form, so there are no bytes to percent-encode.
-* Whitespace at the very start or end: by the same appendix it is not part of the URI, and a
-  trailing ``%20`` would quietly make a second identity for the same page.
+Whitespace inside the path or query is percent-encoded too (a space is ``%20``, U+00A0 is
+``%C2%A0``). Rejected instead: C0 and C1 control characters and DEL (tab and line breaks
+included: RFC 3986 appendix C treats them as layout, and browsers delete them, so neither
+``%0A`` nor dropping it would be the page's address); lone surrogates (no UTF-8 form to encode);
+whitespace at the very start or end (not part of the URI by the same appendix: a trailing
+``%20`` would quietly make a second identity for the same page).
 """
 
 from __future__ import annotations
@@ -60,7 +58,12 @@ _NORMALIZED_NO_PORT: Final = re.compile(
     r"https?://[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*"
     r"/" + NORMALIZED_PATH
 )
-_PERCENT_OK: Final = re.compile(r"%[0-9A-Fa-f]{2}")
+#: A ``%XX`` in normalized form: upper-case hex, and not an unreserved character's escape.
+_NORMAL_ESCAPE: Final = re.compile(
+    r"%(?!2[DE]|3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE])[0-9A-F]{2}"
+)
+_ANY_ESCAPE: Final = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: A URL this long or shorter fits the length rule however much XML escaping lengthens it (at
 #: most six times, ``'`` becoming ``&apos;``).
 _NEVER_TOO_LONG: Final = MAX_LOC_LENGTH // 6
@@ -169,12 +172,14 @@ def already_normalized(url: str) -> bool:
 
 def escapes_and_length_ok(url: str) -> bool:
     """The rest of :func:`already_normalized` once ``url`` has the normalized shape (scheme,
-    plain host, the characters of :data:`NORMALIZED_PATH`): ``%`` only in ``%XX``, and the
-    length rule."""
+    plain host, the characters of :data:`NORMALIZED_PATH`): ``%`` only in ``%XX`` in normalized
+    form, no dot segment in the path, and the length rule."""
     length = len(url)
     if length > MAX_LOC_LENGTH:
         return False
-    if "%" in url and url.count("%") != len(_PERCENT_OK.findall(url)):
+    if "%" in url and url.count("%") != len(_NORMAL_ESCAPE.findall(url)):
+        return False
+    if "/." in url and _has_dot_segment(url):
         return False
     if MIN_LOC_LENGTH <= length <= _NEVER_TOO_LONG:
         return True
@@ -248,47 +253,58 @@ def _normalize(raw: object, field: str) -> str:
         raise _reject(text, broken, field)
     port = _port(text, scheme, port_text, field)
     path, question, query = tail.partition("?")
-    path = _encode(path, _PATH_SAFE, _PATH_OK) or "/"
+    path = remove_dot_segments(_normal_escapes(_encode(path, _PATH_SAFE, _PATH_OK))) or "/"
     url = f"{scheme}://{host}{port}{path}"
     if question:
-        url += "?" + _encode(query, _QUERY_SAFE, _QUERY_OK)
+        url += "?" + _normal_escapes(_encode(query, _QUERY_SAFE, _QUERY_OK))
     return url
 
 
+def _normal_escape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else match.group().upper()
+
+
+def _normal_escapes(part: str) -> str:
+    """``part`` with upper-case hex in every ``%XX``, and unreserved characters decoded."""
+    return _ANY_ESCAPE.sub(_normal_escape, part) if "%" in part else part
+
+
+def remove_dot_segments(path: str) -> str:
+    """``path`` (empty, or starting with ``/``) without ``.`` and ``..`` segments (RFC 3986
+    section 5.2.4); a ``..`` above the root is dropped, and a path ending in a dot segment
+    keeps its final ``/``."""
+    if "/." not in path:
+        return path
+    segments = path.split("/")[1:]
+    kept: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if kept:
+                kept.pop()
+        elif segment != ".":
+            kept.append(segment)
+    if segments[-1] in (".", ".."):
+        kept.append("")
+    return "/" + "/".join(kept)
+
+
 #: Everything after the origin of a normalized URL: RFC 3986 path and query characters, ``%``
-#: only as the start of a ``%XX`` escape, and no fragment.
+#: only as the start of a ``%XX`` escape, and no fragment (the writers' check of the values
+#: they trust: it admits the spellings of earlier versions, which the table may still hold).
 NORMALIZED_TAIL: Final = _QUERY_OK
+
+
+def _has_dot_segment(url: str) -> bool:
+    """Whether the path of a URL of the form ``scheme://host/path[?query]`` has a ``.`` or
+    ``..`` segment."""
+    path = url[url.index("/", url.index("//") + 2) :].partition("?")[0]
+    return remove_dot_segments(path) != path
 
 
 def xml_length(url: str) -> int:
     """Characters ``url`` takes once XML-escaped (a normalized URL holds no ``<``, ``>``, ``"``)."""
     return len(url) + 4 * url.count("&") + 5 * url.count("'")
-
-
-def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
-    """Raise :class:`InvalidUrlError` unless ``url`` is in the form :func:`normalize_url` returns
-    for a URL on ``origin`` (``scheme://host[:port]``), length rule included. For values that
-    were never normalized (an :class:`Entry` built by hand): the writers call it, so they never
-    write a loc or href that sitemap.xsd would refuse."""
-    if not url.startswith(origin + "/"):
-        raise ForeignHostError(
-            field, url, f"must be on {origin} (same scheme, host and port as the site)"
-        )
-    length = xml_length(url)  # first: the pattern below costs more the longer the text
-    if not MIN_LOC_LENGTH <= length <= MAX_LOC_LENGTH:
-        raise UrlLengthError(
-            field,
-            url,
-            f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once XML-escaped "
-            f"(it has {length})",
-        )
-    if NORMALIZED_TAIL.fullmatch(url, len(origin)) is None:
-        raise InvalidUrlError(
-            field,
-            url,
-            "must be normalized: only RFC 3986 path and query characters, % only in %XX, "
-            "no fragment (see normalize_url)",
-        )
 
 
 def origin_of(url: str) -> str:
@@ -304,22 +320,6 @@ def host_of(url: str) -> str:
     authority = url.split("/", 3)[2]
     colon = authority.rfind(":")
     return authority[:colon] if colon > authority.rfind("]") else authority
-
-
-def media_hosts_of(text: str) -> frozenset[str] | None:
-    """The media hosts a setting names: ``*`` for any host (``None``), else the hosts of a
-    comma-separated list, normalized as a URL's host is (empty: none but the site's own)."""
-    if text.strip() == "*":
-        return None
-    hosts = set()
-    for raw in filter(None, (part.strip() for part in text.split(","))):
-        if any(char in raw for char in "/?#@:[]"):
-            raise InvalidUrlError("media host", raw, "must be a host name alone")
-        try:
-            hosts.add(host_of(_normalize(f"https://{raw}/", "media host")))
-        except InvalidUrlError as exc:
-            raise InvalidUrlError("media host", raw, f"must be a host name: {exc.rule}") from None
-    return frozenset(hosts)
 
 
 @dataclass(frozen=True, slots=True)

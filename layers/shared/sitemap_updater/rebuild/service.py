@@ -51,6 +51,7 @@ from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.lease import Lease
 from sitemap_updater.rebuild.state.nodes import NodeState, StateStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
+from sitemap_updater.rebuild.state.removals import RemovalStore
 from sitemap_updater.rebuild.state.retire import RetireLedger
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow, open_window
 from sitemap_updater.rebuild.steps.full import rebuild_all
@@ -121,6 +122,7 @@ class RebuildService:
             store=self.store,
             publisher=self.publisher,
             out_of_time=self._out_of_time,
+            removals=RemovalStore(dynamodb, state_table),
             spool_root=spool_root,
         )
 

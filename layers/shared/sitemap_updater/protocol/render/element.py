@@ -24,17 +24,19 @@ from typing import Final
 
 from sitemap_updater.protocol.entry import EXTRA_FIELDS, NO_EXTRAS, Alternate, Entry, extras_of
 from sitemap_updater.protocol.errors import (
+    ForeignHostError,
     InvalidChangefreqError,
     InvalidHreflangError,
     InvalidLastmodError,
     InvalidPriorityError,
     InvalidUrlError,
+    UrlLengthError,
 )
 from sitemap_updater.protocol.escape import check_chars, escape, needs_escape
 from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import NORMALIZED_FORM
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_LOC_LENGTH, MIN_LOC_LENGTH
-from sitemap_updater.protocol.urls import Site, check_normalized, origin_of
+from sitemap_updater.protocol.urls import NORMALIZED_TAIL, Site, origin_of, xml_length
 
 #: ``<changefreq>`` text of each valid value; ``None`` (absent) writes nothing.
 CHANGEFREQ_TEXT: Final[dict[str | None, str]] = {
@@ -218,3 +220,29 @@ class EntryRenderer:
             parts.append(f"{IMAGE_OPEN}{_text(f'images[{i}].loc', image.loc)}{IMAGE_CLOSE}")
         parts.append(extras_xml(entry))
         return "".join(parts)
+
+
+def check_normalized(url: str, origin: str, *, field: str = "loc") -> None:
+    """Raise :class:`InvalidUrlError` unless ``url`` is in the form :func:`normalize_url` returns
+    for a URL on ``origin`` (``scheme://host[:port]``), length rule included. For values that
+    were never normalized (an :class:`Entry` built by hand): the writers call it, so they never
+    write a loc or href that sitemap.xsd would refuse."""
+    if not url.startswith(origin + "/"):
+        raise ForeignHostError(
+            field, url, f"must be on {origin} (same scheme, host and port as the site)"
+        )
+    length = xml_length(url)  # first: the pattern below costs more the longer the text
+    if not MIN_LOC_LENGTH <= length <= MAX_LOC_LENGTH:
+        raise UrlLengthError(
+            field,
+            url,
+            f"must be {MIN_LOC_LENGTH} to {MAX_LOC_LENGTH} characters once XML-escaped "
+            f"(it has {length})",
+        )
+    if NORMALIZED_TAIL.fullmatch(url, len(origin)) is None:
+        raise InvalidUrlError(
+            field,
+            url,
+            "must be normalized: only RFC 3986 path and query characters, % only in %XX, "
+            "no fragment (see normalize_url)",
+        )
