@@ -54,7 +54,7 @@ lock: $(UV)
 	{ echo "# uv for make venv, as uv.lock pins it. Written by make lock: do not edit."; \
 	  $(UV_ENV) $(UV) export --frozen --only-group bootstrap --no-emit-project --no-annotate \
 	    --no-header; } > requirements-uv.txt
-	{ echo "# Installed into the shared layer by sam build (BuildMethod: python3.12, arm64)."; \
+	{ echo "# Installed into the shared layer by sam build (layers/shared/Makefile, arm64)."; \
 	  echo "# The layer group of pyproject.toml as uv.lock pins it. Written by make lock: do not edit."; \
 	  echo "# boto3 comes with the Lambda runtime; Powertools, pydantic and the X-Ray SDK come from the"; \
 	  echo "# AWS-managed Powertools layer (see template.yaml). Only what neither provides is listed here."; \
