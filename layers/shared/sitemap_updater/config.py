@@ -5,13 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 
-from sitemap_updater.indexnow import (
-    DEFAULT_ENDPOINT,
-    IndexNowConfigError,
-    check_endpoint,
-    check_key,
-)
 from sitemap_updater.protocol.errors import InvalidUrlError, SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 from sitemap_updater.protocol.urls import media_hosts_of
@@ -115,7 +110,7 @@ class RebuildConfig:
     #: IndexNow key; empty turns IndexNow off (docs/indexnow.md)
     indexnow_key: str = ""
     #: where IndexNow submissions go
-    indexnow_endpoint: str = DEFAULT_ENDPOINT
+    indexnow_endpoint: str = field(default_factory=lambda: _indexnow().DEFAULT_ENDPOINT)
     #: how long after its publication_date an article stays in the news files (Google: 2 days)
     news_window_hours: int = MAX_NEWS_WINDOW_HOURS
     #: ordered path-prefix rules that place a URL without a section of its own
@@ -180,17 +175,27 @@ def _section_rules(env: Mapping[str, str]) -> SectionRules:
         raise ConfigError(f"environment variable {error}") from None
 
 
+def _indexnow() -> ModuleType:
+    """The IndexNow module, imported when the rebuild's settings are read: the ingest function
+    reads only its own, and its cold start does not pay for IndexNow's HTTP client."""
+    from sitemap_updater import indexnow
+
+    return indexnow
+
+
 def _indexnow_key(env: Mapping[str, str]) -> str:
     key = env.get("INDEXNOW_KEY", "")
+    indexnow = _indexnow()
     try:
-        return check_key(key) if key else ""
-    except IndexNowConfigError as error:
+        return indexnow.check_key(key) if key else ""
+    except indexnow.IndexNowConfigError as error:
         raise ConfigError(f"environment variable {error}") from None
 
 
 def _indexnow_endpoint(env: Mapping[str, str]) -> str:
-    endpoint = _get(env, "INDEXNOW_ENDPOINT", DEFAULT_ENDPOINT)
+    indexnow = _indexnow()
+    endpoint = _get(env, "INDEXNOW_ENDPOINT", indexnow.DEFAULT_ENDPOINT)
     try:
-        return check_endpoint(endpoint)
-    except IndexNowConfigError as error:
+        return indexnow.check_endpoint(endpoint)
+    except indexnow.IndexNowConfigError as error:
         raise ConfigError(f"environment variable {error}") from None
