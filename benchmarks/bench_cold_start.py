@@ -44,7 +44,7 @@ TARGET_MS = 50.0
 #: ships beside Powertools; their own requirements are added by :func:`closure`.
 PROVIDED = ("boto3", "aws-lambda-powertools", "pydantic", "aws-xray-sdk")
 
-MINIMAL_HANDLER = '''\
+MINIMAL_HANDLER = """\
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.batch import (
     BatchProcessor,
@@ -72,7 +72,7 @@ def lambda_handler(event: dict, context: LambdaContext) -> dict:
     return process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )
-'''
+"""
 
 #: Run in the fresh interpreter: the path as Lambda's, then the timed import.
 CHILD = """\
@@ -174,9 +174,11 @@ def import_once(folder: Path, site: Path, env: dict[str, str]) -> tuple[float, s
     )
     if done.returncode != 0:
         raise SystemExit(f"import of {folder / 'app.py'} failed:\n{done.stderr[-2000:]}")
-    took, xray, botocore, boto3 = done.stdout.split()
-    pulled = f"X-Ray SDK {'yes' if xray == '1' else 'no'}, botocore {'yes' if botocore == '1' else 'no'}"
-    return float(took), f"{pulled}, boto3 {'yes' if boto3 == '1' else 'no'}"
+    took, *seen = done.stdout.split()
+    names = ("X-Ray SDK", "botocore", "boto3")
+    pairs = zip(names, seen, strict=True)
+    pulled = (f"{name} {'yes' if flag == '1' else 'no'}" for name, flag in pairs)
+    return float(took), ", ".join(pulled)
 
 
 def measure(targets: dict[str, Path], site: Path, tracing: bool, rounds: int) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 
 from sitemap_updater.protocol.errors import InvalidUrlError, SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
@@ -110,7 +109,7 @@ class RebuildConfig:
     #: IndexNow key; empty turns IndexNow off (docs/indexnow.md)
     indexnow_key: str = ""
     #: where IndexNow submissions go
-    indexnow_endpoint: str = field(default_factory=lambda: _indexnow().DEFAULT_ENDPOINT)
+    indexnow_endpoint: str = field(default_factory=lambda: _default_indexnow_endpoint())
     #: how long after its publication_date an article stays in the news files (Google: 2 days)
     news_window_hours: int = MAX_NEWS_WINDOW_HOURS
     #: ordered path-prefix rules that place a URL without a section of its own
@@ -175,27 +174,31 @@ def _section_rules(env: Mapping[str, str]) -> SectionRules:
         raise ConfigError(f"environment variable {error}") from None
 
 
-def _indexnow() -> ModuleType:
-    """The IndexNow module, imported when the rebuild's settings are read: the ingest function
-    reads only its own, and its cold start does not pay for IndexNow's HTTP client."""
-    from sitemap_updater import indexnow
+# IndexNow is imported when the rebuild's settings are read: the ingest function reads only its
+# own, and its cold start does not pay for IndexNow's module.
 
-    return indexnow
+
+def _default_indexnow_endpoint() -> str:
+    from sitemap_updater.indexnow import DEFAULT_ENDPOINT
+
+    return DEFAULT_ENDPOINT
 
 
 def _indexnow_key(env: Mapping[str, str]) -> str:
+    from sitemap_updater.indexnow import IndexNowConfigError, check_key
+
     key = env.get("INDEXNOW_KEY", "")
-    indexnow = _indexnow()
     try:
-        return indexnow.check_key(key) if key else ""
-    except indexnow.IndexNowConfigError as error:
+        return check_key(key) if key else ""
+    except IndexNowConfigError as error:
         raise ConfigError(f"environment variable {error}") from None
 
 
 def _indexnow_endpoint(env: Mapping[str, str]) -> str:
-    indexnow = _indexnow()
-    endpoint = _get(env, "INDEXNOW_ENDPOINT", indexnow.DEFAULT_ENDPOINT)
+    from sitemap_updater.indexnow import IndexNowConfigError, check_endpoint
+
+    endpoint = _get(env, "INDEXNOW_ENDPOINT", _default_indexnow_endpoint())
     try:
-        return indexnow.check_endpoint(endpoint)
-    except indexnow.IndexNowConfigError as error:
+        return check_endpoint(endpoint)
+    except IndexNowConfigError as error:
         raise ConfigError(f"environment variable {error}") from None

@@ -18,7 +18,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
@@ -27,8 +27,6 @@ from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
     from aws_lambda_powertools.logging.types import LogRecord
-
-Traced = TypeVar("Traced", bound=Callable[..., Any])
 
 #: What stands for a query string in a log line.
 REDACTED_QUERY: Final = "?[redacted]"
@@ -56,8 +54,8 @@ logger = Logger(logger_formatter=QueryRedactingFormatter())
 metrics = Metrics()
 #: Whether the functions trace: template.yaml's ``Tracing`` parameter sets
 #: ``POWERTOOLS_TRACE_DISABLED`` with the functions' X-Ray mode. When it is off no Tracer is made:
-#: Powertools' Tracer imports the X-Ray SDK even when disabled, and that import costs about as much
-#: as the AWS SDK's at a cold start (docs/design.md, "Tracing").
+#: Powertools' Tracer imports the X-Ray SDK even when disabled, the largest part of a cold start
+#: (docs/design.md, "Tracing stays X-Ray").
 TRACING: Final = not resolve_truthy_env_var_choice(
     env=os.environ.get("POWERTOOLS_TRACE_DISABLED", "false")
 )
@@ -68,13 +66,15 @@ if TRACING:
     tracer = Tracer()
 
 
-def traced_handler(handler: Traced) -> Traced:
+def traced_handler[Traced: Callable[..., Any]](handler: Traced) -> Traced:
     """``handler`` in its own X-Ray subsegment (Powertools' ``capture_lambda_handler``), or
     itself when tracing is off."""
     return cast(Traced, tracer.capture_lambda_handler(handler)) if tracer else handler
 
 
-def traced_method(method: Traced) -> Traced:
+def traced_method[Traced: Callable[..., Any]](method: Traced) -> Traced:
     """``method`` in its own subsegment, its response left out of the trace (it may hold URLs),
     or itself when tracing is off."""
-    return cast(Traced, tracer.capture_method(method, capture_response=False)) if tracer else method
+    if tracer is None:
+        return method
+    return tracer.capture_method(capture_response=False)(method)

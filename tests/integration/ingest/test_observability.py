@@ -10,8 +10,8 @@ from unittest import mock
 
 import pytest
 from botocore.exceptions import ClientError
-from sitemap_updater import observability
 
+from sitemap_updater import observability
 from tests.integration.ingest.harness import (
     SITE,
     IngestStack,

@@ -73,6 +73,5 @@ def test_the_rebuild_handler_does_import_them() -> None:
 @pytest.mark.parametrize("function", ["ingest", "rebuild"])
 def test_with_tracing_off_the_xray_sdk_is_not_imported(function: str) -> None:
     assert not any(
-        m.startswith("aws_xray_sdk")
-        for m in loaded_by(function, POWERTOOLS_TRACE_DISABLED="true")
+        m.startswith("aws_xray_sdk") for m in loaded_by(function, POWERTOOLS_TRACE_DISABLED="true")
     )
