@@ -96,6 +96,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_hostile_lines.py
 	$(BIN)/python benchmarks/bench_hostile_rebuild.py
 	$(BIN)/python benchmarks/bench_local.py
+	$(BIN)/python benchmarks/bench_cold_start.py
 
 sam-build: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build

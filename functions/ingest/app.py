@@ -19,7 +19,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.service import IngestService, process_batch
-from sitemap_updater.observability import logger, metrics, tracer
+from sitemap_updater.observability import logger, metrics, traced_handler
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -54,7 +54,7 @@ def _service() -> IngestService:
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
+@traced_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_batch(event, context, processor=processor, service=_service())

@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.config import Config
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.observability import logger, metrics, tracer
+from sitemap_updater.observability import logger, metrics, traced_handler
 from sitemap_updater.rebuild.report import record_metrics
 from sitemap_updater.rebuild.request import wants_full_rebuild
 from sitemap_updater.rebuild.service import RebuildService
@@ -38,7 +38,7 @@ def _client(name: str) -> Any:
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
+@traced_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     full = wants_full_rebuild(event)

@@ -255,3 +255,24 @@ def test_view_benchmark_reports_first_rows_against_the_parse_floor_and_the_weigh
     assert re.search(r"first rows / floor +[\d.]+x", out)
     size = sum(len(body) for _, body in view_files())
     assert f"the view weighs {size:,} bytes" in out
+
+
+def test_cold_start_benchmark_compares_each_handler_with_the_minimal_one() -> None:
+    out = run("bench_cold_start.py", "--rounds", "1")
+    assert re.search(r"provided: .*aws-xray-sdk.*boto3.*orjson", out), out
+    for tracing in ("on", "off"):
+        assert re.search(rf"tracing {tracing}, 1 rounds, load average [\d.]+ [\d.]+ [\d.]+:", out)
+        for name in ("minimal", "ingest", "rebuild"):
+            assert re.search(rf"import {name} +best +[\d.]+ ms, median +[\d.]+ ms \(X-Ray", out)
+        for name in ("ingest", "rebuild"):
+            assert re.search(
+                rf"RATIO {name} / minimal, tracing {tracing}: best [\d.]+ \([-+][\d.]+ ms\), "
+                rf"median [\d.]+ \([-+][\d.]+ ms\) \(target <= \+50 ms: (met|NOT met)\)",
+                out,
+            ), out
+    # with tracing off the handlers do not import the X-Ray SDK; the minimal one, as Powertools'
+    # documentation writes it, does
+    off = out.split("tracing off", 1)[1]
+    assert re.search(r"import minimal .*\(X-Ray SDK yes", off)
+    assert re.search(r"import ingest .*\(X-Ray SDK no", off)
+    assert re.search(r"import rebuild .*\(X-Ray SDK no", off)

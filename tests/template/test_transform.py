@@ -126,7 +126,7 @@ def test_function_runtime_tracing_logging_and_layers(cfn: Template, name: str) -
     props = function_named(cfn, name)["Properties"]
     assert props["Runtime"] == "python3.12"
     assert props["Architectures"] == ["arm64"]
-    assert props["TracingConfig"] == {"Mode": "Active"}
+    assert props["TracingConfig"] == {"Mode": {"Ref": "Tracing"}}
     assert props["LoggingConfig"]["LogFormat"] == "JSON"
     assert props["Handler"] == "app.lambda_handler"
     layers = props["Layers"]
@@ -140,6 +140,19 @@ def test_function_runtime_tracing_logging_and_layers(cfn: Template, name: str) -
         "AWSLambdaPowertoolsPythonV3-python312-arm64:"
         + str(cfn["Parameters"]["PowertoolsLayerVersion"]["Default"])
     )
+
+
+@pytest.mark.parametrize(("tracing", "disabled"), [("Active", "false"), ("PassThrough", "true")])
+def test_the_tracing_parameter_sets_xray_and_powertools_together(
+    cfn: Template, tracing: str, disabled: str
+) -> None:
+    assert cfn["Parameters"]["Tracing"]["Default"] == "Active"
+    resolver = Resolver(load_template(), {"SiteUrl": SITE, "Tracing": tracing})
+    for name in ("Ingest", "Rebuild"):
+        props = function_named(cfn, name)["Properties"]
+        assert resolver.value(props["TracingConfig"]["Mode"]) == tracing
+        env = props["Environment"]["Variables"]
+        assert resolver.value(env["POWERTOOLS_TRACE_DISABLED"]) == disabled
 
 
 @pytest.mark.parametrize("name", ["Ingest", "Rebuild"])

@@ -6,12 +6,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from sitemap_updater.indexnow.protocol import (
-    DEFAULT_ENDPOINT,
-    IndexNowConfigError,
-    check_endpoint,
-    check_key,
-)
 from sitemap_updater.protocol.errors import InvalidUrlError, SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 from sitemap_updater.sections import SectionRules
@@ -114,7 +108,7 @@ class RebuildConfig:
     #: IndexNow key; empty turns IndexNow off (docs/indexnow.md)
     indexnow_key: str = ""
     #: where IndexNow submissions go
-    indexnow_endpoint: str = DEFAULT_ENDPOINT
+    indexnow_endpoint: str = field(default_factory=lambda: _default_indexnow_endpoint())
     #: how long after its publication_date an article stays in the news files (Google: 2 days)
     news_window_hours: int = MAX_NEWS_WINDOW_HOURS
     #: ordered path-prefix rules that place a URL without a section of its own
@@ -179,7 +173,19 @@ def _section_rules(env: Mapping[str, str]) -> SectionRules:
         raise ConfigError(f"environment variable {error}") from None
 
 
+# IndexNow is imported when the rebuild's settings are read: the ingest function reads only its
+# own, and its cold start does not pay for IndexNow's module.
+
+
+def _default_indexnow_endpoint() -> str:
+    from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
+
+    return DEFAULT_ENDPOINT
+
+
 def _indexnow_key(env: Mapping[str, str]) -> str:
+    from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_key
+
     key = env.get("INDEXNOW_KEY", "")
     try:
         return check_key(key) if key else ""
@@ -188,7 +194,9 @@ def _indexnow_key(env: Mapping[str, str]) -> str:
 
 
 def _indexnow_endpoint(env: Mapping[str, str]) -> str:
-    endpoint = _get(env, "INDEXNOW_ENDPOINT", DEFAULT_ENDPOINT)
+    from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_endpoint
+
+    endpoint = _get(env, "INDEXNOW_ENDPOINT", _default_indexnow_endpoint())
     try:
         return check_endpoint(endpoint)
     except IndexNowConfigError as error:

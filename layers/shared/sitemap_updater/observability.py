@@ -15,13 +15,17 @@ of exceptions and the run report alike, whoever writes the line.
 from __future__ import annotations
 
 import logging
+import os
 import re
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, cast
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools import Tracer
     from aws_lambda_powertools.logging.types import LogRecord
 
 #: What stands for a query string in a log line.
@@ -48,4 +52,29 @@ class QueryRedactingFormatter(LambdaPowertoolsFormatter):
 
 logger = Logger(logger_formatter=QueryRedactingFormatter())
 metrics = Metrics()
-tracer = Tracer()
+#: Whether the functions trace: template.yaml's ``Tracing`` parameter sets
+#: ``POWERTOOLS_TRACE_DISABLED`` with the functions' X-Ray mode. When it is off no Tracer is made:
+#: Powertools' Tracer imports the X-Ray SDK even when disabled, the largest part of a cold start
+#: (docs/design.md, "Tracing stays X-Ray").
+TRACING: Final = not resolve_truthy_env_var_choice(
+    env=os.environ.get("POWERTOOLS_TRACE_DISABLED", "false")
+)
+tracer: Tracer | None = None
+if TRACING:
+    from aws_lambda_powertools import Tracer
+
+    tracer = Tracer()
+
+
+def traced_handler[Traced: Callable[..., Any]](handler: Traced) -> Traced:
+    """``handler`` in its own X-Ray subsegment (Powertools' ``capture_lambda_handler``), or
+    itself when tracing is off."""
+    return cast(Traced, tracer.capture_lambda_handler(handler)) if tracer else handler
+
+
+def traced_method[Traced: Callable[..., Any]](method: Traced) -> Traced:
+    """``method`` in its own subsegment, its response left out of the trace (it may hold URLs),
+    or itself when tracing is off."""
+    if tracer is None:
+        return method
+    return tracer.capture_method(capture_response=False)(method)

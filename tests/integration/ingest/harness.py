@@ -43,7 +43,6 @@ BASE_ENV = {
     "TOMBSTONE_TTL_DAYS": "7",
     "POWERTOOLS_SERVICE_NAME": "sitemap-ingest",
     "POWERTOOLS_METRICS_NAMESPACE": "SitemapUpdaterTest",
-    "POWERTOOLS_TRACE_DISABLED": "1",
     "POWERTOOLS_LOG_LEVEL": "INFO",
 }
 

@@ -32,7 +32,7 @@ from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
 from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe
 from sitemap_updater.ingest.events import decode_body, undecodable
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
-from sitemap_updater.observability import logger, metrics, tracer
+from sitemap_updater.observability import logger, metrics, traced_method
 from sitemap_updater.printable import printable
 from sitemap_updater.sites import Sites
 
@@ -172,7 +172,7 @@ class IngestService:
         """Forget the previous batch."""
         self._tally = Tally()
 
-    @tracer.capture_method(capture_response=False)
+    @traced_method
     def handle_record(self, record: SQSRecord) -> RecordResult:
         """Record handler for ``BatchProcessor``: raises only when the record must be retried."""
         logger.append_keys(message_id=record.message_id)
@@ -188,7 +188,7 @@ class IngestService:
         finally:
             logger.remove_keys(["message_id", "url"])
 
-    @tracer.capture_method(capture_response=False)
+    @traced_method
     def finish_batch(self) -> None:
         """Publish the batch's metrics (every write happens inside the record handler, so a
         record's outcome is final when its handler returns)."""

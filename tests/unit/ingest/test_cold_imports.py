@@ -1,0 +1,77 @@
+"""The ingest function's cold start imports nothing that only the rebuild uses.
+
+Each handler is imported in a fresh interpreter, as Lambda does, and the modules it loaded are
+read from ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+#: Modules only the rebuild uses: its service, the writers and renderer of the files, the
+#: stylesheet and the view, the gzip writer, and the IndexNow client. (Its HTTP stack, the
+#: standard library's ``urllib.request``, is imported by botocore for both functions.)
+REBUILD_ONLY = (
+    "sitemap_updater.rebuild",
+    "sitemap_updater.protocol.render",
+    "sitemap_updater.protocol.urlset",
+    "sitemap_updater.protocol.index",
+    "sitemap_updater.protocol.gzipio",
+    "sitemap_updater.protocol.stylesheet",
+    "sitemap_updater.view",
+    "sitemap_updater.indexnow",
+)
+
+
+def loaded_by(function: str, **env: str) -> set[str]:
+    """The modules in ``sys.modules`` after ``import app`` of ``functions/<function>``."""
+    code = "import json, sys; import app; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT / "functions" / function,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "layers" / "shared"),
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "POWERTOOLS_SERVICE_NAME": "sitemap-updater",
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return set(json.loads(done.stdout))
+
+
+def rebuild_only(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.startswith(REBUILD_ONLY))
+
+
+def test_the_ingest_handler_imports_nothing_only_the_rebuild_uses() -> None:
+    loaded = loaded_by("ingest")
+    assert "sitemap_updater.ingest.service" in loaded
+    assert rebuild_only(loaded) == []
+
+
+def test_the_rebuild_handler_does_import_them() -> None:
+    # the same list, seen from the side that needs it: the test above is not vacuous
+    loaded = loaded_by("rebuild")
+    assert "sitemap_updater.rebuild.service" in loaded
+    assert "sitemap_updater.protocol.urlset" in loaded
+
+
+@pytest.mark.parametrize("function", ["ingest", "rebuild"])
+def test_with_tracing_off_the_xray_sdk_is_not_imported(function: str) -> None:
+    assert not any(
+        m.startswith("aws_xray_sdk") for m in loaded_by(function, POWERTOOLS_TRACE_DISABLED="true")
+    )
