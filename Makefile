@@ -97,6 +97,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_hostile_rebuild.py
 	$(BIN)/python benchmarks/bench_local.py
 	$(BIN)/python benchmarks/bench_cold_start.py
+	$(BIN)/python benchmarks/bench_layer_bytecode.py
 
 sam-build: $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/sam build --template-file template.yaml --build-dir .aws-sam/build
