@@ -33,3 +33,27 @@ class EngineUnavailable(EngineError):
 class CredentialsRefused(EngineError):
     """401 or 403, or a key or token the engine does not accept: retrying cannot help until the
     credentials or the property's permissions are fixed."""
+
+
+#: Most characters of an engine's own words kept in a reason.
+REASON_CHARS = 300
+
+
+def error_for(
+    engine: str, operation: str, status: int | None, reason: str, *, quota: bool = False
+) -> EngineError:
+    """The error an answer of ``status`` means (None: no answer came): 429 or ``quota`` (the
+    engine said a quota is spent) is :class:`QuotaExhausted`; 401 and 403
+    :class:`CredentialsRefused`; no answer, 408 and 5xx :class:`EngineUnavailable`; anything
+    else a plain :class:`EngineError` (the request itself is wrong). ``reason`` is shortened
+    to :data:`REASON_CHARS`."""
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 3] + "..."
+    kind: type[EngineError] = EngineError
+    if quota or status == 429:
+        kind = QuotaExhausted
+    elif status in (401, 403):
+        kind = CredentialsRefused
+    elif status is None or status == 408 or status >= 500:
+        kind = EngineUnavailable
+    return kind(engine, operation, status, reason)
