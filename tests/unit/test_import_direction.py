@@ -24,6 +24,7 @@ RANKS = {
     "indexnow.protocol": 1,  # the key rule config checks, and one bounded POST
     "sections": 1,
     "sites": 1,
+    "engines": 1,  # the search engines' clients and the URL health check
     "store": 2,
     "config": 2,
     "ingest": 3,

@@ -1,0 +1,66 @@
+"""What can go wrong when talking to a search engine, sorted by what the caller should do."""
+
+from __future__ import annotations
+
+from sitemap_updater.printable import printable
+
+
+class EngineError(Exception):
+    """A request to a search engine's API that did not succeed.
+
+    ``engine`` names the API (``"search-console"``, ``"bing"``), ``operation`` the call
+    (``"sitemaps.submit"``, ``"SubmitFeed"``, ...), ``status`` the HTTP status (None when no
+    answer came) and ``reason`` what the engine or the connection said, its control characters
+    escaped. The message never holds a credential."""
+
+    def __init__(self, engine: str, operation: str, status: int | None, reason: str) -> None:
+        self.engine = engine
+        self.operation = operation
+        self.status = status
+        self.reason = printable(reason)
+        answered = f"HTTP {status}" if status is not None else "no answer"
+        super().__init__(f"{engine} {operation}: {answered}: {self.reason}")
+
+
+class QuotaExhausted(EngineError):
+    """429, or a quota error: the day's (or minute's) calls are spent; try again later."""
+
+
+class EngineUnavailable(EngineError):
+    """5xx, a timeout, a refused or dropped connection: retry in the next run."""
+
+
+class CredentialsRefused(EngineError):
+    """401 or 403, or a key or token the engine does not accept: retrying cannot help until the
+    credentials or the property's permissions are fixed."""
+
+
+#: Most characters of an engine's own words kept in a reason.
+REASON_CHARS = 300
+
+
+def error_for(
+    engine: str,
+    operation: str,
+    status: int | None,
+    reason: str,
+    *,
+    quota: bool = False,
+    credentials: bool = False,
+    later: bool = False,
+) -> EngineError:
+    """The error an answer of ``status`` means (None: no answer came): 429 or ``quota`` (the
+    engine said a quota is spent) is :class:`QuotaExhausted`; 401, 403 or ``credentials``
+    :class:`CredentialsRefused`; no answer, 408, 5xx or ``later`` (the engine said it failed
+    inside) :class:`EngineUnavailable`; anything else a plain :class:`EngineError` (the request
+    itself is wrong). ``reason`` is shortened to :data:`REASON_CHARS`."""
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 3] + "..."
+    kind: type[EngineError] = EngineError
+    if quota or status == 429:
+        kind = QuotaExhausted
+    elif credentials or status in (401, 403):
+        kind = CredentialsRefused
+    elif later or status is None or status == 408 or status >= 500:
+        kind = EngineUnavailable
+    return kind(engine, operation, status, reason)
