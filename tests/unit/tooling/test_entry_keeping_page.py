@@ -13,8 +13,8 @@ from sitemap_updater.protocol.errors import (
     DuplicateHreflangError,
     ForeignHostError,
     InvalidLastmodError,
-    InvalidUrlError,
     InvalidNewsError,
+    InvalidUrlError,
     InvalidVideoError,
     TooManyImagesError,
 )

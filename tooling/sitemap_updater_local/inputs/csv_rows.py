@@ -60,9 +60,7 @@ def _row(
     if columns.url >= len(row):
         return _missing_url(name, line, columns, len(row))
     lastmod = row[columns.lastmod].strip() if 0 <= columns.lastmod < len(row) else ""
-    return Row(
-        name, line, row[columns.url].strip(), spreadsheet_lastmod(lastmod, order) or None
-    )
+    return Row(name, line, row[columns.url].strip(), spreadsheet_lastmod(lastmod, order) or None)
 
 
 def _missing_url(name: str, line: int, columns: Columns, cells: int) -> Problem:

@@ -184,7 +184,9 @@ class _Keeping:
                 except SitemapError as error:
                     if _bad_element(error.field) == (name, 0):
                         prefix = f"{name}[0]"
-                        self.dropped.append(error.at(f"{name}[{given}]{error.field[len(prefix) :]}"))
+                        self.dropped.append(
+                            error.at(f"{name}[{given}]{error.field[len(prefix) :]}")
+                        )
                         continue
                 kept.append(item)
                 positions.append(given)
