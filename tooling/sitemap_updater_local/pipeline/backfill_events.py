@@ -217,9 +217,7 @@ class Backfill:
         if self._lines is None:
             site = self._site_for(raw_entry(row))
             if site is not None:
-                self._lines = UpsertLines(
-                    site, self._now, self._problem, keep_page=self._policy.keep_page
-                )
+                self._lines = UpsertLines(site, self._now, self._problem, self._policy.keep_page)
         return self._lines
 
     def _rich(self, raw: RawEntry) -> None:
@@ -231,9 +229,8 @@ class Backfill:
             site = self._site_for(raw)
             if site is None:
                 return
-            lines = self._lines = UpsertLines(
-                site, self._now, self._problem, keep_page=self._policy.keep_page
-            )
+            self._lines = UpsertLines(site, self._now, self._problem, self._policy.keep_page)
+            lines = self._lines
         result = lines.careful(raw)
         if isinstance(result, Problem):
             self._problem(result)

@@ -132,7 +132,6 @@ class UpsertLines:
         site: Site,
         now: datetime,
         on_dropped: Callable[[Dropped], None] | None = None,
-        *,
         keep_page: bool = True,
     ) -> None:
         self.site = site
