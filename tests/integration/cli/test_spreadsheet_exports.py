@@ -108,6 +108,21 @@ def test_a_named_encoding_is_read(
     assert sorted(events) == [f"{SITE}/caf%C3%A9", f"{SITE}/na%C3%AFve"]
 
 
+def test_an_encoding_that_is_not_ascii_compatible_is_read_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _export(tmp_path, [("café", "27.11.2026")], "utf-16")
+    code, events, err = _backfill(capsys, source, "--encoding", "utf-16", "--date-order", "dmy")
+    assert code == 0 and err == ""
+    assert events == {
+        f"{SITE}/caf%C3%A9": {
+            "action": "upsert",
+            "url": f"{SITE}/caf%C3%A9",
+            "lastmod": "2026-11-27",
+        }
+    }
+
+
 def test_utf8_with_a_bom_stays_the_default(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import IO, Final, cast
+from typing import IO, Any, Final
 
 from sitemap_updater_local.inputs.csv_columns import Columns, CsvFormat, read_columns
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong, split_lines
@@ -26,25 +27,39 @@ from sitemap_updater_local.inputs.spreadsheet_dates import DateOrder, spreadshee
 BLOCK: Final = 1 << 20
 
 
-class Recoded:
-    """A byte stream in another encoding, read as UTF-8 (``--encoding``): each read decodes
-    what it got with an incremental decoder, so a character cut between two reads is whole."""
+class _Recoded(io.RawIOBase):
+    """A byte stream in another encoding, read as UTF-8: each read decodes what it got with an
+    incremental decoder, so a character cut between two reads is whole."""
 
     def __init__(self, stream: IO[bytes], encoding: str) -> None:
         self._stream = stream
         # a byte the encoding has no character for comes out as itself: that row is then
         # reported as not valid UTF-8, and the rest of the file is read
         self._decoder = codecs.getincrementaldecoder(encoding)(errors="surrogateescape")
+        self._pending = b""
 
-    def read(self, size: int = -1) -> bytes:
-        data = self._stream.read(size)
-        text = self._decoder.decode(data, final=not data)
-        return text.encode("utf-8", errors="surrogateescape")
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            data = self._stream.read(BLOCK)
+            text = self._decoder.decode(data, final=not data)
+            self._pending = text.encode("utf-8", errors="surrogateescape")
+            if not data:
+                break
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
 
 
-def is_utf8(encoding: str) -> bool:
-    """Whether ``encoding`` names UTF-8 (the default, which the readers take as it is)."""
-    return codecs.lookup(encoding).name in {"utf-8", "utf-8-sig"}
+def recoded(stream: IO[bytes], encoding: str) -> IO[bytes]:
+    """``stream`` (in ``encoding``) read as UTF-8, with ``peek`` as an opened source has;
+    ``stream`` itself when ``encoding`` names UTF-8 (a BOM is dropped by the readers)."""
+    if codecs.lookup(encoding).name in {"utf-8", "utf-8-sig"}:
+        return stream
+    return io.BufferedReader(_Recoded(stream, encoding), BLOCK)
 
 
 def _row(
@@ -196,8 +211,6 @@ def iter_csv_rows(
     ``SourceError`` for a header that names no url column. ``block``: bytes read at a time on
     the fast path; ``careful``: every line through ``csv.reader`` (the reference)."""
     fmt = fmt if fmt is not None else CsvFormat()
-    if not is_utf8(fmt.encoding):
-        stream = cast(IO[bytes], Recoded(stream, fmt.encoding))
     columns: Columns | None = None
     done = 0  # lines read so far
     limit = csv.field_size_limit()
