@@ -94,6 +94,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/cost_model.py
 	$(BIN)/python benchmarks/capacity.py
 	$(BIN)/python benchmarks/bench_hostile_lines.py
+	$(BIN)/python benchmarks/bench_bad_elements.py
 	$(BIN)/python benchmarks/bench_hostile_rebuild.py
 	$(BIN)/python benchmarks/bench_local.py
 	$(BIN)/python benchmarks/bench_cold_start.py

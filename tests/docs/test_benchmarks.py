@@ -207,6 +207,13 @@ def test_capacity_names_the_first_limit_a_growing_site_reaches() -> None:
     assert "meta/shardmap item" in longer and sooner < at  # longer ids fill the item sooner
 
 
+def test_bad_elements_benchmark_reports_the_ratio_at_each_size_and_its_growth() -> None:
+    out = run("bench_bad_elements.py", "--sizes", "10", "40", "--rounds", "1")
+    for size in ("10", "40"):
+        assert re.search(rf"{size} bad images left out: +[\d.]+ ms; floor .* ratio [\d.]+", out)
+    assert re.search(r"RATIO growth from 10 to 40 = [\d.]+ \(target <= 2: (met|NOT met)\)", out)
+
+
 def test_hostile_lines_benchmark_reports_time_and_memory_of_each_case() -> None:
     out = run("bench_hostile_lines.py", "--mib", "3")
     for case in ("build: a JSONL line", "build: JSONL, no line break", "backfill: CSV, no line"):

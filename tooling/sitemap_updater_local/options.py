@@ -4,10 +4,12 @@ media may live on (``build`` and ``backfill`` judge entries as the deployed inge
 from __future__ import annotations
 
 import argparse
+import codecs
 
 from sitemap_updater.protocol.errors import InvalidUrlError
 from sitemap_updater.sites import media_hosts_of
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
+from sitemap_updater_local.inputs.spreadsheet_dates import DATE_ORDERS
 
 
 def _delimiter(text: str) -> str:
@@ -20,8 +22,19 @@ def _delimiter(text: str) -> str:
     return value
 
 
+def _encoding(text: str) -> str:
+    try:
+        codecs.lookup(text)
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an encoding Python knows (e.g. utf-8, cp1252, latin-1)"
+        ) from None
+    return text
+
+
 def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that say how to read a CSV source."""
+    """The options that say how to read a CSV source, and ``--strict-fields`` (for every
+    source of entries: sitemaps and CSV files)."""
     group = parser.add_argument_group(
         "CSV sources",
         "by default the header names the columns: url or loc, and lastmod, "
@@ -34,11 +47,37 @@ def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--delimiter", type=_delimiter, metavar="C", help="the delimiter: one character, or tab"
     )
+    group.add_argument(
+        "--encoding",
+        type=_encoding,
+        default="utf-8",
+        metavar="NAME",
+        help="the file's text encoding, e.g. cp1252 or latin-1 (default utf-8, with or "
+        "without a BOM)",
+    )
+    group.add_argument(
+        "--date-order",
+        choices=DATE_ORDERS,
+        help="read lastmods such as 27/11/2026 or 20.11.2026 day first (dmy) or month first "
+        "(mdy); without it such a date is invalid",
+    )
+    parser.add_argument(
+        "--strict-fields",
+        action="store_true",
+        help="a bad lastmod, changefreq or priority skips its record (an error) instead of "
+        "being left out of the page with a warning",
+    )
 
 
 def csv_format_of(args: argparse.Namespace) -> CsvFormat:
     """The CSV format the options of :func:`add_csv_arguments` give."""
-    return CsvFormat(args.url_column, args.lastmod_column, args.delimiter)
+    return CsvFormat(
+        args.url_column,
+        args.lastmod_column,
+        args.delimiter,
+        date_order=args.date_order,
+        encoding=args.encoding,
+    )
 
 
 def _media_hosts(text: str) -> frozenset[str] | None:

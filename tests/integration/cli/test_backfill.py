@@ -124,10 +124,10 @@ def test_bad_entries_are_reported_with_their_line_and_skipped(
         f"{sitemap}:6",
         f"{sitemap}:7",
     ]
-    assert "priority: 'high' is invalid" in err[0]
+    assert "warning: priority: 'high' is invalid" in err[0]  # left out, the page kept
     assert "https://another.example.org/x" in err[1]
     assert "loc: missing" in err[2]
-    assert [e["url"] for e in _events(out)] == [f"{SITE}/ok", f"{SITE}/ok2"]
+    assert [e["url"] for e in _events(out)] == [f"{SITE}/ok", f"{SITE}/p", f"{SITE}/ok2"]
 
 
 def test_jsonl_source_is_reduced_to_its_final_state(

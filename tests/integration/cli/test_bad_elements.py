@@ -141,7 +141,7 @@ def test_backfill_writes_each_page_without_its_bad_element(
     assert changes[f"{SITE}/video/rtl"]["videos"][0]["title"] == "\u05e0\u200f (2026)"
 
 
-def test_a_lastmod_before_1970_is_a_problem_of_the_page(
+def test_a_lastmod_before_1970_is_left_out_and_the_page_kept(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     page = f"<url><loc>{SITE}/old</loc><lastmod>0001-01-01</lastmod></url>"
@@ -150,6 +150,17 @@ def test_a_lastmod_before_1970_is_a_problem_of_the_page(
     code = main(["build", "--from", str(source), "--site", SITE, "--out", str(tmp_path / "o")])
 
     err = capsys.readouterr().err
+    assert code == 0
+    assert (
+        f"{source}:3: warning: lastmod: '0001-01-01' is invalid: must not be before 1970-01-01"
+        in err
+    )
+    assert sorted(*published(tmp_path / "o").values()) == [f"{SITE}/new", f"{SITE}/old"]
+
+    strict = ["--strict-fields", "--out", str(tmp_path / "s")]
+    code = main(["build", "--from", str(source), "--site", SITE, *strict])
+
+    err = capsys.readouterr().err
     assert code == 1
     assert f"{source}:3: lastmod: '0001-01-01' is invalid: must not be before 1970-01-01" in err
-    assert [locs for locs in published(tmp_path / "o").values()] == [[f"{SITE}/new"]]
+    assert [locs for locs in published(tmp_path / "s").values()] == [[f"{SITE}/new"]]

@@ -99,12 +99,12 @@ def test_csv_export_with_header_duplicates_and_gzip(
 
     code, _, err = _build(capsys, source, tmp_path / "out")
 
-    assert code == 1
-    assert f"{source}:304: lastmod: '2024-13-45' is invalid" in err
+    assert code == 0  # the bad date is left out with a warning, its page kept
+    assert f"{source}:304: warning: lastmod: '2024-13-45' is invalid" in err
     files = published(tmp_path / "out")
     assert list(files) == ["sitemap-pages-r.xml.gz"]
     got = files["sitemap-pages-r.xml.gz"]
-    assert sorted(got) == sorted([*urls, f"{SITE}/no-date"])
+    assert sorted(got) == sorted([*urls, f"{SITE}/no-date", f"{SITE}/bad-date"])
     root = read_xml(tmp_path / "out" / "sitemap-pages-r.xml.gz")
     ns = {"sm": root.nsmap[None]}
     first = root.xpath("//sm:url[sm:loc/text()=$u]/sm:lastmod/text()", namespaces=ns, u=urls[0])

@@ -120,7 +120,7 @@ def test_row_problems_name_the_columns_as_the_header_does(
 ) -> None:
     source = _csv(tmp_path, f"Address;Modified\n{SITE}/a;2026-13-01\n;2026-11-01\nx\n")
 
-    code, events, err = _backfill(capsys, source, "--url-column", "address")
+    code, events, err = _backfill(capsys, source, "--url-column", "address", "--strict-fields")
 
     assert code == 1
     assert events == []

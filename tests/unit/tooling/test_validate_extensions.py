@@ -43,15 +43,32 @@ def test_a_video_without_content_or_player_loc_is_reported() -> None:
     assert any("content_loc or player_loc" in p for p in report.problems), report.lines()
 
 
-def test_deprecated_and_out_of_range_video_values_are_reported_by_the_schema() -> None:
+def test_out_of_range_video_values_are_reported_by_the_schema() -> None:
     locs = "<video:content_loc>https://c.example.net/v.mp4</video:content_loc>"
-    for extra in (
-        "<video:duration>28801</video:duration>",
-        "<video:category>cooking</video:category>",
-        "<video:live>maybe</video:live>",
-    ):
+    for extra in ("<video:duration>28801</video:duration>", "<video:live>maybe</video:live>"):
         report = validate_document(doc(url(1, VIDEO.format(locs=locs, extra=extra))), source="x")
         assert any("(XSD)" in p for p in report.problems), extra
+
+
+def test_deprecated_tags_are_one_warning_each_and_the_file_stays_ok() -> None:
+    locs = (
+        '<video:player_loc allow_embed="yes">https://p.example.net/1</video:player_loc>'
+        "<video:category>cooking</video:category><video:price currency='EUR'>1</video:price>"
+    )
+    news = NEWS.format(lang="en").replace(
+        "</news:publication>", "</news:publication><news:keywords>a, b</news:keywords>"
+    )
+    entries = [url(n, VIDEO.format(locs=locs, extra="") + news) for n in range(3)]
+    report = validate_document(doc(*entries), source="x")
+    assert report.ok, report.lines()
+    assert [w.split(" in ")[0] for w in report.warnings] == [
+        "news:keywords",
+        "video:category",
+        "video:player_loc@allow_embed",
+        "video:price",
+    ]
+    assert all(" in 3 places: Google deprecated it in 2022" in w for w in report.warnings)
+    assert sum(": warning: " in line for line in report.lines()) == 4
 
 
 def test_a_bad_news_language_and_more_than_1000_articles_are_reported() -> None:

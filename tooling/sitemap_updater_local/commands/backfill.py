@@ -195,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
             origins=frozenset(origin_of(o) for o in args.allow_origin),
             max_bytes=args.max_bytes,
             max_records=args.max_records,
+            keep_page=not args.strict_fields,
         )
         csv_format = csv_format_of(args)
         backfill = Backfill(

@@ -201,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
             csv_format=csv_format_of(args),
             allow_empty=args.allow_empty,
             stylesheet=args.stylesheet,
+            keep_page=not args.strict_fields,
         )
     except NothingToPublish:
         progress.close()

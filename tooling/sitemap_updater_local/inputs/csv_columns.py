@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from sitemap_updater_local.inputs.records import SourceError, quote
+from sitemap_updater_local.inputs.spreadsheet_dates import DateOrder
 
 #: Header names of the url column and of the lastmod column (compared in lower case).
 URL_NAMES: Final = ("url", "loc", "location")
@@ -42,6 +43,11 @@ class CsvFormat:
     url_column: str | None = None
     lastmod_column: str | None = None
     delimiter: str | None = None
+    #: the order of a day-first or month-first lastmod (``spreadsheet_dates``); ``None``:
+    #: such a date is not read
+    date_order: DateOrder | None = None
+    #: the file's text encoding (a name Python's codecs know); UTF-8 takes a BOM too
+    encoding: str = "utf-8"
     #: ``(field, column name as the header writes it)`` for the entry's ``loc`` and ``lastmod``
     names: tuple[tuple[str, str], ...] = field(default=())
 

@@ -11,29 +11,71 @@ rows, their line numbers and the problems are the same either way. A line too lo
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import IO, Final
+from typing import IO, Any, Final
 
 from sitemap_updater_local.inputs.csv_columns import Columns, CsvFormat, read_columns
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong, split_lines
 from sitemap_updater_local.inputs.records import Problem, Row
+from sitemap_updater_local.inputs.spreadsheet_dates import DateOrder, spreadsheet_lastmod
 
 #: Bytes read at a time on the fast path (then cut after the block's last line break).
 BLOCK: Final = 1 << 20
 
 
-def _row(row: list[str], name: str, line: int, columns: Columns) -> Row | Problem | None:
+class _Recoded(io.RawIOBase):
+    """A byte stream in another encoding, read as UTF-8: each read decodes what it got with an
+    incremental decoder, so a character cut between two reads is whole."""
+
+    def __init__(self, stream: IO[bytes], encoding: str) -> None:
+        self._stream = stream
+        # a byte the encoding has no character for comes out as itself: that row is then
+        # reported as not valid UTF-8, and the rest of the file is read
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="surrogateescape")
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            data = self._stream.read(BLOCK)
+            text = self._decoder.decode(data, final=not data)
+            self._pending = text.encode("utf-8", errors="surrogateescape")
+            if not data:
+                break
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+
+def recoded(stream: IO[bytes], encoding: str) -> IO[bytes]:
+    """``stream`` (in ``encoding``) read as UTF-8, with ``peek`` as an opened source has;
+    ``stream`` itself when ``encoding`` names UTF-8 (a BOM is dropped by the readers)."""
+    if codecs.lookup(encoding).name in {"utf-8", "utf-8-sig"}:
+        return stream
+    return io.BufferedReader(_Recoded(stream, encoding), BLOCK)
+
+
+def _row(
+    row: list[str], name: str, line: int, columns: Columns, order: DateOrder | None
+) -> Row | Problem | None:
     """The entry of one data row; ``None`` for a blank row."""
     if not row or not "".join(row).strip():
         return None
     if _has_bad_bytes(row):
-        return Problem(f"{name}:{line}", "row is not valid UTF-8")
+        return Problem(
+            f"{name}:{line}", "row is not valid UTF-8 (name the file's encoding with --encoding)"
+        )
     if columns.url >= len(row):
         return _missing_url(name, line, columns, len(row))
     lastmod = row[columns.lastmod].strip() if 0 <= columns.lastmod < len(row) else ""
-    return Row(name, line, row[columns.url].strip(), lastmod or None)
+    return Row(name, line, row[columns.url].strip(), spreadsheet_lastmod(lastmod, order) or None)
 
 
 def _missing_url(name: str, line: int, columns: Columns, cells: int) -> Problem:
@@ -72,9 +114,14 @@ class _Lines:
 
 
 def careful_rows(
-    lines: Iterable[bytes | Overlong], name: str, columns: Columns, offset: int = 0
+    lines: Iterable[bytes | Overlong],
+    name: str,
+    columns: Columns,
+    offset: int = 0,
+    order: DateOrder | None = None,
 ) -> Iterator[Row | Problem]:
-    """Rows of ``lines`` through ``csv.reader``; ``offset`` lines came before them."""
+    """Rows of ``lines`` through ``csv.reader``; ``offset`` lines came before them; ``order``:
+    of a day-first or month-first lastmod (``spreadsheet_dates``)."""
     decoded = _Lines(lines, name, offset)
     reader = csv.reader(decoded, delimiter=columns.delimiter, strict=True)
     while True:
@@ -92,7 +139,7 @@ def careful_rows(
             continue
         if line == 1 and row:
             row[0] = row[0].removeprefix("\ufeff")
-        result = _row(row, name, line, columns)
+        result = _row(row, name, line, columns, order)
         if result is not None:
             yield result
     yield from _told(decoded)
@@ -120,7 +167,7 @@ def _plain_text(block: bytes) -> str | None:
 
 
 def _plain_rows(
-    lines: list[str], name: str, line: int, columns: Columns
+    lines: list[str], name: str, line: int, columns: Columns, order: DateOrder | None
 ) -> Iterator[Row | Problem]:
     """Rows of lines without quotes, each under csv's field limit; ``line`` lines came before
     them."""
@@ -137,7 +184,7 @@ def _plain_rows(
             if not url and not "".join(row).strip():
                 continue
             lastmod = row[lastmod_col].strip() if 0 <= lastmod_col < len(row) else ""
-            yield Row(name, line, url, lastmod or None)
+            yield Row(name, line, url, spreadsheet_lastmod(lastmod, order) or None)
         elif "".join(row).strip():
             yield _missing_url(name, line, columns, len(row))
 
@@ -186,7 +233,7 @@ def iter_csv_rows(
         # a line over csv's field limit may hold a field over it: csv's error to report
         if careful or lines is None or max(map(len, lines), default=0) > limit:
             rest = chain(split_lines([lines_read]), split_lines(blocks))
-            yield from careful_rows(rest, name, columns, done)
+            yield from careful_rows(rest, name, columns, done, fmt.date_order)
             return
-        yield from _plain_rows(lines, name, done, columns)
+        yield from _plain_rows(lines, name, done, columns, fmt.date_order)
         done += len(lines)

@@ -35,11 +35,14 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Dropped(Problem):
-    """An element of a record (an alternate, image, video or news object) that breaks a rule,
-    left out: the record itself is kept. A warning, not a skipped record."""
+    """An element or field of a record (an alternate, image, video or news object, a lastmod,
+    changefreq or priority) that breaks a rule, left out or repaired (``outcome`` says which):
+    the record itself is kept. A warning, not a skipped record."""
+
+    outcome: str = "left out, the page is kept"
 
     def __str__(self) -> str:
-        return f"{self.where}: warning: {self.reason}; left out, the page is kept"
+        return printable(f"{self.where}: warning: {self.reason}; {self.outcome}")
 
 
 @dataclass(frozen=True, slots=True)

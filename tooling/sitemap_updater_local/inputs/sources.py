@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterable, Iterator
 from typing import IO, Final, Literal
 
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.csv_rows import iter_csv_rows
+from sitemap_updater_local.inputs.csv_rows import iter_csv_rows, recoded
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
 from sitemap_updater_local.inputs.records import (
@@ -208,6 +208,10 @@ def _stream_items(
     csv_format: CsvFormat | None = None,
 ) -> Iterator[Item | ChildSitemap]:
     kind = sniff_kind(stream, csv_format)
+    if kind not in {"sitemap", "jsonl"} and csv_format is not None:
+        # a CSV or text file in the encoding named (XML declares its own; JSON is UTF-8)
+        stream = recoded(stream, csv_format.encoding)
+        kind = sniff_kind(stream, csv_format)
     if kind == "jsonl":
         yield from iter_jsonl(stream, location)
     elif kind == "csv":

@@ -138,6 +138,7 @@ def _child_policy(policy: SourcePolicy) -> SourcePolicy:
         bytes_read=policy.bytes_read,
         records_read=policy.records_read,
         home=policy.home,
+        keep_page=policy.keep_page,
     )
 
 
@@ -216,7 +217,7 @@ class Backfill:
         if self._lines is None:
             site = self._site_for(raw_entry(row))
             if site is not None:
-                self._lines = UpsertLines(site, self._now, self._problem)
+                self._lines = UpsertLines(site, self._now, self._problem, self._policy.keep_page)
         return self._lines
 
     def _rich(self, raw: RawEntry) -> None:
@@ -228,7 +229,8 @@ class Backfill:
             site = self._site_for(raw)
             if site is None:
                 return
-            lines = self._lines = UpsertLines(site, self._now, self._problem)
+            self._lines = UpsertLines(site, self._now, self._problem, self._policy.keep_page)
+            lines = self._lines
         result = lines.careful(raw)
         if isinstance(result, Problem):
             self._problem(result)

@@ -176,9 +176,13 @@ def _judge_body(
             collect.upsert(judged.loc, judged.event_key, judged.entry, judged.section)
 
 
-def _judge_raw(collect: _Collector, raw: RawEntry, stamp: datetime, now: datetime) -> None:
+def _judge_raw(
+    collect: _Collector, raw: RawEntry, stamp: datetime, now: datetime, keep_page: bool
+) -> None:
     try:
-        entry = entry_from_raw(collect.layout.sites, raw, now, collect.out.problems.append)
+        entry = entry_from_raw(
+            collect.layout.sites, raw, now, collect.out.problems.append, keep_page=keep_page
+        )
     except SitemapError as exc:
         collect.out.problems.append(
             rejected(raw.where, raw.name_of(exc.field), exc.value, exc.rule)
@@ -193,9 +197,15 @@ def _stamp(now: datetime, seq: int) -> datetime:
 
 
 def judge_chunk(
-    layout: Layout, now: datetime, seq: int, records: list[RawEntry | BodyLine], max_bytes: int
+    layout: Layout,
+    now: datetime,
+    seq: int,
+    records: list[RawEntry | BodyLine],
+    max_bytes: int,
+    keep_page: bool = True,
 ) -> Judged:
-    """Judge ``records``, the first of which is preceded by ``seq`` others."""
+    """Judge ``records``, the first of which is preceded by ``seq`` others; ``keep_page``: a
+    bad lastmod, changefreq or priority of a sitemap or CSV record is left out, not the page."""
     collect = _Collector(layout, max_bytes)
     for record in records:
         seq += 1
@@ -209,7 +219,7 @@ def judge_chunk(
                 now,
             )
         else:
-            _judge_raw(collect, record, _stamp(now, seq), now)
+            _judge_raw(collect, record, _stamp(now, seq), now, keep_page)
     return collect.finish()
 
 
@@ -347,6 +357,7 @@ def judge(
     max_bytes: int,
     pool: Executor | None,
     spool: str,
+    keep_page: bool = True,
 ) -> Iterator[Judged]:
     """The judged blocks and chunks of ``work``, in order (on ``pool``'s processes if given,
     which append the changes of JSONL blocks to the files of the ``spool`` directory
@@ -364,9 +375,11 @@ def judge(
                 pending.append(pool.submit(judge_block, layout, now, item, max_bytes, spool))
         else:
             if pool is None:
-                pending.append(judge_chunk(layout, now, seq, item, max_bytes))
+                pending.append(judge_chunk(layout, now, seq, item, max_bytes, keep_page))
             else:
-                pending.append(pool.submit(judge_chunk, layout, now, seq, item, max_bytes))
+                pending.append(
+                    pool.submit(judge_chunk, layout, now, seq, item, max_bytes, keep_page)
+                )
             seq += len(item)
         while len(pending) > most:
             yield _result(pending.popleft())

@@ -6,13 +6,15 @@ ingest contract for it), so that reading a sitemap or a CSV file does not load t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Final
 
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.protocol.entry import Alternate, Entry, Image, make_entry
 from sitemap_updater.protocol.errors import TooManyImagesError
+from sitemap_updater.protocol.extensions.news import normalize_language
+from sitemap_updater.protocol.languages.news import repaired_news_language
 from sitemap_updater.protocol.limits import MAX_IMAGES_PER_URL
 from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sites import Sites
@@ -49,12 +51,19 @@ def owner_of(sites: Sites, loc: str) -> Site:
 
 
 def entry_from_raw(
-    site: Site | Sites, raw: RawEntry, now: datetime, on_dropped: Callable[[Dropped], None]
+    site: Site | Sites,
+    raw: RawEntry,
+    now: datetime,
+    on_dropped: Callable[[Dropped], None],
+    *,
+    keep_page: bool = True,
 ) -> Entry:
     """The normalized entry of a sitemap or CSV record, judged against the listed site it is
-    on (``site``: the deployment's sites, or its one site); raises ``SitemapError`` for a
-    field of the page itself. An alternate, image, video or news object that breaks a rule
-    is left out, each with one warning to ``on_dropped`` (``make_entry_keeping_page``)."""
+    on (``site``: the deployment's sites, or its one site); raises ``SitemapError`` for its
+    loc. An alternate, image, video or news object that breaks a rule is left out (or
+    repaired, a News language), and so is a bad lastmod, changefreq or priority unless
+    ``keep_page`` is false, each with one warning to ``on_dropped``
+    (``make_entry_keeping_page``)."""
     entry, dropped = make_entry_keeping_page(
         owner_of(site, raw.loc) if isinstance(site, Sites) else site,
         loc=raw.loc,
@@ -66,15 +75,32 @@ def entry_from_raw(
         videos=raw.videos,
         news=raw.news,
         now=now,
+        keep_page=keep_page,
     )
     for error in dropped:
         reason = invalid(raw.name_of(error.field), error.value, error.rule)
-        on_dropped(Dropped(raw.where, reason, f"{error.field}: {error.rule}"))
+        rule = f"{error.field}: {error.rule}"
+        if isinstance(error, Repaired):
+            outcome = f"read as {error.to!r}, the page is kept"
+            on_dropped(Dropped(raw.where, reason, rule, outcome))
+        else:
+            on_dropped(Dropped(raw.where, reason, rule))
     return entry
 
 
 #: The lists whose items :func:`make_entry_keeping_page` can leave out one by one.
 _ELEMENT_LISTS: Final = ("alternates", "images", "videos")
+#: The fields of the page itself a bad value of which is left out, not the page.
+PAGE_FIELDS: Final = ("lastmod", "changefreq", "priority")
+_LANGUAGE: Final = "news.publication.language"
+
+
+class Repaired(SitemapError):
+    """A value that broke a rule and was read as ``to``, the one value it can stand for."""
+
+    def __init__(self, error: SitemapError, to: str) -> None:
+        super().__init__(error.field, error.value, error.rule)
+        self.to = to
 
 
 def _bad_element(field: str) -> tuple[str, int | None] | None:
@@ -92,6 +118,82 @@ def _bad_element(field: str) -> tuple[str, int | None] | None:
     return (head, int(index)) if index.isdigit() else None
 
 
+def _repair_news(news: object) -> tuple[object, Repaired | None]:
+    """``news`` with a language that breaks the rule but stands for one code
+    (``repaired_news_language``: ``en-US`` is ``en``) replaced by it, and the repair."""
+    if not isinstance(news, Mapping) or not isinstance(news.get("publication"), Mapping):
+        return news, None
+    publication = news["publication"]
+    try:
+        normalize_language(_LANGUAGE, publication.get("language", "en"))
+    except SitemapError as error:
+        to = repaired_news_language(error.value)
+        if to is not None:
+            return {**news, "publication": {**publication, "language": to}}, Repaired(error, to)
+    return news, None
+
+
+class _Keeping:
+    """The state of one :func:`make_entry_keeping_page`: the values still in the entry, and
+    the position each element left in a list had in the list given."""
+
+    def __init__(self, values: dict[str, object]) -> None:
+        self.values = values
+        self.positions = {
+            name: list(range(len(items)))
+            for name in _ELEMENT_LISTS
+            if isinstance(items := values[name], list | tuple)
+        }
+        self.dropped: list[SitemapError] = []
+        self.screened = False
+
+    def named(self, error: SitemapError, name: str, index: int) -> SitemapError:
+        """``error`` with its field naming the element's position in the list given."""
+        prefix = f"{name}[{index}]"
+        given = self.positions[name][index]
+        if given == index or not error.field.startswith(prefix):
+            return error
+        return error.at(f"{name}[{given}]{error.field[len(prefix) :]}")
+
+    def leave_out(self, error: SitemapError, name: str, index: int | None) -> None:
+        items = self.values[name]
+        if isinstance(error, TooManyImagesError) and isinstance(items, list | tuple):
+            self.values[name] = tuple(items)[:MAX_IMAGES_PER_URL]
+            self.positions[name] = self.positions[name][:MAX_IMAGES_PER_URL]
+        elif index is None or not isinstance(items, list | tuple) or index >= len(items):
+            self.values[name] = None
+        else:
+            error = self.named(error, name, index)
+            self.values[name] = (*items[:index], *items[index + 1 :])
+            del self.positions[name][index]
+        self.dropped.append(error)
+
+    def screen(self, judge: Callable[[str, object], None]) -> None:
+        """Judge each element on its own once, and leave out every one that breaks a rule
+        alone: what is left is judged whole again once, not once per element left out."""
+        self.screened = True
+        for name in _ELEMENT_LISTS:
+            items = self.values[name]
+            if not isinstance(items, list | tuple) or len(items) < 2:
+                continue
+            kept: list[object] = []
+            positions: list[int] = []
+            for item, given in zip(items, self.positions[name], strict=True):
+                try:
+                    judge(name, (item,))
+                except SitemapError as error:
+                    if _bad_element(error.field) == (name, 0):
+                        prefix = f"{name}[0]"
+                        self.dropped.append(
+                            error.at(f"{name}[{given}]{error.field[len(prefix) :]}")
+                        )
+                        continue
+                kept.append(item)
+                positions.append(given)
+            self.values[name] = tuple(kept)
+            self.positions[name] = positions
+
+
 def make_entry_keeping_page(
     site: Site,
     *,
@@ -104,42 +206,37 @@ def make_entry_keeping_page(
     videos: object = (),
     news: object = None,
     now: datetime | None = None,
+    keep_page: bool = True,
 ) -> tuple[Entry, list[SitemapError]]:
     """:func:`make_entry`, but an alternate, image, video or news object that breaks a rule is
-    left out instead of costing the page: the entry, and the error of each element left out.
-    A list that is not one, or more than 1,000 images, is left out whole (beyond the 1,000th
-    image). Raises the :class:`SitemapError` of a field of the page itself (its loc, lastmod,
-    changefreq or priority)."""
-    values: dict[str, object] = {
-        "alternates": alternates,
-        "images": images,
-        "videos": videos,
-        "news": news,
-    }
-    dropped: list[SitemapError] = []
+    left out instead of costing the page: the entry, and the error of each element left out
+    (a :class:`Repaired` for a News language read as the one code it stands for). A list that
+    is not one, or more than 1,000 images, is left out whole (beyond the 1,000th image). A bad
+    lastmod, changefreq or priority is left out too, unless ``keep_page`` is false: then its
+    :class:`SitemapError` is raised, as is that of the loc."""
+    news, repair = _repair_news(news)
+    state = _Keeping({"alternates": alternates, "images": images, "videos": videos, "news": news})
+    if repair is not None:
+        state.dropped.append(repair)
+    page: dict[str, object] = {"lastmod": lastmod, "changefreq": changefreq, "priority": priority}
+
+    def judge(name: str, value: object) -> None:
+        make_entry(site, loc=loc, now=now, **{name: value})
+
     while True:
         try:
-            entry = make_entry(
-                site,
-                loc=loc,
-                lastmod=lastmod,
-                changefreq=changefreq,
-                priority=priority,
-                now=now,
-                **values,
-            )
+            entry = make_entry(site, loc=loc, now=now, **page, **state.values)
         except SitemapError as error:
             element = _bad_element(error.field)
             if element is None:
-                raise
-            name, index = element
-            items = values[name]
-            if isinstance(error, TooManyImagesError) and isinstance(items, list | tuple):
-                values[name] = tuple(items)[:MAX_IMAGES_PER_URL]
-            elif index is None or not isinstance(items, list | tuple) or index >= len(items):
-                values[name] = None
-            else:
-                values[name] = (*items[:index], *items[index + 1 :])
-            dropped.append(error)
+                if not keep_page or error.field not in PAGE_FIELDS or page[error.field] is None:
+                    raise
+                page[error.field] = None
+                state.dropped.append(error)
+                continue
+            if not state.screened and element[1] is not None:
+                state.screen(judge)
+                continue
+            state.leave_out(error, *element)
             continue
-        return entry, dropped
+        return entry, state.dropped

@@ -88,6 +88,7 @@ def build_static(
     csv_format: CsvFormat | None = None,
     allow_empty: bool = False,
     stylesheet: bool = True,
+    keep_page: bool = True,
 ) -> BuildResult:
     """Build the sitemap files of ``source`` into ``out_dir``, all or nothing; raises
     ``SourceError`` or ``CommandError`` (``NothingToPublish`` when no live URL is left, unless
@@ -101,7 +102,9 @@ def build_static(
     time from which records without a time of their own are stamped. ``csv_format``: how to
     read a CSV source (default: as its header tells). ``on_progress`` is told the records
     judged and the files written so far, now and then. ``stylesheet``: every file names
-    ``sitemap.xsl``, written beside each host's index.
+    ``sitemap.xsl``, written beside each host's index. ``keep_page``: a bad lastmod,
+    changefreq or priority of a sitemap or CSV record is left out with a warning (false: the
+    record is rejected).
     """
     sites = site if isinstance(site, Sites) else sites_of(site)
     layout = Layout(sites, section_rules or SectionRules(), public_base_url or "")
@@ -120,7 +123,13 @@ def build_static(
             work = source_work(source, csv_format)
             records = 0
             for judged in judge(
-                work, layout, now, max_bytes=max_bytes, pool=pool, spool=spool.directory
+                work,
+                layout,
+                now,
+                max_bytes=max_bytes,
+                pool=pool,
+                spool=spool.directory,
+                keep_page=keep_page,
             ):
                 for p in judged.problems:
                     problem(p)

@@ -124,12 +124,18 @@ def plain_line(entry: Entry) -> str:
 
 class UpsertLines:
     """The upsert line of each entry of one site; ``now`` is the run's start (aware);
-    ``on_dropped`` takes the warning of each element left out of an entry (none: not told)."""
+    ``on_dropped`` takes the warning of each element left out of an entry (none: not told);
+    ``keep_page``: a bad lastmod, changefreq or priority is left out too, not the page."""
 
     def __init__(
-        self, site: Site, now: datetime, on_dropped: Callable[[Dropped], None] | None = None
+        self,
+        site: Site,
+        now: datetime,
+        on_dropped: Callable[[Dropped], None] | None = None,
+        keep_page: bool = True,
     ) -> None:
         self.site = site
+        self.keep_page = keep_page
         self.now = now
         self._form = NormalForm(site, now)
         self._on_dropped = on_dropped or (lambda dropped: None)
@@ -152,7 +158,9 @@ class UpsertLines:
         field as the source does: ``names``, see :class:`RawEntry`)."""
         raw = row if isinstance(row, RawEntry) else raw_entry(row, names)
         try:
-            entry = entry_from_raw(self.site, raw, self.now, self._on_dropped)
+            entry = entry_from_raw(
+                self.site, raw, self.now, self._on_dropped, keep_page=self.keep_page
+            )
         except SitemapError as exc:
             return Problem(raw.where, invalid(raw.name_of(exc.field), exc.value, exc.rule))
         return entry.loc, event_line(upsert_event(entry))

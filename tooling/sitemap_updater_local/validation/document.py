@@ -4,6 +4,7 @@ rules (``rules``); a file, a directory of them, or a URL."""
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, cast
@@ -22,6 +23,7 @@ from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     TooLargeError,
     local_name,
 )
+from sitemap_updater_local.validation.deprecated import deprecated_warnings, take_out_deprecated
 from sitemap_updater_local.validation.rules import EntryChecks, FileReport
 from sitemap_updater_local.validation.schemas import index_schema, urlset_schema
 
@@ -43,6 +45,8 @@ class _Document:
         self.schema: etree.XMLSchema | None = None
         self.checks: EntryChecks | None = None
         self.pending = 0
+        #: deprecated tags and attributes taken out of the entries, by name
+        self.deprecated: Counter[str] = Counter()
 
     def open(self, root: etree._Element, probe: RootProbe) -> bool:
         """Take the root; ``False`` when the document is refused."""
@@ -60,8 +64,13 @@ class _Document:
         self.checks = EntryChecks(self.report, self.file_url, self.report.kind == "sitemapindex")
         return True
 
-    def entry(self, element: etree._Element) -> None:
+    def entry(self, element: etree._Element, probe: RootProbe) -> None:
         self.report.url_count += element.tag in (_URL, _SITEMAP)
+        entity = probe.entity_in(element)
+        if entity is not None and self.checks is not None and self.root is not None:
+            self.checks.rules["URL"].add(f"line {element.sourceline}: {entity}")
+            self.root.remove(element)  # the XSD would only repeat it
+            return
         if self.report.url_count > MAX_URLS and self.root is not None:
             # the file is over the limit already: the rest is counted, not checked
             self.flush(upto=element)
@@ -89,6 +98,7 @@ class _Document:
             if child is upto:
                 break
         self.pending = 0
+        take_out_deprecated(batch, self.deprecated)
         if not schema.validate(batch):
             for error in cast(Iterable[Any], schema.error_log):
                 checks.rules["XSD"].add(
@@ -98,6 +108,7 @@ class _Document:
 
     def close(self) -> None:
         self.flush(last=True)
+        self.report.warnings += deprecated_warnings(self.deprecated)
         if self.checks is not None:
             self.checks.finish()
         if self.report.url_count > MAX_URLS:
@@ -134,7 +145,7 @@ def validate_stream(
                 if not document.open(element, probe):
                     break
             elif event == "end" and element.getparent() is document.root:
-                document.entry(element)
+                document.entry(element, probe)
         else:
             document.close()
     except etree.XMLSyntaxError as err:

@@ -58,6 +58,8 @@ class FileReport:
     uncompressed_bytes: int = 0
     gzipped: bool = False
     problems: list[str] = field(default_factory=list)
+    #: what Google ignores (deprecated tags): said, but the file is still ok
+    warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -65,9 +67,11 @@ class FileReport:
         return not self.problems
 
     def lines(self) -> list[str]:
-        """One ``SOURCE: text`` line per problem, then notes; an ``ok`` line if clean; each
+        """One ``SOURCE: text`` line per problem, then warnings and notes; an ``ok`` line if
+        clean; each
         with the control and format characters of the file's name and content escaped."""
         out = [printable(f"{self.source}: {p}") for p in self.problems]
+        out += [printable(f"{self.source}: warning: {w}") for w in self.warnings]
         out += [printable(f"{self.source}: note: {n}") for n in self.notes]
         if self.ok:
             out.append(

@@ -1,10 +1,9 @@
 """Streaming reader of sitemap XML: a urlset, or a sitemap index and every child it lists.
 
 lxml reports only the end of the ``<url>`` and ``<sitemap>`` elements (whatever their
-namespace); the root element, and any DOCTYPE (which refuses the file), are told apart by a
-second parser that reads the same bytes only until the root's start tag
-(``xml_guard.RootProbe``). Each finished element is freed with the siblings before it, so memory
-stays flat. An entry is a :data:`~sitemap_updater_local.inputs.records.Row`, or a
+namespace); the root element and any DOCTYPE (whose entities are never expanded) are told apart
+by a second parser that reads the bytes only until the root's start tag (``RootProbe``). Each
+finished element is freed with the siblings before it, so memory stays flat. An entry is a Row, or a
 :class:`~sitemap_updater_local.inputs.records.RawEntry` when it carries videos or a news
 object; what cannot be read is a :class:`~sitemap_updater_local.inputs.records.Problem` naming
 the file and line; what is dropped from entries is said once per file by a
@@ -301,7 +300,10 @@ class _Reader:
                 "this entry and the rest of the file are skipped",
             )
             return
-        if self.record == "url":
+        entity = self.probe.entity_in(element)
+        if entity is not None:
+            yield Problem(f"{self.location}:{element.sourceline}", entity)
+        elif self.record == "url":
             yield url_row(element, self.location, self.dropped)
             release(element)
         else:

@@ -1,12 +1,14 @@
 """What every sitemap XML reader (``backfill``'s and ``validate``'s) applies before it trusts a
-document: the parser settings, the refusal of any DOCTYPE, the root element's name and
+document: the parser settings, the entities it never expands, the root element's name and
 namespace, and the cap on the bytes read.
 
-lxml is told to resolve no entity, load no DTD and fetch nothing; on top of that a document that
-declares a DOCTYPE at all is refused, so that an entity can neither be expanded nor silently
-cut a value short (with ``resolve_entities=False`` lxml keeps ``&p;`` as a reference node, and
-an element's text stops there). The refusal is told from lxml's own record of the prolog once
-the root's start tag is read, or, when the prolog itself is broken, from its bytes.
+lxml is told to resolve no entity, load no DTD and fetch nothing. A document that declares a
+DOCTYPE is read like any other (many generators write one), but an entity it declares is never
+expanded: lxml keeps ``&p;`` as a reference node, where an element's text stops, so an entry
+that uses one would be cut short silently. Such an entry is reported instead
+(:func:`entity_use`), and only in a document with a DOCTYPE, told from lxml's own record of the
+prolog once the root's start tag is read (a document without one cannot declare an entity: a
+reference to one is an XML error).
 """
 
 from __future__ import annotations
@@ -27,10 +29,8 @@ XML_OPTIONS: Final[dict[str, Any]] = {
     "remove_pis": True,
     "load_dtd": False,
 }
-#: The rule a document with a DOCTYPE breaks.
-DOCTYPE_RULE: Final = (
-    "DOCTYPE: a sitemap must not declare a DTD or entities; the file is refused unread"
-)
+#: The rule an entry that uses an entity breaks.
+ENTITY_RULE: Final = "entities are never expanded: the entry is skipped"
 #: Root elements of feeds, which are not sitemaps (named in the refusal).
 FEED_ROOTS: Final = {"rss": "an RSS feed", "RDF": "an RSS 1.0 feed", "feed": "an Atom feed"}
 #: Bytes of the prolog kept to look for a DOCTYPE when the prolog cannot be parsed.
@@ -56,6 +56,16 @@ def local_name(tag: object) -> tuple[str, str]:
         ns, _, local = tag[1:].partition("}")
         return ns, local
     return "", tag
+
+
+def entity_use(element: etree._Element) -> str | None:
+    """What is wrong with an entry that uses an entity (``name: uses &e;; rule``), or ``None``
+    when none of its descendants is an entity reference."""
+    for node in element.iter(etree.Entity):
+        parent = node.getparent()
+        field = local_name(parent.tag)[1] if parent is not None else "entry"
+        return f"{field}: uses the entity {node.text}, which is not read; {ENTITY_RULE}"
+    return None
 
 
 class RootProbe:
@@ -111,12 +121,15 @@ class RootProbe:
             self._parser = None
             break
 
+    def entity_in(self, element: etree._Element) -> str | None:
+        """:func:`entity_use` of an entry of a document with a DOCTYPE (``None`` without one:
+        such a document cannot use an entity)."""
+        return entity_use(element) if self.doctype else None
+
     def refusal(self, roots: Mapping[str, object]) -> tuple[int, str] | None:
-        """(line, reason) when the document must not be read further: a DOCTYPE, a feed, a
-        root that is not one of ``roots``; ``None`` when it may be read (a root in another
-        namespace is read: :meth:`namespace_note` says so)."""
-        if self.doctype:
-            return (self.root[2] if self.root else 1), DOCTYPE_RULE
+        """(line, reason) when the document must not be read further: a feed, a root that is
+        not one of ``roots``; ``None`` when it may be read (a root in another namespace is
+        read: :meth:`namespace_note` says so)."""
         if self.root is None:
             return None
         _, name, line = self.root
