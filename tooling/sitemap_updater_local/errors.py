@@ -21,7 +21,8 @@ EXIT_OK: Final = 0
 EXIT_SKIPPED: Final = 1
 #: Stopped: an argument, the input, the output or a service could not be used.
 EXIT_UNUSABLE: Final = 2
-#: ``build``: nothing to publish (no live URL); the output directory is unchanged.
+#: Nothing read, or nothing kept (no record, message or file read; every one skipped; no live
+#: URL left): the previous output, if any, is unchanged.
 EXIT_EMPTY: Final = 3
 #: Stopped by Ctrl-C (SIGINT), 128 + 2 as shells report it.
 EXIT_INTERRUPTED: Final = 130
@@ -40,6 +41,14 @@ class CommandError(Exception):
     def __init__(self, message: str, exit_code: int = EXIT_UNUSABLE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class NothingKept(CommandError):
+    """Nothing was read, or nothing of it kept: the command ends with :data:`EXIT_EMPTY`, its
+    previous output left as it was."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_EMPTY)
 
 
 def describe_os_error(exc: OSError) -> str:

@@ -6,7 +6,6 @@ which becomes a :class:`RawEntry` (with its ``where``) only when something needs
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
@@ -51,11 +50,6 @@ class Note:
 
     def __str__(self) -> str:
         return printable(f"{self.where}: note: {self.text}")
-
-
-def print_problem(problem: Problem | Note) -> None:
-    """Report a skipped record on stderr, one line (what ``build`` and ``backfill`` do)."""
-    print(problem, file=sys.stderr)
 
 
 @dataclass(frozen=True, slots=True)
