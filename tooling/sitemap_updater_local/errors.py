@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Final
 
-from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.records import EmptySource, SourceError
 
 #: Done, nothing skipped.
 EXIT_OK: Final = 0
@@ -65,6 +65,8 @@ def known_error(exc: Exception) -> tuple[str, int] | None:
     """The line and exit status a command ends with for ``exc``; ``None``: a bug."""
     if isinstance(exc, CommandError):
         return str(exc), exc.exit_code
+    if isinstance(exc, EmptySource):
+        return str(exc), EXIT_EMPTY
     if isinstance(exc, SourceError):
         return str(exc), EXIT_UNUSABLE
     if isinstance(exc, OSError):

@@ -19,6 +19,10 @@ class SourceError(Exception):
     """A source cannot be opened or read at all (missing file, HTTP error, unknown format)."""
 
 
+class EmptySource(SourceError):
+    """A source that holds nothing (an empty file, a gzip that inflates to nothing)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """A record of a source that was skipped: ``where`` (``path:line``) and why; ``rule``, when

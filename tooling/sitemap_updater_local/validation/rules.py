@@ -59,6 +59,8 @@ class FileReport:
     gzipped: bool = False
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: nothing was read: an empty file, or a directory without sitemap files
+    nothing_read: bool = False
 
     @property
     def ok(self) -> bool:
