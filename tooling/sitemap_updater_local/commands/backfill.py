@@ -230,7 +230,7 @@ def _print_totals(
     parts = [f"{stats.events - failed} upsert event(s) {target}", f"{skipped} skipped"]
     folded = stats.read - stats.events - skipped
     if folded > 0:
-        parts.append(f"{folded} merged into another record's event")
+        parts.append(f"{folded} merged into another record or superseded")
     elif folded < 0:
         parts.append(f"{-folded} more event(s) than records (lines of several changes)")
     parts.append(f"{failed} not sent")
