@@ -134,6 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--port",
         type=int,
         default=DEFAULT_PORT,
+        metavar="N",
         help=f"port (default {DEFAULT_PORT}; 0: any free one)",
     )
     parser.add_argument(

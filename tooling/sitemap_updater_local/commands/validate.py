@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--base-url",
+        metavar="URL",
         help="URL of the directory local files will be published in "
         "(enables the location rule for them), e.g. https://www.example.com/",
     )
