@@ -36,7 +36,7 @@ from typing import IO
 
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol import Site
-from sitemap_updater_local.console import ProblemReport
+from sitemap_updater_local.console import ProblemReport, command_line
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 from sitemap_updater_local.inputs.opening import (
     MAX_SOURCE_BYTES,
@@ -168,7 +168,9 @@ def run(args: argparse.Namespace) -> int:
             sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
             sender = stack.enter_context(
                 BatchSender(
-                    sqs, args.queue_url, on_failure=lambda f: print(printable(f), file=sys.stderr)
+                    sqs,
+                    args.queue_url,
+                    on_failure=lambda f: print(command_line("backfill", str(f)), file=sys.stderr),
                 )
             )
             emit = sender.add

@@ -27,6 +27,7 @@ from sitemap_updater.printable import printable
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed
 from sitemap_updater.producer.client import ChangeSender
 from sitemap_updater.protocol.urls import Site
+from sitemap_updater_local.console import command_line
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 from sitemap_updater_local.inputs.opening import open_source
 from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
@@ -114,7 +115,7 @@ class LineSender:
     def unsent(self, failed: SendFailed) -> None:
         self.report.unsent += len(failed.changes)
         first = failed.changes[0].get("url") if failed.changes else None
-        print(printable(f"{failed} (the first: {first})"), file=sys.stderr)
+        print(command_line("send", f"{failed} (the first: {first})"), file=sys.stderr)
 
     def close(self) -> None:
         if self.sender is not None:
