@@ -234,7 +234,7 @@ def _print_totals(
     if folded > 0:
         parts.append(f"{folded} merged into another record or superseded")
     elif folded < 0:
-        parts.append(f"{-folded} more event(s) than records (lines of several changes)")
+        parts.append(f"{-folded} more than read (JSONL lines of several changes, unread children)")
     parts.append(f"{failed} not sent")
     print(
         printable("; ".join([f"read {stats.read} record(s)", *parts])),
