@@ -512,8 +512,9 @@ def test_xml_samples_are_valid_sitemaps() -> None:
 def _check_simulate(command: str, done: Any, workspace: Path) -> None:
     """What each ``simulate`` command of the pages must have done."""
     if "--indexnow-key" in command:
-        # the first publish sends nothing; wave2 changes p/0 and deletes p/1
-        assert done.returncode == 0, done.stderr
+        # the first publish sends nothing; wave2 changes p/0 and deletes p/1 (and its line that
+        # is not JSON is rejected: exit status 1)
+        assert done.returncode == 1, done.stderr
         report = json.loads((workspace / "sim-indexnow" / "report.json").read_text())
         sent = [sorted(w["indexnow_submitted"]) for w in report["waves"]]
         assert sent == [[], [f"{SITE}/p/0", f"{SITE}/p/1"]]
@@ -526,8 +527,10 @@ def _check_simulate(command: str, done: Any, workspace: Path) -> None:
             assert [line for r in reports for line in r.problems] == [], out
             assert (workspace / out / "sitemap.xml").is_file()
     elif "wave2.jsonl" in command:
-        # wave2 holds one line that is not JSON: it is reported, and the run still succeeds
-        assert done.returncode == 0, done.stderr
+        # wave2 holds one line that is not JSON: it is reported, and the run exits 1 as build
+        # does for a rejected record
+        assert done.returncode == 1, done.stderr
+        assert "1 message(s) rejected (see above)" in done.stderr
         report = json.loads((workspace / "sim-out" / "report.json").read_text())
         assert [len(w["rejected"]) for w in report["waves"]] == [0, 1]
     else:

@@ -44,7 +44,7 @@ def test_two_waves_report_and_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     out = tmp_path / "out"
     w1, w2 = _waves(tmp_path)
     args = ["simulate", str(w1), str(w2), "--out", str(out), "--max-urls-per-sitemap", "2"]
-    assert cli.main(args) == 0
+    assert cli.main(args) == 1  # the truncated message was rejected, as build would exit
     assert "wave 2: 3 messages, 2 accepted, 1 stale" in capsys.readouterr().out
 
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -104,9 +104,9 @@ def test_faults_do_not_change_the_outcome(
 ) -> None:
     w1, w2 = _waves(tmp_path)
     clean, faulty = tmp_path / "clean", tmp_path / "faulty"
-    assert cli.main(["simulate", str(w1), str(w2), "--out", str(clean)]) == 0
+    assert cli.main(["simulate", str(w1), str(w2), "--out", str(clean)]) == 1
     args = ["simulate", str(w1), str(w2), "--out", str(faulty), "--faults", "0.15", "--seed", "4"]
-    assert cli.main(args) == 0
+    assert cli.main(args) == 1
     injected = re.search(r"faults injected: (\d+)", capsys.readouterr().out)
     assert injected is not None and int(injected.group(1)) > 0
     assert published_urls(faulty) == published_urls(clean)

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from sitemap_updater.printable import printable
+from sitemap_updater_local.console import PROGRAM, command_line
 from sitemap_updater_local.errors import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
@@ -39,9 +39,9 @@ COMMANDS: dict[str, str] = {
 
 
 def _usage() -> str:
-    lines = ["usage: sitemap-updater COMMAND [options]", "", "commands:"]
+    lines = [f"usage: {PROGRAM} COMMAND [options]", "", "commands:"]
     lines += [f"  {name:<10} {help_text}" for name, help_text in COMMANDS.items()]
-    lines += ["", "Run 'sitemap-updater COMMAND --help' for the options of a command."]
+    lines += ["", f"Run '{PROGRAM} COMMAND --help' for the options of a command."]
     return "\n".join(lines)
 
 
@@ -51,27 +51,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_usage())
         return 0 if args else 2
     if args[0] not in COMMANDS:
-        print(f"sitemap-updater: unknown command {args[0]!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"{PROGRAM}: unknown command {args[0]!r}\n\n{_usage()}", file=sys.stderr)
         return 2
     help_text = COMMANDS[args[0]]
     module = importlib.import_module(f"sitemap_updater_local.commands.{args[0]}")
-    parser = argparse.ArgumentParser(prog=f"sitemap-updater {args[0]}", description=help_text)
+    parser = argparse.ArgumentParser(prog=f"{PROGRAM} {args[0]}", description=help_text)
     module.add_arguments(parser)
     parsed = parser.parse_args(args[1:])
     with _sigterm_raised():
         try:
             return int(module.run(parsed))
         except KeyboardInterrupt:
-            print(f"sitemap-updater {args[0]}: interrupted", file=sys.stderr)
+            print(command_line(args[0], "interrupted"), file=sys.stderr)
             return EXIT_INTERRUPTED
         except Terminated:
-            print(f"sitemap-updater {args[0]}: terminated", file=sys.stderr)
+            print(command_line(args[0], "terminated"), file=sys.stderr)
             return EXIT_TERMINATED
         except Exception as exc:
             ending = known_error(exc)
             if ending is None:
                 raise
-            print(f"sitemap-updater {args[0]}: {printable(ending[0])}", file=sys.stderr)
+            print(command_line(args[0], ending[0]), file=sys.stderr)
             return ending[1]
 
 

@@ -1,4 +1,9 @@
-"""What a long command tells a person on stderr: its problems, capped and grouped by rule.
+"""What a command tells a person on stderr: the line it ends with, and its problems, capped and
+grouped by rule.
+
+Every line a command says of itself (why it stopped, what it kept) begins with the same prefix,
+:func:`command_line`: ``sitemap-updater COMMAND: ``. A problem of the input begins with where it
+is instead (``FILE:LINE: ``).
 
 A mistyped ``--site`` makes every record of an export a problem: printing each would bury the
 one line that matters. :class:`ProblemReport` prints the first :data:`SHOWN` problems in full,
@@ -12,8 +17,10 @@ from collections import Counter
 from typing import IO, Final
 
 from sitemap_updater.printable import printable
-from sitemap_updater_local.inputs.records import Dropped, Problem
+from sitemap_updater_local.inputs.records import Dropped, Note, Problem
 
+#: The program's name, which begins every line a command says of itself.
+PROGRAM: Final = "sitemap-updater"
 #: Problems printed in full before the rest are only counted.
 SHOWN: Final = 20
 #: Distinct rules counted one by one; problems of further rules are counted together.
@@ -21,8 +28,14 @@ RULES_COUNTED: Final = 50
 OTHER_RULES: Final = "other rules"
 
 
+def command_line(command: str, text: str) -> str:
+    """``sitemap-updater COMMAND: text``, its control characters escaped."""
+    return printable(f"{PROGRAM} {command}: {text}")
+
+
 class ProblemReport:
-    """Call it with each problem; :meth:`summary` gives the closing lines."""
+    """Call it with each problem; :meth:`summary` gives the closing lines. A :class:`Note`
+    (said once per file) is printed, never counted."""
 
     def __init__(self, stream: IO[str] | None = None, shown: int = SHOWN) -> None:
         self._stream = stream
@@ -32,7 +45,10 @@ class ProblemReport:
         self.warnings = 0
         self.by_rule: Counter[str] = Counter()
 
-    def __call__(self, problem: Problem) -> None:
+    def __call__(self, problem: Problem | Note) -> None:
+        if isinstance(problem, Note):
+            print(problem, file=self._stream or sys.stderr)
+            return
         self.count += 1
         self.warnings += isinstance(problem, Dropped)
         rule = problem.rule or problem.reason

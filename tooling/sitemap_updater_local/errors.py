@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Final
 
-from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.records import EmptySource, SourceError
 
 #: Done, nothing skipped.
 EXIT_OK: Final = 0
@@ -21,7 +21,8 @@ EXIT_OK: Final = 0
 EXIT_SKIPPED: Final = 1
 #: Stopped: an argument, the input, the output or a service could not be used.
 EXIT_UNUSABLE: Final = 2
-#: ``build``: nothing to publish (no live URL); the output directory is unchanged.
+#: Nothing read, or nothing kept (no record, message or file read; every one skipped; no live
+#: URL left): the previous output, if any, is unchanged.
 EXIT_EMPTY: Final = 3
 #: Stopped by Ctrl-C (SIGINT), 128 + 2 as shells report it.
 EXIT_INTERRUPTED: Final = 130
@@ -42,6 +43,14 @@ class CommandError(Exception):
         self.exit_code = exit_code
 
 
+class NothingKept(CommandError):
+    """Nothing was read, or nothing of it kept: the command ends with :data:`EXIT_EMPTY`, its
+    previous output left as it was."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_EMPTY)
+
+
 def describe_os_error(exc: OSError) -> str:
     """One line for an operating-system error: the path(s) it names and its reason."""
     reason = exc.strerror or str(exc)
@@ -56,6 +65,8 @@ def known_error(exc: Exception) -> tuple[str, int] | None:
     """The line and exit status a command ends with for ``exc``; ``None``: a bug."""
     if isinstance(exc, CommandError):
         return str(exc), exc.exit_code
+    if isinstance(exc, EmptySource):
+        return str(exc), EXIT_EMPTY
     if isinstance(exc, SourceError):
         return str(exc), EXIT_UNUSABLE
     if isinstance(exc, OSError):

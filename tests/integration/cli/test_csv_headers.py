@@ -122,7 +122,7 @@ def test_row_problems_name_the_columns_as_the_header_does(
 
     code, events, err = _backfill(capsys, source, "--url-column", "address", "--strict-fields")
 
-    assert code == 1
+    assert code == 3  # no row kept: nothing written
     assert events == []
     lines = err.splitlines()
     assert lines[0].startswith(f"{source}:2: Modified: '2026-13-01' is invalid: ")

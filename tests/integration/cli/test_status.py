@@ -161,7 +161,7 @@ def test_status_of_a_stack_that_does_not_exist_says_so_in_one_line(
     out, err = capsys.readouterr()
     assert code == 2
     assert out == ""
-    assert err == "status: stack 'no-such-stack' does not exist\n"
+    assert err == "sitemap-updater status: stack 'no-such-stack' does not exist\n"
 
 
 def test_an_unreadable_indexnow_pending_set_is_named_not_a_traceback(

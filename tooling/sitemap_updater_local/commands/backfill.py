@@ -36,15 +36,13 @@ from typing import IO
 
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol import Site
+from sitemap_updater_local.console import ProblemReport, command_line
+from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 from sitemap_updater_local.inputs.opening import (
     MAX_SOURCE_BYTES,
     MAX_SOURCE_RECORDS,
     SourcePolicy,
     origin_of,
-)
-from sitemap_updater_local.inputs.records import (
-    SourceError,
-    print_problem,
 )
 from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.options import (
@@ -53,7 +51,7 @@ from sitemap_updater_local.options import (
     csv_format_of,
 )
 from sitemap_updater_local.outputs.replaced_file import open_replaced, refuse_same_file
-from sitemap_updater_local.pipeline.backfill_events import Backfill, ChildResult
+from sitemap_updater_local.pipeline.backfill_events import Backfill, BackfillStats, ChildResult
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
 
 #: Lines written to the output at a time.
@@ -154,30 +152,29 @@ def run(args: argparse.Namespace) -> int:
         try:
             site = Site.parse(args.site, args.media_hosts)
         except ValueError as exc:
-            print(printable(f"--site: {exc}"), file=sys.stderr)
-            return 2
+            raise CommandError(f"--site: {exc}") from exc
 
     emit: Callable[[str, str], None]
     write: Callable[[str], None] | None = None
+    report = ProblemReport()
     with ExitStack() as stack:
         sender = replaced = None
         if args.queue_url:
             # imported here: only a queue needs boto3
             import boto3
-            from botocore.exceptions import BotoCoreError, ClientError
 
             from sitemap_updater.producer.batches import BatchSender
 
-            errors: tuple[type[Exception], ...] = (SourceError, ClientError, BotoCoreError)
             sqs = boto3.client("sqs", region_name=args.region, endpoint_url=args.endpoint_url)
             sender = stack.enter_context(
                 BatchSender(
-                    sqs, args.queue_url, on_failure=lambda f: print(printable(f), file=sys.stderr)
+                    sqs,
+                    args.queue_url,
+                    on_failure=lambda f: print(command_line("backfill", str(f)), file=sys.stderr),
                 )
             )
             emit = sender.add
         else:
-            errors = (SourceError,)
             out: IO[str] = sys.stdout
             if args.out != "-":
                 refuse_same_file(args.source, args.out)
@@ -201,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         backfill = Backfill(
             emit,
             site=site,
-            on_problem=print_problem,
+            on_problem=report,
             pool=pool,
             write=write,
             progress=progress,
@@ -211,23 +208,38 @@ def run(args: argparse.Namespace) -> int:
         )
         records = iter_source_items(args.source, policy, csv_format)
         stack.callback(records.close)
-        try:
-            stats = backfill.run(records)
-            if sender is not None:
-                sender.flush()
-        except errors as exc:
-            print(printable(exc), file=sys.stderr)
-            return 2
+        # a source that cannot be read, or an AWS error, ends the command (exit status 2)
+        stats = backfill.run(records)
+        if sender is not None:
+            sender.flush()
+        failed = 0 if sender is None else len(sender.stats.failures)
+        _print_totals(args, stats, report, failed)
+        if not stats.events:
+            what = "nothing read" if not stats.read else f"no record of {stats.read} kept"
+            kept = f"{args.out} is unchanged" if replaced is not None else "nothing sent"
+            raise NothingKept(f"{what} from {args.source}; {kept}")
         if replaced is not None:
             writer.flush()
             replaced.commit()
-    failed = 0 if sender is None else len(sender.stats.failures)
-    target = f"sent to {args.queue_url}" if sender is not None else f"written to {args.out}"
+    return EXIT_SKIPPED if report.count - report.warnings or failed else 0
+
+
+def _print_totals(
+    args: argparse.Namespace, stats: BackfillStats, report: ProblemReport, failed: int
+) -> None:
+    """The summary line, whose parts add up to the records read, then the problems by rule."""
+    target = f"sent to {args.queue_url}" if args.queue_url else f"written to {args.out}"
+    skipped = report.count - report.warnings
+    parts = [f"{stats.events - failed} upsert event(s) {target}", f"{skipped} skipped"]
+    folded = stats.read - stats.events - skipped
+    if folded > 0:
+        parts.append(f"{folded} merged into another record or superseded")
+    elif folded < 0:
+        parts.append(f"{-folded} more than read (JSONL lines of several changes, unread children)")
+    parts.append(f"{failed} not sent")
     print(
-        printable(
-            f"read {stats.read} record(s); {stats.events - failed} upsert event(s) {target}; "
-            f"{stats.problems} skipped; {failed} not sent"
-        ),
+        printable("; ".join([f"read {stats.read} record(s)", *parts])),
         file=sys.stderr if args.out == "-" else sys.stdout,
     )
-    return 1 if stats.problems or failed else 0
+    for line in report.summary():
+        print(line, file=sys.stderr)

@@ -65,9 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--from",
         dest="source",
         required=True,
-        metavar="FILE",
-        help="JSONL file of change events, or CSV with a header naming url and lastmod "
-        "columns (plain or .gz)",
+        metavar="SOURCE",
+        help="JSONL file of change events, CSV with a header naming url and lastmod columns, "
+        "or a sitemap or sitemap index (a file or http(s) URL, plain or .gz)",
     )
     parser.add_argument(
         "--site",

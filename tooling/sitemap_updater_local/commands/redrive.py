@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Final
 import boto3
 
 from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, REASON_ATTRIBUTE
-from sitemap_updater.printable import printable
 from sitemap_updater.producer.batches import Attributes, BatchSender, SendFailure
-from sitemap_updater_local.errors import CommandError
+from sitemap_updater_local.console import command_line
+from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
@@ -182,7 +182,7 @@ def _move(
             sender.add(message["MessageId"], message["Body"], attributes_to_send(message))
     not_sent = {f.where for f in failures}
     for failure in failures:
-        print(f"sitemap-updater redrive: {printable(failure)}", file=sys.stderr)
+        print(command_line("redrive", str(failure)), file=sys.stderr)
     done = [m for m in messages if m["MessageId"] not in not_sent]
     if done:
         sqs.delete_message_batch(
@@ -226,4 +226,6 @@ def run(args: argparse.Namespace) -> int:
         f"queue: {done.rejected} rejected (--include-rejected moves them), {done.too_old} first "
         f"sent more than {args.tombstone_ttl_days} days ago (older than the tombstones)"
     )
-    return 1 if done.failed else 0
+    if not done.moved + done.failed + done.rejected + done.too_old:
+        raise NothingKept(f"{args.from_queue} holds no message: nothing to move")
+    return EXIT_SKIPPED if done.failed else 0

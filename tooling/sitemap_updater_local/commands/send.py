@@ -27,6 +27,8 @@ from sitemap_updater.printable import printable
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed
 from sitemap_updater.producer.client import ChangeSender
 from sitemap_updater.protocol.urls import Site
+from sitemap_updater_local.console import command_line
+from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 from sitemap_updater_local.inputs.opening import open_source
 from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
 from sitemap_updater_local.inputs.sources import iter_jsonl
@@ -113,7 +115,7 @@ class LineSender:
     def unsent(self, failed: SendFailed) -> None:
         self.report.unsent += len(failed.changes)
         first = failed.changes[0].get("url") if failed.changes else None
-        print(printable(f"{failed} (the first: {first})"), file=sys.stderr)
+        print(command_line("send", f"{failed} (the first: {first})"), file=sys.stderr)
 
     def close(self) -> None:
         if self.sender is not None:
@@ -156,8 +158,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         site = Site.parse(args.site) if args.site else None
     except ValueError as exc:
-        print(printable(f"--site: {exc}"), file=sys.stderr)
-        return 2
+        raise CommandError(f"--site: {exc}") from exc
     report = SendReport()
     lines = LineSender(args, site, report)
     bar = tqdm(unit=" lines", file=sys.stderr, disable=True if args.no_progress else None)
@@ -165,10 +166,9 @@ def run(args: argparse.Namespace) -> int:
         with open_source(args.file) as stream:
             unreadable = send_lines(iter_jsonl(stream, args.file), lines, bar)
     except (SourceError, BotoCoreError) as exc:
+        raise CommandError(f"{exc}; stopped after {report.lines} line(s)") from exc
+    finally:
         bar.close()
-        print(f"{printable(exc)}\nstopped after {report.lines} line(s)", file=sys.stderr)
-        return 2
-    bar.close()
     stats = lines.sender.stats if lines.sender is not None else None
     sent = f"sent {stats.changes if stats else 0} change(s) in {stats.messages if stats else 0}"
     calls = stats.batch_calls if stats else 0
@@ -177,4 +177,7 @@ def run(args: argparse.Namespace) -> int:
         f"{sent} message(s), {calls} batch call(s); {report.rejected} rejected, "
         f"{report.unsent} not sent, {unreadable} unreadable"
     )
-    return 1 if failed else 0
+    if not (stats and stats.changes) and not report.unsent:
+        what = "nothing read from" if not report.lines + unreadable else "no change to send in"
+        raise NothingKept(f"{what} {args.file}; nothing sent")
+    return EXIT_SKIPPED if failed else 0

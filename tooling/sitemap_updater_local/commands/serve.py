@@ -29,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 from sitemap_updater.rebuild.outputs.bucket import kind_of
 from sitemap_updater.store.keys import INDEX_KEY
 from sitemap_updater.view import SECURITY_HEADERS, VIEW_PAGE, view_files
+from sitemap_updater_local.console import command_line
 from sitemap_updater_local.errors import EXIT_OK, CommandError
 
 DEFAULT_PORT: Final = 8000
@@ -133,6 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--port",
         type=int,
         default=DEFAULT_PORT,
+        metavar="N",
         help=f"port (default {DEFAULT_PORT}; 0: any free one)",
     )
     parser.add_argument(
@@ -174,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            print("sitemap-updater serve: stopped", file=sys.stderr)
+            print(command_line("serve", "stopped"), file=sys.stderr)
     finally:
         server.server_close()
     return EXIT_OK

@@ -61,7 +61,9 @@ counts in the wave whose run publishes it, with the waves' gaps in its lag.
 messages. The ``body`` of a rejected array message is what the DLQ holds: the bad entries with
 their indexes. A message SQS itself refuses (for example over 256 KiB) is listed in ``rejected``
 with a reason that starts with ``not accepted by SQS`` and is not counted as dead-lettered.
-Exit status: 0, or 2 for unusable arguments or files.
+Exit status, as ``build``'s: 0; 1 when a message was rejected or dead-lettered (the first 20
+rejections are printed in full, then a count per rule); 2 for unusable arguments or files; 3 when
+the wave files hold no message, or no change of them was accepted: DIR is then left as it was.
 """
 
 from __future__ import annotations
@@ -76,14 +78,18 @@ from pathlib import Path
 from typing import Any
 
 from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_key
+from sitemap_updater.ingest.dlq import reason_kinds
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
+from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.deployment.stack.template import TemplateError
+from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
+from sitemap_updater_local.inputs.records import Problem
 
 DEFAULT_SITE = "https://www.example.com"
 DEFAULT_WAVE_GAP = 300.0
@@ -178,9 +184,11 @@ def simulate(
     indexnow_key: str | None = None,
     start: datetime | None = None,
     wave_gap: float = DEFAULT_WAVE_GAP,
+    replace_when_empty: bool = True,
 ) -> dict[str, Any]:
     """Run the waves; write the bucket and report.json into ``out``; return the report.
-    ``site`` is one origin or a comma-separated list of them."""
+    ``site`` is one origin or a comma-separated list of them. Unless ``replace_when_empty``,
+    ``out`` is left as it was when no wave had a change accepted."""
     parameters = {"PublicBaseUrl": site}
     if section_rules is not None:
         parameters["SectionRules"] = section_rules
@@ -239,6 +247,8 @@ def simulate(
                     **_freshness(runs),
                 }
             )
+        if not replace_when_empty and nothing_kept(report):
+            return report
         out.mkdir(parents=True, exist_ok=True)
         dep.download(out)
     # a lone surrogate from an undecodable wave line is written as its JSON escape
@@ -260,13 +270,11 @@ def _freshness(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-class _Unusable(Exception):
-    """An argument or file the command cannot use; the message says which and why."""
-
-
 def run(args: argparse.Namespace) -> int:
+    waves, start, plan = _checked_inputs(args)
+    if not any(waves):
+        raise NothingKept(f"the wave files hold no message; {args.out} is unchanged")
     try:
-        waves, start, plan = _checked_inputs(args)
         report = simulate(
             waves,
             args.out,
@@ -278,46 +286,69 @@ def run(args: argparse.Namespace) -> int:
             indexnow_key=args.indexnow_key,
             start=start,
             wave_gap=DEFAULT_WAVE_GAP if args.wave_gap is None else args.wave_gap,
+            replace_when_empty=False,
         )
     # TemplateError: a --site or --max-urls-per-sitemap the template refuses
-    except (_Unusable, TemplateError) as exc:
-        print(f"simulate: {printable(exc)}", file=sys.stderr)
-        return 2
-    _print_waves(report["waves"], indexnow=args.indexnow_key is not None)
+    except TemplateError as exc:
+        raise CommandError(str(exc)) from exc
+    waves_done = report["waves"]
+    _print_waves(waves_done, indexnow=args.indexnow_key is not None)
     if plan is not None:
         counts = ", ".join(f"{n} {code}" for code, n in sorted(plan.counts().items()))
         print(f"faults injected: {len(plan.injected)}" + (f" ({counts})" if counts else ""))
+    problems = ProblemReport()
+    for path, wave in zip(args.waves, waves_done, strict=True):
+        for rejected in wave["rejected"]:
+            problems(_rejection(path, rejected))
+    for line in problems.summary("message(s) rejected"):
+        print(line, file=sys.stderr)
+    if nothing_kept(report):
+        raise NothingKept(f"no change was accepted; {args.out} is unchanged")
     print(printable(f"files and report.json written to {args.out}"))
-    return 0
+    lost = any(wave["rejected"] or wave["dead_lettered"] for wave in waves_done)
+    return EXIT_SKIPPED if lost else 0
+
+
+def nothing_kept(report: dict[str, Any]) -> bool:
+    """Whether no wave had a change accepted: the bucket holds nothing of the waves."""
+    return not any(wave["accepted"] for wave in report["waves"])
+
+
+def _rejection(wave: Path, rejected: dict[str, str]) -> Problem:
+    """A rejected message as a problem of its wave file, counted by its fields and rules
+    (``dlq.reason_kinds``: without the values)."""
+    reason = rejected["reason"]
+    kinds = reason_kinds(reason)
+    return Problem(str(wave), reason, "; ".join(kinds) if kinds else reason.split(":", 1)[0])
 
 
 def _checked_inputs(
     args: argparse.Namespace,
 ) -> tuple[list[list[str]], datetime | None, FaultPlan | None]:
     """The waves, the start and the fault plan of ``args``, checked in the order they are
-    given; raises :class:`_Unusable` for the first one that cannot be used."""
+    given; raises :class:`CommandError` for the first one that cannot be used."""
     if (args.faults is None) != (args.seed is None):
-        raise _Unusable("--faults RATE and --seed S go together")
+        raise CommandError("--faults RATE and --seed S go together")
     waves = [_read_wave_file(path) for path in args.waves]
     if args.wave_gap is not None and args.start is None:
-        raise _Unusable("--wave-gap SECONDS needs --start ISO8601")
+        raise CommandError("--wave-gap SECONDS needs --start ISO8601")
     if args.wave_gap is not None and args.wave_gap < 0:
-        raise _Unusable(f"--wave-gap {args.wave_gap}: must not be negative")
+        raise CommandError(f"--wave-gap {args.wave_gap}: must not be negative")
     start = None if args.start is None else _start(args.start)
     if args.indexnow_key is not None:
         try:
             check_key(args.indexnow_key, field="--indexnow-key")
         except IndexNowConfigError as exc:
-            raise _Unusable(str(exc)) from exc
+            raise CommandError(str(exc)) from exc
     try:
         plan = FaultPlan(args.faults, args.seed) if args.faults is not None else None
     except ValueError as exc:
-        raise _Unusable(f"--faults: {exc}") from exc
+        raise CommandError(f"--faults: {exc}") from exc
     try:
         Sites.parse(site_list(args))
         SectionRules.parse(args.section_rules or "", field="--section-rules")
     except SitemapError as exc:
-        raise _Unusable(f"--site: {exc}" if "site" in exc.field else str(exc)) from exc
+        raise CommandError(f"--site: {exc}" if "site" in exc.field else str(exc)) from exc
     return waves, start, plan
 
 
@@ -330,7 +361,7 @@ def _read_wave_file(path: Path) -> list[str]:
     try:
         return read_wave(path)
     except OSError as exc:
-        raise _Unusable(f"cannot read wave file {path}: {exc.strerror}") from exc
+        raise CommandError(f"cannot read wave file {path}: {exc.strerror}") from exc
 
 
 def _start(text: str) -> datetime:
@@ -340,7 +371,7 @@ def _start(text: str) -> datetime:
     except ValueError:
         start = None
     if start is None or start.tzinfo is None:
-        raise _Unusable(
+        raise CommandError(
             f"--start {text!r}: must be an ISO 8601 date-time with a zone "
             "(for example 2026-01-05T08:00:00Z)"
         )

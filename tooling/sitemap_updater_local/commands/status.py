@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -54,6 +53,7 @@ from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.spaces import key_prefix_of, section_of_file
+from sitemap_updater_local.errors import CommandError
 
 #: the outputs the command reads
 NEEDED = ("StateTableName", "QueueUrl", "DeadLetterQueueUrl", "BucketName")
@@ -299,16 +299,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         status = collect(clients, args.stack_name)
     except StackUnusable as error:
-        print(printable(f"status: {error}"), file=sys.stderr)
-        return 2
+        raise CommandError(str(error)) from error
     except ClientError as error:
         info = error.response.get("Error", {})
-        line = f"status: {error.operation_name} failed: {info.get('Code')}: {info.get('Message')}"
-        print(printable(line), file=sys.stderr)
-        return 1
+        line = f"{error.operation_name} failed: {info.get('Code')}: {info.get('Message')}"
+        raise CommandError(line) from error
     except BotoCoreError as error:
-        print(printable(f"status: AWS call failed: {error}"), file=sys.stderr)
-        return 1
+        raise CommandError(f"AWS call failed: {error}") from error
     if args.json:
         print(json.dumps(status, indent=2))
     else:

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urljoin, urlsplit
 
 from sitemap_updater.protocol.gzipio import is_gzip
-from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.records import EmptySource, SourceError
 
 if TYPE_CHECKING:
     import urllib.request
@@ -187,7 +187,7 @@ def open_source(
         stream = SourceStream(_Counted(inner, location, policy), _CHUNK)
         stream.gzipped = gzipped
         if refuse_empty and not stream.peek(1):
-            raise SourceError(
+            raise EmptySource(
                 f"{location}: empty {'after gunzip' if gzipped else 'file'}: nothing to read"
             )
         yield stream

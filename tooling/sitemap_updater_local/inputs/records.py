@@ -6,7 +6,6 @@ which becomes a :class:`RawEntry` (with its ``where``) only when something needs
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
@@ -18,6 +17,10 @@ QUOTE_LIMIT: Final = 200
 
 class SourceError(Exception):
     """A source cannot be opened or read at all (missing file, HTTP error, unknown format)."""
+
+
+class EmptySource(SourceError):
+    """A source that holds nothing (an empty file, a gzip that inflates to nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +57,6 @@ class Note:
 
     def __str__(self) -> str:
         return printable(f"{self.where}: note: {self.text}")
-
-
-def print_problem(problem: Problem | Note) -> None:
-    """Report a skipped record on stderr, one line (what ``build`` and ``backfill`` do)."""
-    print(problem, file=sys.stderr)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,12 +18,18 @@ from sitemap_updater.protocol.languages.news import repaired_news_language
 from sitemap_updater.protocol.limits import MAX_IMAGES_PER_URL
 from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sites import Sites
-from sitemap_updater_local.inputs.records import Dropped, RawEntry, quote
+from sitemap_updater_local.inputs.records import Dropped, Problem, RawEntry, quote
 
 
 def invalid(field: str, value: object, rule: str) -> str:
     """One readable line naming the field, the value and the rule it breaks."""
     return f"{field}: {quote(value)} is invalid: {rule}"
+
+
+def rejected_entry(where: str, field: str, value: object, rule: str) -> Problem:
+    """The problem of an entry that breaks ``rule``, counted by its field and rule (not its
+    value), as ``build`` counts its problems."""
+    return Problem(where, invalid(field, value, rule), f"{field}: {rule}")
 
 
 def _priority(raw: str | None) -> object:

@@ -24,7 +24,7 @@ from sitemap_updater.protocol.normalized import NormalForm, recognize
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.store.items import video_fields
 from sitemap_updater_local.inputs.records import Dropped, Problem, RawEntry, Row, raw_entry
-from sitemap_updater_local.pipeline.raw_entries import entry_from_raw, invalid
+from sitemap_updater_local.pipeline.raw_entries import entry_from_raw, rejected_entry
 
 #: Each priority at one decimal, as ``json`` writes the float ``normalize_priority`` returns.
 PRIORITY_JSON: Final = {k / 10: json.dumps(k / 10) for k in range(11)}
@@ -162,7 +162,7 @@ class UpsertLines:
                 self.site, raw, self.now, self._on_dropped, keep_page=self.keep_page
             )
         except SitemapError as exc:
-            return Problem(raw.where, invalid(raw.name_of(exc.field), exc.value, exc.rule))
+            return rejected_entry(raw.where, raw.name_of(exc.field), exc.value, exc.rule)
         return entry.loc, event_line(upsert_event(entry))
 
     def line(self, row: Row) -> tuple[str, str] | Problem:

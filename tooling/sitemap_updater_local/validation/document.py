@@ -3,11 +3,13 @@ rules (``rules``); a file, a directory of them, or a URL."""
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Final, cast
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -15,8 +17,14 @@ from sitemap_updater.protocol.limits import (
     MAX_URLS,
     SITEMAP_NS,
 )
-from sitemap_updater_local.inputs.opening import SourceStream, open_source
-from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.opening import (
+    SourcePolicy,
+    SourceStream,
+    is_url,
+    open_source,
+    origin_of,
+)
+from sitemap_updater_local.inputs.records import EmptySource, SourceError
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
@@ -30,15 +38,22 @@ from sitemap_updater_local.validation.schemas import index_schema, urlset_schema
 #: Problems reported per rule and file before the rest are summed up in one line.
 _URL = f"{{{SITEMAP_NS}}}url"
 _SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
-#: XML's whitespace characters, which the XSD types of loc, href and lastmod collapse.
+_LOC = f"{{{SITEMAP_NS}}}loc"
 
 
 class _Document:
     """One document read as a stream: its entries are validated in batches of
     :data:`BATCH_ENTRIES`, each moved under a copy of the root, and then freed."""
 
-    def __init__(self, report: FileReport, file_url: str | None, directory: Path | None):
+    def __init__(
+        self,
+        report: FileReport,
+        file_url: str | None,
+        directory: Path | None,
+        on_child: Callable[[str], None] | None = None,
+    ):
         self.report = report
+        self.on_child = on_child
         self.file_url = file_url
         self.directory = directory
         self.root: etree._Element | None = None
@@ -78,6 +93,8 @@ class _Document:
                 del self.root[0]
             self.root.remove(element)
             return
+        if self.on_child is not None and element.tag == _SITEMAP:
+            self.on_child((element.findtext(_LOC) or "").strip())
         self.pending += 1
         if self.pending >= BATCH_ENTRIES:
             self.flush(upto=element)
@@ -118,6 +135,8 @@ class _Document:
 
 
 _ROOTS: Final = {"urlset": urlset_schema, "sitemapindex": index_schema}
+#: A host name as a folder of an output of several hosts is named (``www.example.de``).
+_HOST_NAME: Final = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9-]+", re.IGNORECASE)
 #: Entries validated at a time (memory holds one batch, not the document).
 BATCH_ENTRIES: Final = 1000
 
@@ -128,9 +147,11 @@ def validate_stream(
     source: str,
     file_url: str | None = None,
     directory: Path | None = None,
+    on_child: Callable[[str], None] | None = None,
 ) -> FileReport:
     """Validate one file read as a stream (already inflated by ``open_source``), in bounded
-    memory: the bytes are capped at the protocol's limit, the entries checked in batches."""
+    memory: the bytes are capped at the protocol's limit, the entries checked in batches.
+    ``on_child`` is given the ``loc`` of each child an index lists."""
     report = FileReport(source=source, gzipped=stream.gzipped)
     if not stream.peek(4096).removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"<"):
         report.problems.append(
@@ -138,7 +159,7 @@ def validate_stream(
         )
         return report
     probe = RootProbe(stream)
-    document = _Document(report, file_url, directory)
+    document = _Document(report, file_url, directory, on_child)
     try:
         for event, element in etree.iterparse(probe, events=("start", "end"), **XML_OPTIONS):
             if document.root is None:
@@ -166,15 +187,26 @@ def validate_stream(
 
 
 def validate_location(
-    location: str, *, file_url: str | None = None, directory: Path | None = None
+    location: str,
+    *,
+    file_url: str | None = None,
+    directory: Path | None = None,
+    policy: SourcePolicy | None = None,
+    on_child: Callable[[str], None] | None = None,
 ) -> FileReport:
     """Open a file or URL (``open_source``: gzip by its magic bytes, http(s) only, redirects
-    on the URL's own origin) and validate it as a stream."""
+    on the URL's own origin, within ``policy``'s caps) and validate it as a stream."""
     try:
-        with open_source(location, refuse_empty=True) as stream:
-            return validate_stream(stream, source=location, file_url=file_url, directory=directory)
+        with open_source(location, policy, refuse_empty=True) as stream:
+            return validate_stream(
+                stream, source=location, file_url=file_url, directory=directory, on_child=on_child
+            )
     except SourceError as err:
-        return FileReport(source=location, problems=[str(err).removeprefix(f"{location}: ")])
+        return FileReport(
+            source=location,
+            problems=[str(err).removeprefix(f"{location}: ")],
+            nothing_read=isinstance(err, EmptySource),
+        )
 
 
 def validate_document(
@@ -204,28 +236,85 @@ def _is_sitemap_file(path: Path) -> bool:
     return path.is_file() and path.name.endswith((".xml", ".xml.gz"))
 
 
+def _sitemap_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if _is_sitemap_file(p))
+
+
+def _host_folders(directory: Path) -> list[Path]:
+    """The subdirectories of an output of several hosts: each named after its host (a dot in
+    its name, as every host name of a site has), holding sitemap files."""
+    return sorted(
+        p
+        for p in directory.iterdir()
+        if p.is_dir() and not p.is_symlink() and _HOST_NAME.fullmatch(p.name) and _sitemap_files(p)
+    )
+
+
+def _host_base(base_url: str | None, host: str) -> str | None:
+    """Where a host folder's files are published: the root of its host, in ``base_url``'s
+    scheme (the deployed system's layout when the sitemaps are on the site's hosts)."""
+    if base_url is None:
+        return None
+    return f"{urlsplit(base_url).scheme}://{host}/"
+
+
 def validate_path(path: Path, *, base_url: str | None = None) -> list[FileReport]:
-    """Validate a local file, or every ``*.xml``/``*.xml.gz`` file of a directory."""
+    """Validate a local file, or every ``*.xml``/``*.xml.gz`` file of a directory and of each of
+    its host folders (``DIR/<host>/``, the other hosts of an output of several)."""
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if _is_sitemap_file(p))
-        if not files:
-            return [FileReport(source=str(path), problems=["no .xml or .xml.gz files"])]
+        folders = [(path, base_url)]
+        folders += [(sub, _host_base(base_url, sub.name)) for sub in _host_folders(path)]
+        if not _sitemap_files(path) and len(folders) == 1:
+            return [
+                FileReport(
+                    source=str(path), problems=["no .xml or .xml.gz files"], nothing_read=True
+                )
+            ]
+        files = [(file, base) for folder, base in folders for file in _sitemap_files(folder)]
     elif path.is_file():
-        files = [path]
+        files = [(path, base_url)]
     else:
         return [FileReport(source=str(path), problems=["no such file or directory"])]
     return [
-        validate_location(str(file), file_url=_file_url(file, base_url), directory=file.parent)
-        for file in files
+        validate_location(str(file), file_url=_file_url(file, base), directory=file.parent)
+        for file, base in files
     ]
 
 
-def validate_url(url: str) -> FileReport:
-    return validate_location(url, file_url=url)
+def validate_url(url: str, policy: SourcePolicy | None = None) -> list[FileReport]:
+    """Validate the file at ``url`` and, for an index, each child it lists on the same origin
+    (scheme, host and port), once each, one level deep (sitemaps.org allows no more), within
+    one source's caps (``SourcePolicy``: the bytes of the index and its children in total).
+    A child on another origin is not fetched: a note counts them."""
+    policy = policy or SourcePolicy()
+    children: list[str] = []
+    index = validate_location(url, file_url=url, policy=policy, on_child=children.append)
+    reports = [index]
+    seen = {url}
+    elsewhere = 0
+    for child in children:
+        if child in seen:
+            continue
+        seen.add(child)
+        if not is_url(child) or origin_of(child) != origin_of(url):
+            elsewhere += 1
+            continue
+        if policy.bytes_read >= policy.max_bytes:
+            index.problems.append(
+                f"the children after {policy.max_bytes:,} bytes read are not checked"
+            )
+            break
+        reports.append(validate_location(child, file_url=child, policy=policy))
+    if elsewhere:
+        index.notes.append(
+            f"{elsewhere} child sitemap(s) not on {origin_of(url)} not fetched or checked"
+        )
+    return reports
 
 
 def validate_target(target: str, *, base_url: str | None = None) -> list[FileReport]:
-    """A URL (http/https) is fetched; anything else is a local path."""
+    """A URL (http/https) is fetched, an index's children with it; anything else is a local
+    path."""
     if target.lower().startswith(("http://", "https://")):
-        return [validate_url(target)]
+        return validate_url(target)
     return validate_path(Path(target), base_url=base_url)

@@ -61,6 +61,8 @@ class FileReport:
     #: what Google ignores (deprecated tags): said, but the file is still ok
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: nothing was read: an empty file, or a directory without sitemap files
+    nothing_read: bool = False
 
     @property
     def ok(self) -> bool:
