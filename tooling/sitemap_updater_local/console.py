@@ -66,7 +66,8 @@ class ProblemReport:
         skipped = self.count - self.warnings
         parts = [f"{skipped} {what}"] if skipped else []
         if self.warnings:
-            parts.append(f"{self.warnings} invalid element(s) left out, their pages kept")
+            kept = "their pages kept"
+            parts.append(f"{self.warnings} invalid element(s) or field(s) left out, {kept}")
         told = ", ".join(parts)
         if self.count <= self._shown:
             return [f"{told} (see above)"]

@@ -58,6 +58,7 @@ def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--date-order",
         choices=DATE_ORDERS,
+        metavar="dmy|mdy",
         help="read lastmods such as 27/11/2026 or 20.11.2026 day first (dmy) or month first "
         "(mdy); without it such a date is invalid",
     )
