@@ -45,14 +45,15 @@ from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.sections import SectionRules
-from sitemap_updater.sites import Sites
 from sitemap_updater.store.keys import INDEX_KEY
 from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError
 from sitemap_updater_local.options import (
     add_csv_arguments,
     add_media_hosts_argument,
+    add_sites_arguments,
     csv_format_of,
+    sites_of,
 )
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
@@ -69,14 +70,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="JSONL file of change events, or CSV with a header naming url and lastmod "
         "columns (plain or .gz)",
     )
-    parser.add_argument(
-        "--site",
+    add_sites_arguments(
+        parser,
         required=True,
-        action="append",
-        metavar="URL",
-        help="site origin, e.g. https://www.example.com; repeat it (or give a comma-separated "
-        "list) for several hosts: the first is the primary, whose files are at the top of DIR, "
-        "every other host's are in DIR/<host>/",
+        help="site origin, e.g. https://www.example.com; the primary's files are at the top of "
+        "DIR, every other host's in DIR/<host>/",
     )
     parser.add_argument(
         "--section-rules",
@@ -174,10 +172,8 @@ class _Progress:
 
 def run(args: argparse.Namespace) -> int:
     _check_numbers(args)
-    try:
-        sites = Sites.parse(",".join(args.site), args.media_hosts)
-    except ValueError as exc:
-        raise CommandError(f"--site: {exc}") from exc
+    sites = sites_of(args, args.media_hosts)
+    assert sites is not None  # --site is required
     try:
         rules = SectionRules.parse(args.section_rules, field="--section-rules")
     except SitemapError as exc:

@@ -20,8 +20,9 @@ from sitemap_updater.protocol.entry import EXTRA_FIELDS, Entry, EntryField, extr
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Video
-from sitemap_updater.protocol.normalized import NormalForm, recognize
+from sitemap_updater.protocol.normalized import NormalForm, normal_form, recognize
 from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.items import video_fields
 from sitemap_updater_local.inputs.records import Dropped, Problem, RawEntry, Row, raw_entry
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw, invalid
@@ -123,16 +124,27 @@ def plain_line(entry: Entry) -> str:
 
 
 class UpsertLines:
-    """The upsert line of each entry of one site; ``now`` is the run's start (aware);
-    ``on_dropped`` takes the warning of each element left out of an entry (none: not told)."""
+    """The upsert line of each entry of the listed sites (or one site), each judged against
+    the site its loc is on; ``now`` is the run's start (aware); ``on_dropped`` takes the
+    warning of each element left out of an entry (none: not told)."""
 
     def __init__(
-        self, site: Site, now: datetime, on_dropped: Callable[[Dropped], None] | None = None
+        self,
+        site: Site | Sites,
+        now: datetime,
+        on_dropped: Callable[[Dropped], None] | None = None,
     ) -> None:
-        self.site = site
+        self.sites = sites_of(site) if isinstance(site, Site) else site
         self.now = now
-        self._form = NormalForm(site, now)
+        #: the one site's form (a list of one); else each listed site's, by the loc
+        self._form: NormalForm | None = (
+            NormalForm(self.sites.primary, now) if len(self.sites) == 1 else None
+        )
         self._on_dropped = on_dropped or (lambda dropped: None)
+
+    def _form_of(self, loc: str) -> NormalForm | None:
+        site = self.sites.site_of(loc)
+        return None if site is None else normal_form(site, self.now)
 
     def fast(self, row: Row) -> str | None:
         """The line of a row, if every value is already normalized; ``None``: not sure."""
@@ -140,8 +152,11 @@ class UpsertLines:
         number = None if priority is None else _number(priority)
         if priority is not None and number is None:
             return None
+        form = self._form or self._form_of(row.loc)
+        if form is None:
+            return None
         entry = recognize(
-            self._form, row.loc, row.lastmod, row.changefreq, number, row.alternates, row.images
+            form, row.loc, row.lastmod, row.changefreq, number, row.alternates, row.images
         )
         return None if entry is None else plain_line(entry)
 
@@ -152,7 +167,7 @@ class UpsertLines:
         field as the source does: ``names``, see :class:`RawEntry`)."""
         raw = row if isinstance(row, RawEntry) else raw_entry(row, names)
         try:
-            entry = entry_from_raw(self.site, raw, self.now, self._on_dropped)
+            entry = entry_from_raw(self.sites, raw, self.now, self._on_dropped)
         except SitemapError as exc:
             return Problem(raw.where, invalid(raw.name_of(exc.field), exc.value, exc.rule))
         return entry.loc, event_line(upsert_event(entry))
