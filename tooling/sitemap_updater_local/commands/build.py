@@ -42,7 +42,7 @@ import time
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol import SitemapError
-from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.store.keys import INDEX_KEY
@@ -58,7 +58,11 @@ from sitemap_updater_local.options import (
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
 )
-from sitemap_updater_local.pipeline.static_build import NothingToPublish, build_static
+from sitemap_updater_local.pipeline.static_build import (
+    BuildResult,
+    NothingToPublish,
+    build_static,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -118,6 +122,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="base URL the files are served from, for the index (default: the site)",
     )
     parser.add_argument(
+        "--news-window-hours",
+        type=int,
+        default=MAX_NEWS_WINDOW_HOURS,
+        metavar="N",
+        help="News files list the articles published in the last N hours, as the stack's "
+        f"NewsWindowHours (default {MAX_NEWS_WINDOW_HOURS}, at most {MAX_NEWS_WINDOW_HOURS})",
+    )
+    parser.add_argument(
         "--allow-empty",
         action="store_true",
         help="publish an empty site (sitemap-home.xml.gz) when no live URL is left, instead "
@@ -142,6 +154,10 @@ def _check_numbers(args: argparse.Namespace) -> None:
     if not 1024 <= args.max_bytes_per_sitemap <= MAX_BYTES:
         raise CommandError(
             f"--max-bytes-per-sitemap: {args.max_bytes_per_sitemap} must be 1024..{MAX_BYTES}"
+        )
+    if not 1 <= args.news_window_hours <= MAX_NEWS_WINDOW_HOURS:
+        raise CommandError(
+            f"--news-window-hours: {args.news_window_hours} must be 1..{MAX_NEWS_WINDOW_HOURS}"
         )
     if args.jobs < 1:
         raise CommandError(f"--jobs: {args.jobs} must be 1 or more")
@@ -168,6 +184,22 @@ class _Progress:
 
     def close(self) -> None:
         self._bar.close()
+
+
+def _news_line(result: BuildResult, window_hours: int) -> str:
+    """What the build made of the pages' News articles."""
+    line = (
+        f"News: {result.news_articles} article(s) of the last {window_hours} hours in "
+        f"{len(result.news_files)} file(s)"
+    )
+    if result.news_files:
+        line += f" ({', '.join(result.news_files)})"
+    if result.articles_before_window:
+        line += (
+            f"; {result.articles_before_window} article(s) published before that are in the "
+            "regular files only"
+        )
+    return line
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
             csv_format=csv_format_of(args),
             allow_empty=args.allow_empty,
             stylesheet=args.stylesheet,
+            news_window_hours=args.news_window_hours,
         )
     except NothingToPublish:
         progress.close()
@@ -206,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     seconds = time.perf_counter() - started
-    shards = sum(name.endswith(".xml.gz") for name in result.files)
+    shards = sum(name.endswith(".xml.gz") for name in result.files) - len(result.news_files)
     xsl = f"{STYLESHEET_NAME} + " if args.stylesheet else ""
     indexes = f"{xsl}{INDEX_KEY}"
     if len(sites) > 1:
@@ -217,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
             f"+ {indexes} in {args.out} ({seconds:.2f} s)"
         )
     )
+    print(printable(_news_line(result, args.news_window_hours)))
     if result.removed:
         removed = ", ".join(result.removed)
         print(printable(f"removed {len(result.removed)} file(s) no longer listed: {removed}"))

@@ -294,11 +294,13 @@ class Backfill:
                 self._spool.add(change)
 
     def _final_state(self, spool: ChangeSpool) -> None:
-        from sitemap_updater.store.items import entry_from_item
+        from sitemap_updater.store.items import entry_from_item, news_from_item
 
         if spool.changes:
             for item in spool.resolve().iter_all():
-                event = upsert_event(entry_from_item(item))
+                # the page with its article: the regular sitemap's entry leaves the news out
+                entry = entry_from_item(item)._replace(news=news_from_item(item))
+                event = upsert_event(entry)
                 self.stats.events += 1
                 self._emit(str(event["url"]), event_line(event))
 
