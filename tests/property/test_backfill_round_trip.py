@@ -100,9 +100,7 @@ def pages(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 def _files(directory: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("sitemap*.xml*")
-    }
+    return {str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("sitemap*.xml*")}
 
 
 def _backfilled(published: Path) -> list[str]:
