@@ -17,7 +17,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError
 from tqdm import tqdm
@@ -27,6 +26,7 @@ from sitemap_updater.printable import printable
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed
 from sitemap_updater.producer.client import ChangeSender
 from sitemap_updater.sites import Sites
+from sitemap_updater_local.guessed_site import guess_site
 from sitemap_updater_local.inputs.opening import open_source
 from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
 from sitemap_updater_local.inputs.sources import iter_jsonl
@@ -61,15 +61,6 @@ def changes_of(line: BodyLine) -> Iterator[tuple[str, Any]]:
     yield line.where, decoded
 
 
-def site_of(change: Any, *, alternates_any_host: bool = False) -> Sites:
-    """The site of a change's ``url`` (``--site`` not given); raises ``ValueError``."""
-    url = change.get("url") if isinstance(change, dict) else None
-    if not isinstance(url, str):
-        raise ValueError("holds no url")
-    parts = urlsplit(url.strip())
-    return Sites.parse(f"{parts.scheme}://{parts.netloc}", alternates_any_host=alternates_any_host)
-
-
 class LineSender:
     """Feeds the changes of body lines to a :class:`ChangeSender` made on the first change."""
 
@@ -79,8 +70,9 @@ class LineSender:
 
     def _sender_for(self, change: Any) -> ChangeSender:
         if self.sender is None:
-            site = self._sites or site_of(
-                change, alternates_any_host=self._args.alternates_any_host
+            site = self._sites or guess_site(
+                change if isinstance(change, dict) else {},
+                alternates_any_host=self._args.alternates_any_host,
             )
             self.sender = ChangeSender(
                 self._args.queue_url,

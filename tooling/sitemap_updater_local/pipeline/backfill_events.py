@@ -9,15 +9,14 @@ in the index's order. ``sitemap-updater backfill`` is its command.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.sites import Sites, sites_of
+from sitemap_updater_local.guessed_site import guess_site
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.opening import (
     BudgetError,
@@ -51,36 +50,6 @@ if TYPE_CHECKING:
 
 #: Records read between two updates of the progress bar.
 PROGRESS_EVERY = 1024
-
-
-def _first_url(record: RawEntry | BodyLine) -> object:
-    if isinstance(record, RawEntry):
-        return record.loc
-    try:
-        body: Any = json.loads(record.text)
-    except ValueError:
-        return None
-    if isinstance(body, list) and body:
-        body = body[0]
-    if isinstance(body, dict) and isinstance(body.get("detail"), dict):
-        body = body["detail"]
-    return body.get("url") if isinstance(body, dict) else None
-
-
-def guess_site(
-    record: RawEntry | BodyLine,
-    media_hosts: frozenset[str] | None = None,
-    *,
-    alternates_any_host: bool = False,
-) -> Sites:
-    """The site of the first URL a record holds, as the one site of the list (``Sites.parse``);
-    raises ``SitemapError`` or ``ValueError``."""
-    url = _first_url(record)
-    if not isinstance(url, str):
-        raise ValueError("holds no url")
-    parts = urlsplit(url.strip())
-    origin = f"{parts.scheme}://{parts.netloc}"
-    return Sites.parse(origin, media_hosts, alternates_any_host=alternates_any_host)
 
 
 @dataclass(slots=True)
