@@ -187,7 +187,7 @@ class _Progress:
 
 
 def _news_line(result: BuildResult, window_hours: int) -> str:
-    """What the build made of the pages' News articles."""
+    """What the build made of the pages' News articles (a build without any says nothing)."""
     line = (
         f"News: {result.news_articles} article(s) of the last {window_hours} hours in "
         f"{len(result.news_files)} file(s)"
@@ -250,7 +250,8 @@ def run(args: argparse.Namespace) -> int:
             f"+ {indexes} in {args.out} ({seconds:.2f} s)"
         )
     )
-    print(printable(_news_line(result, args.news_window_hours)))
+    if result.news_articles or result.articles_before_window:
+        print(printable(_news_line(result, args.news_window_hours)))
     if result.removed:
         removed = ", ".join(result.removed)
         print(printable(f"removed {len(result.removed)} file(s) no longer listed: {removed}"))
