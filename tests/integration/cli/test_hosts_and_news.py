@@ -324,3 +324,23 @@ def test_a_shorter_news_window_leaves_the_older_articles_out(
     )
     assert code == 2
     assert "--news-window-hours: 49 must be 1..48" in capsys.readouterr().err
+
+
+def test_backfill_of_events_keeps_each_page_with_its_article(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    article = _article("Story", datetime.now(UTC) - timedelta(hours=3))
+    source = _write(
+        tmp_path / "events.jsonl",
+        [
+            {"action": "upsert", "url": f"{COM}/n/1", "lastmod": "2026-01-02", "news": article},
+            {"action": "upsert", "url": f"{DE}/n/1", "news": article},
+        ],
+    )
+    out = tmp_path / "out.jsonl"
+    code = main(["backfill", "--from", str(source), "--out", str(out), "--site", f"{COM},{DE}"])
+    assert code == 0, capsys.readouterr().err
+    events = {e["url"]: e for e in map(json.loads, out.read_text().splitlines())}
+    assert events[f"{COM}/n/1"]["lastmod"] == "2026-01-02"
+    assert events[f"{COM}/n/1"]["news"]["title"] == "Story"
+    assert events[f"{DE}/n/1"]["news"]["title"] == "Story"
