@@ -1,9 +1,10 @@
 """Backfilling what this project published, then building from the events, gives the same
-files byte for byte; News articles and videos come through, one upsert per page.
+files byte for byte, on two hosts whose pages name each other as hreflang alternates: one
+upsert per page, its News article and videos in it, its lastmod kept.
 
-The published site is what ``build`` writes (the regular files, videos included) plus a News
-file rendered by the writers the rebuild uses for its News files (``<loc>`` and ``<news:news>``
-of each article), listed last by one index, as the rebuild lists them.
+The published site is what ``build`` writes: each host's regular files (videos included), its
+News files (the articles of the last 48 hours, as the rebuild writes them) and its index. Each
+host's index is backfilled with both sites listed, and the events of both built again.
 """
 
 from __future__ import annotations
@@ -16,16 +17,19 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import Entry, make_entry, render_index, render_urlset
+from sitemap_updater.protocol import make_entry
+from sitemap_updater.sites import Sites
 from sitemap_updater_local.inputs.records import Note
 from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.pipeline.backfill_events import Backfill
 from sitemap_updater_local.pipeline.static_build import build_static
 from sitemap_updater_local.pipeline.upsert_lines import news_event
-from tests.property.strategies import NOW, SITE
+from tests.property.strategies import NOW
 
 ROUND_TRIP = settings(max_examples=25, deadline=None)
 CAP = 4  # URLs per file: several files, so that an index lists them
+SITES = Sites.parse("https://www.example.com,https://www.example.de")
+COM, DE = (site.origin for site in SITES)
 
 videos = st.fixed_dictionaries(
     {
@@ -57,7 +61,10 @@ videos = st.fixed_dictionaries(
 news = st.fixed_dictionaries(
     {
         "publication": st.just({"name": "The Times", "language": "en"}),
-        "publication_date": st.sampled_from(["2026-11-20T08:00:00Z", "2026-11-19"]),
+        # inside the window of 48 hours before NOW, at its edge, and before it
+        "publication_date": st.sampled_from(
+            ["2026-11-20T08:00:00Z", "2026-11-19", "2026-11-18T12:00:00Z", "2026-11-10"]
+        ),
         "title": st.sampled_from(["A & B", "Plain"]),
     }
 )
@@ -66,13 +73,24 @@ news = st.fixed_dictionaries(
 @st.composite
 def pages(draw: st.DrawFn) -> list[dict[str, Any]]:
     count = draw(st.integers(1, 12))
-    out = []
+    # a page on each host (a host without one publishes its home file, which is no page)
+    out: list[dict[str, Any]] = [{"action": "upsert", "url": f"{h}/about"} for h in (COM, DE)]
     for i in range(count):
-        event: dict[str, Any] = {"action": "upsert", "url": f"{SITE.origin}/p/{i}"}
+        host = draw(st.sampled_from([COM, DE]))
+        event: dict[str, Any] = {"action": "upsert", "url": f"{host}/p/{i}"}
         if draw(st.booleans()):
             event["lastmod"] = draw(st.sampled_from(["2024-01-02", "2024-01-02T03:04:05Z"]))
         if draw(st.booleans()):
             event["priority"] = draw(st.sampled_from([0.0, 0.5, 1.0]))
+        if draw(st.booleans()):  # the page's twin on the other host, each naming both
+            twin = f"{DE if host == COM else COM}/t/{i}"
+            langs = {COM: "en", DE: "de"}
+            links = [
+                {"hreflang": langs[host], "href": event["url"]},
+                {"hreflang": langs[DE if host == COM else COM], "href": twin},
+            ]
+            event["alternates"] = links
+            out.append({"action": "upsert", "url": twin, "alternates": links})
         if draw(st.booleans()):
             event["videos"] = draw(st.lists(videos, min_size=1, max_size=2))
         if draw(st.booleans()):
@@ -81,25 +99,26 @@ def pages(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-def _published(root: Path, events: list[dict[str, Any]]) -> Path:
-    """Build the regular files, add a News file of the articles, and index them all."""
-    source = root / "events.jsonl"
-    source.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    out = root / "published"
-    build_static(str(source), SITE, str(out), max_urls=CAP, now=NOW)
-    files = sorted(p.name for p in out.glob("sitemap-*.xml.gz"))
-    articles = [
-        Entry(loc=e["url"], news=make_entry(SITE, loc=e["url"], news=e["news"], now=NOW).news)
-        for e in events
-        if "news" in e
-    ]
-    if articles:
-        data, _ = render_urlset(articles, SITE)
-        (out / "sitemap-news-1.xml.gz").write_bytes(data)
-        files.append("sitemap-news-1.xml.gz")
-    index, _ = render_index([(f"{SITE.origin}/{name}", None) for name in files])
-    (out / "all.xml").write_bytes(index)
-    return out
+def _files(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("sitemap*.xml*")}
+
+
+def _backfilled(published: Path) -> list[str]:
+    """The event lines of a backfill of each host's index, with both sites listed."""
+    lines: list[str] = []
+    problems: list[str] = []
+    for index in (published / "sitemap.xml", published / "www.example.de" / "sitemap.xml"):
+        if not index.exists():
+            continue
+        run = Backfill(
+            lambda url, line: lines.append(line),
+            site=SITES,
+            now=NOW,
+            on_problem=lambda p: problems.append(str(p)) if not isinstance(p, Note) else None,
+        )
+        run.run(iter_source_items(str(index)))
+    assert problems == []
+    return lines
 
 
 @ROUND_TRIP
@@ -107,31 +126,29 @@ def _published(root: Path, events: list[dict[str, Any]]) -> Path:
 def test_backfill_then_build_gives_the_same_files(events: list[dict[str, Any]]) -> None:
     with tempfile.TemporaryDirectory() as held:
         root = Path(held)
-        published = _published(root, events)
-        lines: list[str] = []
-        problems: list[str] = []
-        run = Backfill(
-            lambda url, line: lines.append(line),
-            site=SITE,
-            now=NOW,
-            on_problem=lambda p: problems.append(str(p)) if not isinstance(p, Note) else None,
-        )
-        run.run(iter_source_items(str(published / "all.xml")))
-        assert problems == []
+        source = root / "events.jsonl"
+        source.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+        published = root / "published"
+        first = build_static(str(source), SITES, str(published), max_urls=CAP, now=NOW)
+        lines = _backfilled(published)
         backfilled = [json.loads(line) for line in lines]
-        # one upsert per page, its article in it
+        # one upsert per page, its lastmod and its article (if in the News files) in it
         assert sorted(e["url"] for e in backfilled) == sorted(e["url"] for e in events)
         by_url = {e["url"]: e for e in backfilled}
         for event in events:
-            if "news" in event:
-                normalized = make_entry(SITE, loc=event["url"], news=event["news"], now=NOW).news
-                assert normalized is not None
-                assert by_url[event["url"]]["news"] == news_event(normalized)
+            assert by_url[event["url"]].get("lastmod") == event.get("lastmod")
+            if "news" not in event:
+                continue
+            site = SITES.site_of(event["url"])
+            assert site is not None
+            article = make_entry(site, loc=event["url"], news=event["news"], now=NOW).news
+            assert article is not None
+            if by_url[event["url"]].get("news") is not None:
+                assert by_url[event["url"]]["news"] == news_event(article)
+        assert len([e for e in backfilled if "news" in e]) == first.news_articles
         again = root / "events-again.jsonl"
         again.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         rebuilt = root / "rebuilt"
-        build_static(str(again), SITE, str(rebuilt), max_urls=CAP, now=NOW)
-        first = {p.name: p.read_bytes() for p in published.glob("sitemap*.xml*")}
-        second = {p.name: p.read_bytes() for p in rebuilt.glob("sitemap*.xml*")}
-        first.pop("sitemap-news-1.xml.gz", None)  # build writes no News files
-        assert first == second
+        second = build_static(str(again), SITES, str(rebuilt), max_urls=CAP, now=NOW)
+        assert second.news_files == first.news_files
+        assert _files(published) == _files(rebuilt)

@@ -7,9 +7,11 @@ one record at a time: ``iter_source`` records, ``ChangeReader`` (the ingest judg
 table item a change writes), last writer wins by ordering key, the space the rebuild's
 ``Layout.space_of`` gives each item (its host and section), the shard tree ``split_counts``
 gives from each space's root, the rebuild's own ``render_shard`` over the items of each leaf
-with the site of the leaf's host, and an index per host listing that host's files (its empty-site
-file when it has none). The two must write the same files, byte for byte, and report the same
-problems in the same order, here over two hosts with path rules and named sections.
+with the site of the leaf's host, the News files a full rebuild makes of the live items
+(``NewsDesk.replace_all``), and an index per host listing that host's files (its empty-site
+file when it has none), its News files last. The two must write the same files, byte for byte,
+and report the same problems in the same order, here over two hosts with path rules and named
+sections.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hypothesis import strategies as st
 
 from sitemap_updater.protocol import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
+from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
@@ -97,7 +100,14 @@ def events(draw: st.DrawFn) -> dict[str, Any]:
             "news": st.fixed_dictionaries(
                 {
                     "publication": st.just({"name": "The Times", "language": "en"}),
-                    "publication_date": st.just("2025-03-01T00:00:00Z"),
+                    # before the window of 48 hours, and inside it
+                    "publication_date": st.sampled_from(
+                        [
+                            "2025-03-01T00:00:00Z",
+                            (NOW - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                            (NOW - timedelta(hours=47)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                        ]
+                    ),
                     "title": st.sampled_from(["A & B", "Plain"]),
                 }
             ),
@@ -164,7 +174,19 @@ def _reference(
                     key = shard_file_key(part.shard_id)
                     files[key] = part.body
                     listed.append((part.shard_id, key, part.newest_lastmod))
-    files.update(_indexes(layout, sorted(listed), max_urls, max_bytes, stylesheet))
+    desk = NewsDesk(
+        layout.sites,
+        window_hours=48,
+        now=NOW.timestamp(),
+        max_bytes=max_bytes,
+        stylesheet=stylesheet,
+    )
+    desk.replace_all(item for _, item in live)
+    news = desk.render()
+    problems += [f"{skipped}: left out of the News files" for skipped in desk.skipped]
+    files.update((news_file.key, news_file.body) for news_file in news)
+    listed = sorted(listed) + [("", news_file.key, None) for news_file in news]
+    files.update(_indexes(layout, listed, max_urls, max_bytes, stylesheet))
     return files, problems
 
 

@@ -1,5 +1,6 @@
-"""Command-line options that several commands share: how to read a CSV source, and the hosts
-media may live on (``build`` and ``backfill`` judge entries as the deployed ingest does)."""
+"""Command-line options that several commands share: the sites (every command that takes a
+site takes several, the same way), how to read a CSV source, and the hosts media may live on
+(``build``, ``backfill`` and ``send`` judge entries as the deployed ingest does)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,50 @@ import argparse
 import codecs
 
 from sitemap_updater.protocol.errors import InvalidUrlError
-from sitemap_updater.sites import media_hosts_of
+from sitemap_updater.sites import Sites, media_hosts_of
+from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.spreadsheet_dates import DATE_ORDERS
+
+#: What every ``--site`` option says of several hosts.
+SITES_HELP = (
+    "repeat it (or give a comma-separated list) for several hosts, as the stack's SiteUrl: "
+    "the first is the primary, and a page's hreflang alternates may point to any listed host"
+)
+
+
+def add_sites_arguments(parser: argparse.ArgumentParser, *, required: bool, help: str) -> None:
+    """``--site`` (repeatable, each a comma-separated list of origins, as ``SiteUrl``) and
+    ``--alternates-any-host`` (the stack's ``AlternatesAnyHost``); :func:`sites_of` reads them."""
+    parser.add_argument(
+        "--site", action="append", required=required, metavar="URL", help=f"{help}; {SITES_HELP}"
+    )
+    parser.add_argument(
+        "--alternates-any-host",
+        action="store_true",
+        help="hreflang alternates may point to any host, not only to a listed one, as the "
+        "stack's AlternatesAnyHost=true",
+    )
+
+
+def sites_text(args: argparse.Namespace) -> str | None:
+    """The ``--site`` origins as ``SiteUrl`` holds them (``None``: no ``--site``)."""
+    return ",".join(args.site) if args.site else None
+
+
+def sites_of(args: argparse.Namespace, media_hosts: frozenset[str] | None = None) -> Sites | None:
+    """The sites ``--site`` lists, judged by the layer's one rule (``Sites.parse``), with the
+    alternates rule of ``--alternates-any-host`` (``None``: no ``--site``); raises
+    :class:`CommandError` (exit status 2) naming the entry and the rule."""
+    text = sites_text(args)
+    if text is None:
+        return None
+    try:
+        return Sites.parse(
+            text, media_hosts, alternates_any_host=getattr(args, "alternates_any_host", False)
+        )
+    except ValueError as exc:
+        raise CommandError(f"--site: {exc}") from exc
 
 
 def _delimiter(text: str) -> str:

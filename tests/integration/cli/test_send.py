@@ -133,3 +133,37 @@ def test_a_queue_url_without_a_region_needs_one_from_elsewhere(
 
     assert code == 2
     assert "region" in capsys.readouterr().err.lower()
+
+
+@pytest.mark.parametrize(
+    "sites",
+    [
+        ["--site", "https://shop.example.co.uk", "--site", "https://shop.example.fr"],
+        ["--site", "https://shop.example.co.uk,https://shop.example.fr"],
+    ],
+)
+def test_several_sites_send_the_changes_of_every_host_with_their_alternates(
+    tmp_path: Path, sqs: SQSClient, capsys: pytest.CaptureFixture[str], sites: list[str]
+) -> None:
+    url = sqs.create_queue(QueueName="ingest")["QueueUrl"]
+    uk, fr = "https://shop.example.co.uk", "https://shop.example.fr"
+    lines = []
+    for i in range(3):
+        links = [
+            {"hreflang": "en-GB", "href": f"{uk}/p/{i}"},
+            {"hreflang": "fr", "href": f"{fr}/p/{i}"},
+        ]
+        for host in (uk, fr):
+            lines.append(
+                json.dumps({"action": "upsert", "url": f"{host}/p/{i}", "alternates": links})
+            )
+    source = tmp_path / "events.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+
+    code = main(["send", "--queue-url", url, str(source), "--no-progress", *sites])
+
+    assert code == 0, capsys.readouterr().err
+    changes = _changes(drain(sqs, url))
+    assert sorted(c["url"] for c in changes) == sorted(json.loads(line)["url"] for line in lines)
+    assert all(len(c["alternates"]) == 2 for c in changes)
+    assert "sent 6 change(s)" in capsys.readouterr().out

@@ -35,9 +35,8 @@ from contextlib import ExitStack
 from typing import IO
 
 from sitemap_updater.printable import printable
-from sitemap_updater.protocol import Site
 from sitemap_updater_local.console import ProblemReport, command_line
-from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
+from sitemap_updater_local.errors import EXIT_SKIPPED, NothingKept
 from sitemap_updater_local.inputs.opening import (
     MAX_SOURCE_BYTES,
     MAX_SOURCE_RECORDS,
@@ -48,7 +47,9 @@ from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.options import (
     add_csv_arguments,
     add_media_hosts_argument,
+    add_sites_arguments,
     csv_format_of,
+    sites_of,
 )
 from sitemap_updater_local.outputs.replaced_file import open_replaced, refuse_same_file
 from sitemap_updater_local.pipeline.backfill_events import Backfill, BackfillStats, ChildResult
@@ -72,7 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     target.add_argument(
         "--out", metavar="FILE.jsonl", help="write the events to a file ('-': stdout)"
     )
-    parser.add_argument("--site", metavar="URL", help="site origin (default: from the first URL)")
+    add_sites_arguments(
+        parser, required=False, help="site origin (default: the origin of the first URL)"
+    )
     parser.add_argument("--region", metavar="R", help="AWS region of the queue")
     parser.add_argument("--endpoint-url", metavar="URL", help="SQS endpoint (for emulators)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -147,12 +150,7 @@ def _progress(args: argparse.Namespace, stack: ExitStack) -> Callable[[int], obj
 
 
 def run(args: argparse.Namespace) -> int:
-    site = None
-    if args.site:
-        try:
-            site = Site.parse(args.site, args.media_hosts)
-        except ValueError as exc:
-            raise CommandError(f"--site: {exc}") from exc
+    sites = sites_of(args, args.media_hosts)
 
     emit: Callable[[str, str], None]
     write: Callable[[str], None] | None = None
@@ -197,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
         csv_format = csv_format_of(args)
         backfill = Backfill(
             emit,
-            site=site,
+            site=sites,
             on_problem=report,
             pool=pool,
             write=write,
@@ -205,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
             policy=policy,
             csv_format=csv_format,
             media_hosts=args.media_hosts,
+            alternates_any_host=args.alternates_any_host,
         )
         records = iter_source_items(args.source, policy, csv_format)
         stack.callback(records.close)

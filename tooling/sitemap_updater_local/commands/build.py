@@ -42,22 +42,27 @@ import time
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol import SitemapError
-from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.sections import SectionRules
-from sitemap_updater.sites import Sites
 from sitemap_updater.store.keys import INDEX_KEY
 from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError
 from sitemap_updater_local.options import (
     add_csv_arguments,
     add_media_hosts_argument,
+    add_sites_arguments,
     csv_format_of,
+    sites_of,
 )
 from sitemap_updater_local.pipeline.fragment_spooling import (
     default_jobs,
 )
-from sitemap_updater_local.pipeline.static_build import NothingToPublish, build_static
+from sitemap_updater_local.pipeline.static_build import (
+    BuildResult,
+    NothingToPublish,
+    build_static,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,14 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="JSONL file of change events, CSV with a header naming url and lastmod columns, "
         "or a sitemap or sitemap index (a file or http(s) URL, plain or .gz)",
     )
-    parser.add_argument(
-        "--site",
+    add_sites_arguments(
+        parser,
         required=True,
-        action="append",
-        metavar="URL",
-        help="site origin, e.g. https://www.example.com; repeat it (or give a comma-separated "
-        "list) for several hosts: the first is the primary, whose files are at the top of DIR, "
-        "every other host's are in DIR/<host>/",
+        help="site origin, e.g. https://www.example.com; the primary's files are at the top of "
+        "DIR, every other host's in DIR/<host>/",
     )
     parser.add_argument(
         "--section-rules",
@@ -120,6 +122,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="base URL the files are served from, for the index (default: the site)",
     )
     parser.add_argument(
+        "--news-window-hours",
+        type=int,
+        default=MAX_NEWS_WINDOW_HOURS,
+        metavar="N",
+        help="News files list the articles published in the last N hours, as the stack's "
+        f"NewsWindowHours (default {MAX_NEWS_WINDOW_HOURS}, at most {MAX_NEWS_WINDOW_HOURS})",
+    )
+    parser.add_argument(
         "--allow-empty",
         action="store_true",
         help="publish an empty site (sitemap-home.xml.gz) when no live URL is left, instead "
@@ -144,6 +154,10 @@ def _check_numbers(args: argparse.Namespace) -> None:
     if not 1024 <= args.max_bytes_per_sitemap <= MAX_BYTES:
         raise CommandError(
             f"--max-bytes-per-sitemap: {args.max_bytes_per_sitemap} must be 1024..{MAX_BYTES}"
+        )
+    if not 1 <= args.news_window_hours <= MAX_NEWS_WINDOW_HOURS:
+        raise CommandError(
+            f"--news-window-hours: {args.news_window_hours} must be 1..{MAX_NEWS_WINDOW_HOURS}"
         )
     if args.jobs < 1:
         raise CommandError(f"--jobs: {args.jobs} must be 1 or more")
@@ -172,12 +186,26 @@ class _Progress:
         self._bar.close()
 
 
+def _news_line(result: BuildResult, window_hours: int) -> str:
+    """What the build made of the pages' News articles (a build without any says nothing)."""
+    line = (
+        f"News: {result.news_articles} article(s) of the last {window_hours} hours in "
+        f"{len(result.news_files)} file(s)"
+    )
+    if result.news_files:
+        line += f" ({', '.join(result.news_files)})"
+    if result.articles_before_window:
+        line += (
+            f"; {result.articles_before_window} article(s) published before that are in the "
+            "regular files only"
+        )
+    return line
+
+
 def run(args: argparse.Namespace) -> int:
     _check_numbers(args)
-    try:
-        sites = Sites.parse(",".join(args.site), args.media_hosts)
-    except ValueError as exc:
-        raise CommandError(f"--site: {exc}") from exc
+    sites = sites_of(args, args.media_hosts)
+    assert sites is not None  # --site is required
     try:
         rules = SectionRules.parse(args.section_rules, field="--section-rules")
     except SitemapError as exc:
@@ -202,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
             allow_empty=args.allow_empty,
             stylesheet=args.stylesheet,
             keep_page=not args.strict_fields,
+            news_window_hours=args.news_window_hours,
         )
     except NothingToPublish:
         progress.close()
@@ -211,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     seconds = time.perf_counter() - started
-    shards = sum(name.endswith(".xml.gz") for name in result.files)
+    shards = sum(name.endswith(".xml.gz") for name in result.files) - len(result.news_files)
     xsl = f"{STYLESHEET_NAME} + " if args.stylesheet else ""
     indexes = f"{xsl}{INDEX_KEY}"
     if len(sites) > 1:
@@ -222,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
             f"+ {indexes} in {args.out} ({seconds:.2f} s)"
         )
     )
+    if result.news_articles or result.articles_before_window:
+        print(printable(_news_line(result, args.news_window_hours)))
     if result.removed:
         removed = ", ".join(result.removed)
         print(printable(f"removed {len(result.removed)} file(s) no longer listed: {removed}"))

@@ -17,7 +17,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError
 from tqdm import tqdm
@@ -26,12 +25,14 @@ from sitemap_updater.ingest.shapes import looks_like_eventbridge
 from sitemap_updater.printable import printable
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed
 from sitemap_updater.producer.client import ChangeSender
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites
 from sitemap_updater_local.console import command_line
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
+from sitemap_updater_local.guessed_site import guess_site
 from sitemap_updater_local.inputs.opening import open_source
 from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
 from sitemap_updater_local.inputs.sources import iter_jsonl
+from sitemap_updater_local.options import add_sites_arguments, sites_of
 
 
 @dataclass(slots=True)
@@ -62,25 +63,19 @@ def changes_of(line: BodyLine) -> Iterator[tuple[str, Any]]:
     yield line.where, decoded
 
 
-def site_of(change: Any) -> Site:
-    """The site of a change's ``url`` (``--site`` not given); raises ``ValueError``."""
-    url = change.get("url") if isinstance(change, dict) else None
-    if not isinstance(url, str):
-        raise ValueError("holds no url")
-    parts = urlsplit(url.strip())
-    return Site.parse(f"{parts.scheme}://{parts.netloc}")
-
-
 class LineSender:
     """Feeds the changes of body lines to a :class:`ChangeSender` made on the first change."""
 
-    def __init__(self, args: argparse.Namespace, site: Site | None, report: SendReport) -> None:
-        self._args, self._site, self.report = args, site, report
+    def __init__(self, args: argparse.Namespace, sites: Sites | None, report: SendReport) -> None:
+        self._args, self._sites, self.report = args, sites, report
         self.sender: ChangeSender | None = None
 
     def _sender_for(self, change: Any) -> ChangeSender:
         if self.sender is None:
-            site = self._site or site_of(change)
+            site = self._sites or guess_site(
+                change if isinstance(change, dict) else {},
+                alternates_any_host=self._args.alternates_any_host,
+            )
             self.sender = ChangeSender(
                 self._args.queue_url,
                 site=site,
@@ -142,8 +137,10 @@ def send_lines(records: Iterable[BodyLine | Problem], lines: LineSender, bar: An
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE.jsonl", help="one message body per line")
     parser.add_argument("--queue-url", required=True, metavar="URL", help="the ingest queue")
-    parser.add_argument(
-        "--site", metavar="URL", help="the stack's SiteUrl (default: from the first change's url)"
+    add_sites_arguments(
+        parser,
+        required=False,
+        help="the stack's SiteUrl (default: the origin of the first change's url)",
     )
     parser.add_argument(
         "--region",
@@ -155,12 +152,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        site = Site.parse(args.site) if args.site else None
-    except ValueError as exc:
-        raise CommandError(f"--site: {exc}") from exc
+    sites = sites_of(args)
     report = SendReport()
-    lines = LineSender(args, site, report)
+    lines = LineSender(args, sites, report)
     bar = tqdm(unit=" lines", file=sys.stderr, disable=True if args.no_progress else None)
     try:
         with open_source(args.file) as stream:

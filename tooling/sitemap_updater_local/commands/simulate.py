@@ -1,10 +1,6 @@
 """``sitemap-updater simulate``: replay wave files through the local deployment.
 
-Usage::
-
-    sitemap-updater simulate WAVE.jsonl [WAVE.jsonl ...] --out DIR [--site URL ...]
-        [--section-rules RULES] [--max-urls-per-sitemap N] [--faults RATE --seed S]
-        [--indexnow-key KEY] [--start ISO8601 [--wave-gap SECONDS]]
+Its synopsis is in ``docs/cli.md``.
 
 Each line of a wave file is one raw SQS message body, sent as is (it may be invalid on purpose;
 empty lines are skipped; an empty wave file only runs the scheduled rebuild). For each wave, in
@@ -14,7 +10,8 @@ scheduled rebuild until it reports that no dirty shard remains. The system runs 
 template.yaml, with ``SiteUrl`` and ``PublicBaseUrl`` set to the ``--site`` origins (the files
 are published as each site's own ``/sitemap.xml``; ``--site`` given more than once serves several
 hosts, the first at the bucket root and each other under ``<host>/``, where its index says its
-files are), and ``SectionRules`` set to ``--section-rules``. ``--faults RATE --seed S`` makes a
+files are), ``AlternatesAnyHost`` to ``--alternates-any-host``, and ``SectionRules`` to
+``--section-rules``. ``--faults RATE --seed S`` makes a
 seeded share RATE of the functions' DynamoDB and S3 calls fail with throttling or 5xx errors.
 
 ``--indexnow-key KEY`` deploys with ``IndexNowKey`` set and ``IndexNowEndpoint`` pointing at a
@@ -82,7 +79,6 @@ from sitemap_updater.ingest.dlq import reason_kinds
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.sections import SectionRules
-from sitemap_updater.sites import Sites
 from sitemap_updater_local.console import ProblemReport
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.deployment.faults import FaultPlan
@@ -90,6 +86,7 @@ from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.deployment.stack.template import TemplateError
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 from sitemap_updater_local.inputs.records import Problem
+from sitemap_updater_local.options import add_sites_arguments, sites_of, sites_text
 
 DEFAULT_SITE = "https://www.example.com"
 DEFAULT_WAVE_GAP = 300.0
@@ -111,12 +108,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="where to write the bucket's objects and report.json",
     )
-    parser.add_argument(
-        "--site",
-        action="append",
-        metavar="URL",
-        help=f"site origin, published as PublicBaseUrl; repeat it to serve several hosts, the "
-        f"first being the primary (default {DEFAULT_SITE})",
+    add_sites_arguments(
+        parser,
+        required=False,
+        help=f"site origin, published as PublicBaseUrl (default {DEFAULT_SITE})",
     )
     parser.add_argument(
         "--section-rules",
@@ -185,11 +180,14 @@ def simulate(
     start: datetime | None = None,
     wave_gap: float = DEFAULT_WAVE_GAP,
     replace_when_empty: bool = True,
+    alternates_any_host: bool = False,
 ) -> dict[str, Any]:
     """Run the waves; write the bucket and report.json into ``out``; return the report.
     ``site`` is one origin or a comma-separated list of them. Unless ``replace_when_empty``,
     ``out`` is left as it was when no wave had a change accepted."""
     parameters = {"PublicBaseUrl": site}
+    if alternates_any_host:
+        parameters["AlternatesAnyHost"] = "true"
     if section_rules is not None:
         parameters["SectionRules"] = section_rules
     if max_urls_per_sitemap is not None:
@@ -287,6 +285,7 @@ def run(args: argparse.Namespace) -> int:
             start=start,
             wave_gap=DEFAULT_WAVE_GAP if args.wave_gap is None else args.wave_gap,
             replace_when_empty=False,
+            alternates_any_host=args.alternates_any_host,
         )
     # TemplateError: a --site or --max-urls-per-sitemap the template refuses
     except TemplateError as exc:
@@ -344,17 +343,17 @@ def _checked_inputs(
         plan = FaultPlan(args.faults, args.seed) if args.faults is not None else None
     except ValueError as exc:
         raise CommandError(f"--faults: {exc}") from exc
+    sites_of(args)
     try:
-        Sites.parse(site_list(args))
         SectionRules.parse(args.section_rules or "", field="--section-rules")
     except SitemapError as exc:
-        raise CommandError(f"--site: {exc}" if "site" in exc.field else str(exc)) from exc
+        raise CommandError(str(exc)) from exc
     return waves, start, plan
 
 
 def site_list(args: argparse.Namespace) -> str:
     """The ``--site`` origins as the ``SiteUrl`` parameter holds them."""
-    return ",".join(args.site or [DEFAULT_SITE])
+    return sites_text(args) or DEFAULT_SITE
 
 
 def _read_wave_file(path: Path) -> list[str]:

@@ -51,11 +51,12 @@ COMMIT_RECORD: Final = "commit.json"
 _HOST_DIR: Final = r"(?:[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?|\[[0-9a-f:.]+\])/"
 #: Names a build may write, so the only ones a manifest can make it replace or remove: a host's
 #: index, its stylesheet, its view (``sitemap.html``, ``.js``, ``.css``), its empty-site file and
-#: its section files (``sitemap-pages-r01.xml.gz``), or a file of a build from before sections
-#: (``sitemap-r01.xml.gz``), each at the top or in the host's subdirectory.
+#: its section files (``sitemap-pages-r01.xml.gz``), its News files (``sitemap-news-1.xml.gz``),
+#: or a file of a build from before sections (``sitemap-r01.xml.gz``), each at the top or in the
+#: host's subdirectory.
 OWN_FILE: Final = re.compile(
     rf"^(?:{_HOST_DIR})?sitemap"
-    rf"(?:-(?:r[01]*|home|{SECTION_CHARS}{{1,{MAX_SECTION_LEN}}}-r[01]*)\.xml\.gz"
+    rf"(?:-(?:r[01]*|home|news-[1-9][0-9]*|{SECTION_CHARS}{{1,{MAX_SECTION_LEN}}}-r[01]*)\.xml\.gz"
     r"|\.xml|\.xsl|\.html|\.js|\.css)\Z"
 )
 _HELD: Final = {signal.SIGINT, signal.SIGTERM}

@@ -9,14 +9,14 @@ in the index's order. ``sitemap-updater backfill`` is its command.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
+from sitemap_updater.sites import Sites, sites_of
+from sitemap_updater_local.guessed_site import guess_site
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.opening import (
     BudgetError,
@@ -52,29 +52,6 @@ if TYPE_CHECKING:
 PROGRESS_EVERY = 1024
 
 
-def _first_url(record: RawEntry | BodyLine) -> object:
-    if isinstance(record, RawEntry):
-        return record.loc
-    try:
-        body: Any = json.loads(record.text)
-    except ValueError:
-        return None
-    if isinstance(body, list) and body:
-        body = body[0]
-    if isinstance(body, dict) and isinstance(body.get("detail"), dict):
-        body = body["detail"]
-    return body.get("url") if isinstance(body, dict) else None
-
-
-def guess_site(record: RawEntry | BodyLine) -> Site:
-    """The site of the first URL a record holds; raises ``SitemapError`` or ``ValueError``."""
-    url = _first_url(record)
-    if not isinstance(url, str):
-        raise ValueError("holds no url")
-    parts = urlsplit(url.strip())
-    return Site.parse(f"{parts.scheme}://{parts.netloc}")
-
-
 @dataclass(slots=True)
 class BackfillStats:
     read: int = 0
@@ -97,7 +74,7 @@ class ChildResult:
 
 
 def read_child(
-    site: Site,
+    site: Sites,
     now: datetime,
     location: str,
     depth: int,
@@ -115,7 +92,7 @@ def read_child(
         now=now,
         policy=policy,
     )
-    backfill.articles = articles
+    backfill.articles = articles  # the articles no page meets are the index's to write
     read_before = policy.bytes_read
     try:
         stats = backfill.run(read_sitemap_rows(location, depth=depth, policy=policy))
@@ -147,6 +124,8 @@ class Backfill:
 
     Sitemap and CSV entries are checked one by one (``upsert_lines``); JSONL lines are
     judged as ingest judges them, spooled, and reduced to their final state at the end.
+    ``site``: the listed sites (``Sites``, as ``SiteUrl`` lists them) or the one site; none:
+    the site of the first URL, with ``media_hosts`` and ``alternates_any_host``.
     With a ``pool`` and ``write``, the children of a sitemap index after the one that told the
     site are read on worker processes, and their lines handed to ``write`` in order.
     ``progress`` is told how many more records were read, now and then.
@@ -156,7 +135,7 @@ class Backfill:
         self,
         emit: Callable[[str, str], None],
         *,
-        site: Site | None = None,
+        site: Site | Sites | None = None,
         on_problem: Callable[[Problem | Note], None] = lambda p: None,
         now: datetime | None = None,
         policy: SourcePolicy | None = None,
@@ -165,10 +144,12 @@ class Backfill:
         progress: Callable[[int], object] | None = None,
         csv_format: CsvFormat | None = None,
         media_hosts: frozenset[str] | None = None,
+        alternates_any_host: bool = False,
     ) -> None:
         self._emit = emit
         self._csv_format = csv_format
         self._media_hosts = media_hosts
+        self._alternates_any_host = alternates_any_host
         self._progress = progress
         self._shown = 0
         self._pool = pool if write is not None else None
@@ -176,7 +157,7 @@ class Backfill:
         self._on_problem = on_problem
         self._policy = policy or SourcePolicy()
         self._now = now or datetime.now(UTC)
-        self._site = site
+        self._sites = sites_of(site) if isinstance(site, Site) else site
         self._lines: UpsertLines | None = None
         self._reader: ChangeReader | None = None
         self._spool: ChangeSpool | None = None
@@ -201,17 +182,19 @@ class Backfill:
                 "stopped (raise the cap with --max-records)"
             )
 
-    def _site_for(self, record: RawEntry | BodyLine) -> Site | None:
-        if self._site is None:
+    def _site_for(self, record: RawEntry | BodyLine) -> Sites | None:
+        if self._sites is None:
             try:
-                self._site = replace(guess_site(record), media_hosts=self._media_hosts)
+                self._sites = guess_site(
+                    record, self._media_hosts, alternates_any_host=self._alternates_any_host
+                )
             except (SitemapError, ValueError) as exc:
                 self._problem(
                     Problem(
                         record.where, f"cannot tell the site from this record ({exc}); pass --site"
                     )
                 )
-        return self._site
+        return self._sites
 
     def _lines_for(self, row: Row) -> UpsertLines | None:
         if self._lines is None:
@@ -282,18 +265,24 @@ class Backfill:
                 self._spool.add(change)
 
     def _final_state(self, spool: ChangeSpool) -> None:
-        from sitemap_updater.store.items import entry_from_item
+        from sitemap_updater.store.items import entry_from_item, news_from_item
 
         if spool.changes:
             for item in spool.resolve().iter_all():
-                event = upsert_event(entry_from_item(item))
+                # the page with its article: the regular sitemap's entry leaves the news out
+                entry = entry_from_item(item)._replace(news=news_from_item(item))
+                event = upsert_event(entry)
                 self.stats.events += 1
                 self._emit(str(event["url"]), event_line(event))
 
     def _read_children(self) -> None:
         """The children of an index: its News files first (their articles held), then the
-        others, each page given its held article; then the articles no page met."""
+        others, each page given its held article; then the articles no page met. A source
+        that lists no children writes no held article: a child sitemap read on a worker holds
+        a copy of the index's articles, which the index writes once, after every child."""
         children, self._children = self._children, []
+        if not children:
+            return
         news = [c for c in children if is_news_file(c.location, self._policy)]
         for child in news:
             self._child(child, hold=True)
@@ -308,7 +297,7 @@ class Backfill:
     def _child(self, child: ChildSitemap, *, hold: bool = False) -> None:
         if self._pool is not None and self._lines is not None and not hold:
             policy = _child_policy(self._policy)
-            args = (self._lines.site, self._now, child.location, child.depth, policy)
+            args = (self._lines.sites, self._now, child.location, child.depth, policy)
             for result in self._pool.submit(read_child, *args, self.articles):
                 self._apply(result)
             return

@@ -12,7 +12,9 @@ Each valid change is spooled as ``(hash, ordering key, space, payload)``: the sp
 the deployment's ``Layout`` publishes the URL (its host and section, ``Layout.space_for``), the
 payload of an upsert is its ``<url>`` fragment as the writer renders it for the URL's own site
 (or, if the writer refuses the entry, the reason, reported only if that change wins), of a
-delete ``None``.
+delete ``None``. The payload of an upsert that holds a News article is the pair of its fragment
+(the regular sitemap lists the page without its article) and the URL item of the article
+(``store.items.live_item``), which the News files are made of (``site_files``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from sitemap_updater.ingest.judged import ChangeEvent, Rejection, upsert_change
 from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.render.fragments import entry_fragments, recognized_fragment
+from sitemap_updater.store.items import Item, live_item
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater.store.spaces import Layout
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
@@ -60,9 +63,9 @@ CHUNK: Final = 2000
 BLOCK_BYTES: Final = 1024 << 10
 
 
-#: One change as spooled: URL hash, ordering key, space, payload (fragment, refusal, or None:
-#: delete).
-Spooled = tuple[str, str, str, bytes | str | None]
+#: One change as spooled: URL hash, ordering key, space, payload (fragment, refusal, either with
+#: the item of the page's News article, or None: delete).
+Spooled = tuple[str, str, str, bytes | str | tuple[bytes | str, Item] | None]
 
 
 @dataclass(slots=True)
@@ -103,6 +106,8 @@ class _Collector:
         self.max_bytes = max_bytes
         self.out = Judged()
         self._upserts: list[tuple[str, str, str, Entry]] = []
+        #: the item of each News article, by its upsert's place in ``_upserts``
+        self._articles: dict[int, Item] = {}
         self._deletes: list[tuple[str, str]] = []
         #: changes ready to spool, by bucket, and how many
         self._buckets: defaultdict[int, list[Spooled]] = defaultdict(list)
@@ -124,6 +129,8 @@ class _Collector:
     def upsert(self, loc: str, ev: str, entry: Entry, section: str | None = None) -> None:
         """An upsert judged the careful way; ``section``: the one the change named."""
         if entry.news is not None:  # the regular sitemap lists the article without its news
+            article = Entry(loc=entry.loc, news=entry.news)
+            self._articles[len(self._upserts)] = live_item(article, ev, "")
             entry = entry._replace(news=None)
         self._upserts.append((url_hash(loc), ev, self.layout.space_for(loc, section), entry))
 
@@ -151,7 +158,12 @@ class _Collector:
 
     def finish(self) -> Judged:
         buckets = self._buckets
-        for (uh, ev, space, _), payload in zip(self._upserts, self._fragments(), strict=True):
+        articles = self._articles
+        for place, ((uh, ev, space, _), fragment) in enumerate(
+            zip(self._upserts, self._fragments(), strict=True)
+        ):
+            article = articles.get(place) if articles else None
+            payload = fragment if article is None else (fragment, article)
             buckets[bucket_of(uh)].append((uh, ev, space, payload))
         for uh, ev in self._deletes:
             buckets[bucket_of(uh)].append((uh, ev, "", None))

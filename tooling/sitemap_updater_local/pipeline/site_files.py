@@ -1,14 +1,18 @@
 """The files of a static site: each leaf's files rendered from a resolved spool (safe in a
-worker process), and each host's index with its empty-site file, stylesheet and view, written as the
-rebuild writes them (``rebuild.render``, ``protocol.render_index``)."""
+worker process), each host's News files, and each host's index with its empty-site file,
+stylesheet and view, written as the rebuild writes them (``rebuild.render``,
+``rebuild.news.desk``, ``protocol.render_index``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sitemap_updater.protocol import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
+from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.render import render_fragments, render_home
+from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
 from sitemap_updater.store.shards import space_of_shard
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
@@ -24,10 +28,12 @@ LeafFile = tuple[str, str, int, str | None]
 
 @dataclass(frozen=True, slots=True)
 class LeafFiles:
-    """What rendering one leaf wrote, and the ``loc: reason`` of each URL left out."""
+    """What rendering one leaf wrote, the ``loc: reason`` of each URL left out, and the item of
+    each News article among its URLs (for the News files, :func:`write_news`)."""
 
     files: list[LeafFile]
     skipped: list[str]
+    articles: list[Item]
 
 
 def render_leaf(
@@ -43,6 +49,10 @@ def render_leaf(
     a byte split makes of it), given the spans of the leaf's space, naming the stylesheet if
     ``stylesheet``; safe to run in a worker process."""
     pairs = list(FinalState(directory, {space_of_shard(leaf): spans}).pairs(leaf))
+    articles: list[Item] = []
+    if any(type(payload) is tuple for _, payload in pairs):
+        articles = [payload[1] for _, payload in pairs if type(payload) is tuple]
+        pairs = [(uh, p[0] if type(p) is tuple else p) for uh, p in pairs]
     fragments = {uh: payload for uh, payload in pairs if type(payload) is bytes}
     skipped = [] if len(fragments) == len(pairs) else [p for _, p in pairs if type(p) is str]
     files: list[LeafFile] = []
@@ -55,7 +65,18 @@ def render_leaf(
         name = shard_file_key(part.shard_id)
         write_new(out_dir, name, part.body)
         files.append((part.shard_id, name, part.url_count, part.newest_lastmod))
-    return LeafFiles(files, skipped)
+    return LeafFiles(files, skipped, articles)
+
+
+def write_news(desk: NewsDesk, staging: str) -> list[tuple[str, int]]:
+    """Write the News files of ``desk`` (which was given every article of the build) into
+    ``staging``, as the rebuild renders them: each host's articles inside the window, at most
+    1,000 a file; returns each file's name and article count."""
+    written: list[tuple[str, int]] = []
+    for news_file in desk.render():
+        write_new(staging, news_file.key, news_file.body)
+        written.append((news_file.key, news_file.url_count))
+    return written
 
 
 def write_indexes(
@@ -66,12 +87,14 @@ def write_indexes(
     max_bytes: int,
     *,
     stylesheet: bool,
+    news: Sequence[tuple[str, int]] = (),
 ) -> list[str]:
     """Write each host's index into ``staging``, listing the host's files of ``written`` (in
     shard id order), or its empty-site file, written here, when it has none, as the rebuild
-    does, with ``stylesheet`` the host's ``sitemap.xsl``, and the host's view (``sitemap.html``
-    and its script and style); returns every file name of the build, each host's index after
-    its files."""
+    does, then its ``news`` files (listed without a lastmod, as the regular files without
+    one), with ``stylesheet`` the host's ``sitemap.xsl``, and the host's view
+    (``sitemap.html`` and its script and style); returns every file name of the build, each
+    host's index after its files."""
     files: list[str] = []
     for prefix, site in layout.prefixes().items():
         own = [(name, newest) for _, name, _, newest in written if key_prefix_of(name) == prefix]
@@ -80,6 +103,7 @@ def write_indexes(
             body = render_home(site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
             write_new(staging, home, body)
             own = [(home, None)]
+        own += [(name, None) for name, _ in news if key_prefix_of(name) == prefix]
         beside = []
         if stylesheet:
             write_new(staging, prefix + STYLESHEET_NAME, stylesheet_body())

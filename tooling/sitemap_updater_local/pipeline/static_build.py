@@ -1,9 +1,11 @@
 """A static build: the sitemap files of a data export, all or nothing, without AWS.
 
 The records are judged on worker processes and spooled by hash prefix (``fragment_spooling``),
-resolved last writer wins (``final_state``), each leaf rendered on its own and each host's index
-written (``site_files``), all into a staging directory that replaces the output only once every
-file is there (``outputs.staged_directory``). ``sitemap-updater build`` is its command.
+resolved last writer wins (``final_state``), each leaf rendered on its own, the News articles
+inside the window put in each host's News files by the rebuild's own desk (``rebuild.news``),
+and each host's index written (``site_files``), all into a staging directory that replaces the
+output only once every file is there (``outputs.staged_directory``). ``sitemap-updater build`` is
+its command.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from functools import partial
 
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.limits import MAX_NEWS_WINDOW_HOURS
+from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites, sites_of
+from sitemap_updater.store.items import url_hash_of
 from sitemap_updater.store.shards import space_of_shard
 from sitemap_updater.store.spaces import Layout
 from sitemap_updater_local.errors import EXIT_EMPTY, CommandError
@@ -36,18 +41,28 @@ from sitemap_updater_local.pipeline.fragment_spooling import (
     source_work,
     worker_pool,
 )
-from sitemap_updater_local.pipeline.site_files import LeafFile, render_leaf, write_indexes
+from sitemap_updater_local.pipeline.site_files import (
+    LeafFile,
+    render_leaf,
+    write_indexes,
+    write_news,
+)
 
 
 @dataclass(slots=True)
 class BuildResult:
-    """What a build wrote: file names (index last), URL count, and the problems met."""
+    """What a build wrote: file names (index last), URL count, and the problems met; its
+    News files with their article count, and how many of the pages' articles were published
+    before the window (listed in the regular files alone)."""
 
     files: list[str] = field(default_factory=list)
     urls: int = 0
     changes: int = 0
     removed: list[str] = field(default_factory=list)
     problems: int = 0
+    news_files: list[str] = field(default_factory=list)
+    news_articles: int = 0
+    articles_before_window: int = 0
 
 
 class NothingToPublish(CommandError):
@@ -89,6 +104,7 @@ def build_static(
     allow_empty: bool = False,
     stylesheet: bool = True,
     keep_page: bool = True,
+    news_window_hours: int = MAX_NEWS_WINDOW_HOURS,
 ) -> BuildResult:
     """Build the sitemap files of ``source`` into ``out_dir``, all or nothing; raises
     ``SourceError`` or ``CommandError`` (``NothingToPublish`` when no live URL is left, unless
@@ -104,7 +120,8 @@ def build_static(
     judged and the files written so far, now and then. ``stylesheet``: every file names
     ``sitemap.xsl``, written beside each host's index. ``keep_page``: a bad lastmod,
     changefreq or priority of a sitemap or CSV record is left out with a warning (false: the
-    record is rejected).
+    record is rejected). The News articles published at most ``news_window_hours`` before
+    ``now`` are in each host's News files, as the rebuild writes them (``NEWS_WINDOW_HOURS``).
     """
     sites = site if isinstance(site, Sites) else sites_of(site)
     layout = Layout(sites, section_rules or SectionRules(), public_base_url or "")
@@ -115,6 +132,14 @@ def build_static(
         on_problem(p)
 
     now = now or datetime.now(UTC)
+    desk = NewsDesk(
+        sites,
+        window_hours=news_window_hours,
+        now=now.timestamp(),
+        max_bytes=max_bytes,
+        stylesheet=stylesheet,
+    )
+    articles = 0
     with StagedDirectory(out_dir) as output:
         refuse_own_input(source, out_dir)
         staging = output.staging
@@ -151,6 +176,9 @@ def build_static(
                         Problem(skipped, f"entry alone is larger than {max_bytes} bytes, left out")
                     )
                 written += leaf_files.files
+                if leaf_files.articles:
+                    articles += len(leaf_files.articles)
+                    desk.apply({url_hash_of(item): item for item in leaf_files.articles})
                 result.urls += sum(urls for _, _, urls, _ in leaf_files.files)
                 on_progress(records, len(written))
         if not written and not allow_empty:
@@ -160,8 +188,20 @@ def build_static(
                 "unchanged (--allow-empty publishes an empty site)",
                 EXIT_EMPTY,
             )
+        news = write_news(desk, staging)
+        for skipped in desk.skipped:
+            problem(Problem(skipped, "left out of the News files"))
+        result.news_files = [name for name, _ in news]
+        result.news_articles = sum(count for _, count in news)
+        result.articles_before_window = articles - result.news_articles - len(desk.skipped)
         result.files = write_indexes(
-            layout, sorted(written), staging, max_urls, max_bytes, stylesheet=stylesheet
+            layout,
+            sorted(written),
+            staging,
+            max_urls,
+            max_bytes,
+            stylesheet=stylesheet,
+            news=news,
         )
         result.removed = output.commit(result.files)
     return result

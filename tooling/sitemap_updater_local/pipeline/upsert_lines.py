@@ -20,8 +20,9 @@ from sitemap_updater.protocol.entry import EXTRA_FIELDS, Entry, EntryField, extr
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.extensions.news import News
 from sitemap_updater.protocol.extensions.video import Video
-from sitemap_updater.protocol.normalized import NormalForm, recognize
+from sitemap_updater.protocol.normalized import NormalForm, normal_form, recognize
 from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites, sites_of
 from sitemap_updater.store.items import video_fields
 from sitemap_updater_local.inputs.records import Dropped, Problem, RawEntry, Row, raw_entry
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw, rejected_entry
@@ -123,22 +124,30 @@ def plain_line(entry: Entry) -> str:
 
 
 class UpsertLines:
-    """The upsert line of each entry of one site; ``now`` is the run's start (aware);
-    ``on_dropped`` takes the warning of each element left out of an entry (none: not told);
-    ``keep_page``: a bad lastmod, changefreq or priority is left out too, not the page."""
+    """The upsert line of each entry of the listed sites (or one site), each judged against
+    the site its loc is on; ``now`` is the run's start (aware); ``on_dropped`` takes the
+    warning of each element left out of an entry (none: not told); ``keep_page``: a bad
+    lastmod, changefreq or priority is left out too, not the page."""
 
     def __init__(
         self,
-        site: Site,
+        site: Site | Sites,
         now: datetime,
         on_dropped: Callable[[Dropped], None] | None = None,
         keep_page: bool = True,
     ) -> None:
-        self.site = site
+        self.sites = sites_of(site) if isinstance(site, Site) else site
         self.keep_page = keep_page
         self.now = now
-        self._form = NormalForm(site, now)
+        #: the one site's form (a list of one); else each listed site's, by the loc
+        self._form: NormalForm | None = (
+            NormalForm(self.sites.primary, now) if len(self.sites) == 1 else None
+        )
         self._on_dropped = on_dropped or (lambda dropped: None)
+
+    def _form_of(self, loc: str) -> NormalForm | None:
+        site = self.sites.site_of(loc)
+        return None if site is None else normal_form(site, self.now)
 
     def fast(self, row: Row) -> str | None:
         """The line of a row, if every value is already normalized; ``None``: not sure."""
@@ -146,8 +155,11 @@ class UpsertLines:
         number = None if priority is None else _number(priority)
         if priority is not None and number is None:
             return None
+        form = self._form or self._form_of(row.loc)
+        if form is None:
+            return None
         entry = recognize(
-            self._form, row.loc, row.lastmod, row.changefreq, number, row.alternates, row.images
+            form, row.loc, row.lastmod, row.changefreq, number, row.alternates, row.images
         )
         return None if entry is None else plain_line(entry)
 
@@ -159,7 +171,7 @@ class UpsertLines:
         raw = row if isinstance(row, RawEntry) else raw_entry(row, names)
         try:
             entry = entry_from_raw(
-                self.site, raw, self.now, self._on_dropped, keep_page=self.keep_page
+                self.sites, raw, self.now, self._on_dropped, keep_page=self.keep_page
             )
         except SitemapError as exc:
             return rejected_entry(raw.where, raw.name_of(exc.field), exc.value, exc.rule)
