@@ -146,8 +146,9 @@ class Backfill:
 
     Sitemap and CSV entries are checked one by one (``upsert_lines``); JSONL lines are
     judged as ingest judges them, spooled, and reduced to their final state at the end.
-    With a ``pool`` and ``write``, the children of a sitemap index after the one that told the
-    site are read on worker processes, and their lines handed to ``write`` in order.
+    With a ``pool`` and ``write``, the children of a sitemap index are read on worker
+    processes once the site is known (given, or told by the first entry of the first child
+    file), and their lines handed to ``write`` in order.
     ``progress`` is told how many more records were read, now and then.
     """
 
@@ -303,10 +304,35 @@ class Backfill:
         for article in held.values():
             self._rich(article)
 
+    def _pool_lines(self, child: ChildSitemap) -> UpsertLines | None:
+        """The site's lines when ``child`` can be read on a worker: the site is given, or told
+        by the first entry of ``child`` (a local file, read here only that far, on a copy of the
+        policy, so nothing is counted or reported twice); ``None``: the child is read here."""
+        if self._pool is None or self._lines is not None:
+            return self._lines
+        if self._site is None and "://" not in child.location:
+            records = read_sitemap_rows(
+                child.location, depth=child.depth, policy=_child_policy(self._policy)
+            )
+            try:
+                first = next((r for r in records if isinstance(r, Row | RawEntry)), None)
+                if first is not None:
+                    record = raw_entry(first) if isinstance(first, Row) else first
+                    site = guess_site(record)
+                    self._site = replace(site, media_hosts=self._media_hosts)
+            except (SourceError, SitemapError, ValueError):
+                pass  # read here, which reports what it is
+            finally:
+                records.close()
+        if self._site is not None:
+            self._lines = UpsertLines(self._site, self._now, self._problem)
+        return self._lines
+
     def _child(self, child: ChildSitemap, *, hold: bool = False) -> None:
-        if self._pool is not None and self._lines is not None and not hold:
+        lines = None if hold else self._pool_lines(child)
+        if self._pool is not None and lines is not None:
             policy = _child_policy(self._policy)
-            args = (self._lines.site, self._now, child.location, child.depth, policy)
+            args = (lines.site, self._now, child.location, child.depth, policy)
             for result in self._pool.submit(read_child, *args, self.articles):
                 self._apply(result)
             return
