@@ -192,6 +192,29 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
     )
 
 
+def test_cost_model_prices_another_schedule_from_a_slice_of_its_own_period() -> None:
+    """``--schedule`` deploys that RebuildSchedule: the slice holds one period's changes and
+    the month that many runs, and the wait for a run in the freshness is the period."""
+    args = ("--json", "--no-sections", "--sizes", "80000:2880", "--urls-per-leaf", "16")
+    default, every_10 = (
+        json.loads(run("cost_model.py", *args, *extra))["sites"][0]
+        for extra in ((), ("--schedule", "rate(10 minutes)"))
+    )
+    period = {"default": default, "every_10": every_10}
+    schedules = {
+        name: site["measured"]["template"]["RebuildSchedule"] for name, site in period.items()
+    }
+    minutes = {name: float(text.split("(")[1].split()[0]) for name, text in schedules.items()}
+    assert schedules["every_10"] == "rate(10 minutes)" and minutes["default"] != 10
+    for name, site in period.items():
+        assert site["measured"]["slice_changes"] == round(2880 * minutes[name] / 1440)
+        assert site["runs_per_month"] == pytest.approx(30 * 1440 / minutes[name])
+        assert site["freshness_seconds"]["wait_for_run"] == minutes[name] * 60
+    # fewer runs a month cost less
+    runs_usd = {name: s["usd_per_month_by_part"]["incremental_runs"] for name, s in period.items()}
+    assert runs_usd["every_10"] < runs_usd["default"]
+
+
 def _first_limit(out: str) -> tuple[str, int]:
     order = out.split("limits, in the order a growing site reaches them:", 1)[1].splitlines()
     first = next(line for line in order if line.strip())
