@@ -12,8 +12,9 @@ table's stream):
    (shards are hash prefixes: 2^ceil(log2(urls / 40,000)) leaves, so 4, 32 and 256), with
    ``--urls-per-leaf`` URLs in each, built and published once and not counted.
 2. One scheduled slice: the changes of one schedule period (changes a day / 360 at
-   ``rate(4 minutes)``: 28, 278, 2,778; ``--schedule`` deploys another period) sent as single-change messages, drained through the
-   ingest function, then ONE scheduled (incremental) rebuild. Everything is metered.
+   ``rate(4 minutes)``: 28, 278, 2,778; ``--schedule`` deploys another period) sent as
+   single-change messages, drained through the ingest function, then ONE scheduled
+   (incremental) rebuild. Everything is metered.
 3. One reconciling full rebuild (``{"full_rebuild": true}``, the ``ReconcileSchedule`` input),
    metered, then scaled to the real site by its URL items and its files (labelled as scaled).
 

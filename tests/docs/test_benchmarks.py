@@ -304,3 +304,14 @@ def test_cold_start_benchmark_compares_each_handler_with_the_minimal_one() -> No
     assert re.search(r"import minimal .*\(X-Ray SDK yes", off)
     assert re.search(r"import ingest .*\(X-Ray SDK no", off)
     assert re.search(r"import rebuild .*\(X-Ray SDK no", off)
+
+
+def test_backfill_benchmark_prints_the_rate_read_from_builds_own_index() -> None:
+    out = run("bench_backfill.py", "--entries", "3000", "--rounds", "1")
+    assert re.search(r"build's index of 3,000 URLs \(\d+ gzipped children\), best of 1", out)
+    assert re.search(
+        r"backfill 3,000 entries: [\d.]+ s wall = [\d,]+ entries/s \(target >= 100,000: "
+        r"(met|NOT met)\), on \d+ cores; load average",
+        out,
+    ), out
+    assert re.search(r"on one core: [\d.]+ s CPU = [\d,]+ entries per CPU second", out), out
