@@ -9,12 +9,10 @@ in the index's order. ``sitemap-updater backfill`` is its command.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
@@ -40,6 +38,7 @@ from sitemap_updater_local.inputs.sitemaps.news_articles import (
 )
 from sitemap_updater_local.inputs.sitemaps.sitemap_rows import ChildSitemap, read_sitemap_rows
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
+from sitemap_updater_local.pipeline.site_guess import guess_site, site_of_first_entry
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
 
 Item = Row | RawEntry | BodyLine | Problem | Note | ChildSitemap
@@ -50,29 +49,6 @@ if TYPE_CHECKING:
 
 #: Records read between two updates of the progress bar.
 PROGRESS_EVERY = 1024
-
-
-def _first_url(record: RawEntry | BodyLine) -> object:
-    if isinstance(record, RawEntry):
-        return record.loc
-    try:
-        body: Any = json.loads(record.text)
-    except ValueError:
-        return None
-    if isinstance(body, list) and body:
-        body = body[0]
-    if isinstance(body, dict) and isinstance(body.get("detail"), dict):
-        body = body["detail"]
-    return body.get("url") if isinstance(body, dict) else None
-
-
-def guess_site(record: RawEntry | BodyLine) -> Site:
-    """The site of the first URL a record holds; raises ``SitemapError`` or ``ValueError``."""
-    url = _first_url(record)
-    if not isinstance(url, str):
-        raise ValueError("holds no url")
-    parts = urlsplit(url.strip())
-    return Site.parse(f"{parts.scheme}://{parts.netloc}")
 
 
 @dataclass(slots=True)
@@ -306,27 +282,13 @@ class Backfill:
 
     def _pool_lines(self, child: ChildSitemap) -> UpsertLines | None:
         """The site's lines when ``child`` can be read on a worker: the site is given, or told
-        by the first entry of ``child`` (a local file, read here only that far, on a copy of the
-        policy, so nothing is counted or reported twice); ``None``: the child is read here."""
-        if self._pool is None or self._lines is not None:
-            return self._lines
-        if self._site is None and "://" not in child.location:
-            records = read_sitemap_rows(
-                child.location, depth=child.depth, policy=_child_policy(self._policy)
-            )
-            try:
-                first = next((r for r in records if isinstance(r, Row | RawEntry)), None)
-                if first is not None:
-                    record = raw_entry(first) if isinstance(first, Row) else first
-                    site = guess_site(record)
-                    self._site = replace(site, media_hosts=self._media_hosts)
-            except (SourceError, SitemapError, ValueError):
-                pass  # read here, which reports what it is
-            finally:
-                records.close()
-        if self._site is not None:
+        by the first entry of ``child``; ``None``: the child is read here."""
+        if self._pool is not None and self._lines is None and self._site is None:
+            site = site_of_first_entry(child.location, child.depth, _child_policy(self._policy))
+            self._site = site and replace(site, media_hosts=self._media_hosts)
+        if self._pool is not None and self._lines is None and self._site is not None:
             self._lines = UpsertLines(self._site, self._now, self._problem)
-        return self._lines
+        return self._lines if self._pool is not None else None
 
     def _child(self, child: ChildSitemap, *, hold: bool = False) -> None:
         lines = None if hold else self._pool_lines(child)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import IO, Final, cast
 from urllib.parse import urlsplit
@@ -172,23 +172,23 @@ def url_row(
     """The entry of one ``<url>`` element; tags not read are counted in ``dropped``."""
     parts = _Parts()
     names: list[str] = []
-    kinds = _KIND_CACHE
     for child in element:
-        # the fields nearly every entry has, read here; the rest by _read_child
-        kind = kinds.get(child.tag)
-        if kind == _LOC:
-            parts.locs += 1
-            parts.loc = (child.text or "").strip() or None
-        elif kind == _LASTMOD:
-            parts.lastmod = (child.text or "").strip() or None
-        else:
-            _read_child(child, parts, names)
+        _read_child(child, parts, names)
     if dropped is not None and names:
         dropped.update(set(names))
     line = cast(int, element.sourceline)
+    where = f"{location}:{line}"
+    if parts.loc is None:
+        return Problem(where, "loc: missing: every <url> needs a <loc>")
+    if parts.locs > 1:
+        return Problem(where, f"loc: {parts.locs} <loc> elements in one <url>: it must hold one")
     loc = parts.loc
-    if loc is None or parts.locs > 1 or len(loc) > _MAX_LOC_CHARS:
-        return _loc_problem(f"{location}:{line}", parts)
+    if len(loc) > _MAX_LOC_CHARS:
+        return Problem(
+            where,
+            f"loc: {len(loc):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
+            "characters once normalized",
+        )
     alternates = () if parts.alternates is None else tuple(parts.alternates)
     images = () if parts.images is None else tuple(parts.images)
     if parts.videos is None and parts.news is None:
@@ -196,7 +196,7 @@ def url_row(
             location, line, loc, parts.lastmod, parts.changefreq, parts.priority, alternates, images
         )
     return RawEntry(
-        f"{location}:{line}",
+        where,
         loc,
         parts.lastmod,
         parts.changefreq,
@@ -205,19 +205,6 @@ def url_row(
         images,
         tuple(parts.videos or ()),
         parts.news,
-    )
-
-
-def _loc_problem(where: str, parts: _Parts) -> Problem:
-    """The rule the ``<loc>`` elements of an entry break (none, several, or one too long)."""
-    if parts.loc is None:
-        return Problem(where, "loc: missing: every <url> needs a <loc>")
-    if parts.locs > 1:
-        return Problem(where, f"loc: {parts.locs} <loc> elements in one <url>: it must hold one")
-    return Problem(
-        where,
-        f"loc: {len(parts.loc):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
-        "characters once normalized",
     )
 
 
@@ -301,26 +288,24 @@ class _Reader:
                 return True
         return False
 
-    def element(self, element: etree._Element) -> Iterable[Item]:
-        """The record of an element (lxml reports ``<url>`` and ``<sitemap>`` of any parent);
-        an entry comes as a tuple, which costs less per entry than a generator."""
+    def element(self, element: etree._Element) -> Iterator[Item]:
+        """The record of an element (lxml reports ``<url>`` and ``<sitemap>`` of any parent)."""
         tag = element.tag
         if tag != self.record and not tag.endswith("}" + self.record):
-            return ()
+            return
         self.count += 1
         if self.count > MAX_URLS:
-            return (
-                Problem(
-                    f"{self.location}:{element.sourceline}",
-                    f"over the limit of {MAX_URLS:,} entries per file (sitemaps.org): "
-                    "this entry and the rest of the file are skipped",
-                ),
+            yield Problem(
+                f"{self.location}:{element.sourceline}",
+                f"over the limit of {MAX_URLS:,} entries per file (sitemaps.org): "
+                "this entry and the rest of the file are skipped",
             )
+            return
         if self.record == "url":
-            row = url_row(element, self.location, self.dropped)
+            yield url_row(element, self.location, self.dropped)
             release(element)
-            return (row,)
-        return _index_child(element, self)
+        else:
+            yield from _index_child(element, self)
 
 
 def iter_sitemap_items(
