@@ -28,6 +28,9 @@ memory that does not grow with the input (target: within 25 MiB). The published 
 checked against what the generator made, so a run that drops entries fails instead of looking
 fast. The load average is printed before and after, since the machine may be shared.
 
+Then ``bench_backfill.py`` measures ``backfill``'s rate on build's own gzipped index of
+``--backfill-entries`` URLs (200,000, or N if fewer; target: 100,000 entries a second).
+
 Then, for each of two mixes of ``--peer-entries`` (200,000) events, the "typical" one above and a
 "normalizing" one where more than a fifth of the URLs need normalizing (IRIs with non-ASCII paths,
 spaces, upper-case hosts, default ports; a fifth more carry query strings with ``&``): build's
@@ -67,6 +70,7 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+import bench_backfill  # noqa: E402
 import orjson  # noqa: E402
 from zlib_ng import zlib_ng  # noqa: E402
 
@@ -414,6 +418,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers-only", action="store_true", help="only the peer comparison")
     parser.add_argument("--peer-entries", type=int, default=200_000, help="events for the peers")
     parser.add_argument("--rounds", type=int, default=3, help="peer comparison: best of N")
+    parser.add_argument(
+        "--backfill-entries",
+        type=int,
+        help="bench_backfill.py's index: URLs (default: 200,000, or --entries if fewer)",
+    )
     args = parser.parse_args(argv)
     if args.peers_only:
         compare_mixes(args, peers=not args.no_peers)
@@ -460,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     verdict = "flat" if flat else "NOT flat"
     print(f"memory {verdict} (target: each difference within {MEMORY_TOLERANCE_MIB:.0f} MiB)")
+    backfill_entries = args.backfill_entries or min(200_000, args.entries)
+    bench_backfill.report(backfill_entries, args.rounds, args.command, args.workdir)
     if args.no_peers:
         print("peers skipped (--no-peers): sitemap.js and xml-sitemap-writer not run")
     compare_mixes(args, peers=not args.no_peers)

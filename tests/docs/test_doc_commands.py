@@ -76,6 +76,10 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/cost_model.py --json": (
         "tests/docs/test_benchmarks.py runs it with --json at a tiny size"
     ),
+    (
+        ".venv/bin/python benchmarks/cost_model.py --sizes 1000000:100000 --no-sections "
+        "--schedule 'rate(3 minutes)'"
+    ): "tests/docs/test_benchmarks.py runs it with --schedule at a tiny size",
     "git add pyproject.toml uv.lock requirements-uv.txt layers/shared/requirements.txt": (
         "the developer's own commit; tests/template/test_layer_requirements.py checks the files"
     ),

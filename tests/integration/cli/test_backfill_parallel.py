@@ -1,6 +1,6 @@
 """``backfill`` of a sitemap index on worker processes writes what one process writes.
 
-The children after the one that told the site are read on workers; their events, problems
+The children are read on workers once the site is known; their events, problems
 and counts must come out in the order a single process gives them, with the index's own
 problems (a ``<sitemap>`` without ``<loc>``) in their place between the children's.
 """
@@ -129,3 +129,34 @@ def test_progress_counts_every_record_read(tmp_path: Path, workers: int) -> None
         stats = run.run(iter_source_items(str(index)))
     assert stats.read == 110
     assert sum(counts) == stats.read and all(n > 0 for n in counts)
+
+
+@pytest.mark.parametrize("site", [[], ["--site", SITE]])
+def test_every_child_is_read_on_a_worker_when_the_site_is_known_from_the_start(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    site: list[str],
+) -> None:
+    """Given, or told by the first entry of the first child file: the first child is not read
+    by the command's own process while the workers wait."""
+    urls = list(page_urls(30))
+    names = [f"part-{n}.xml.gz" for n in range(3)]
+    for n, name in enumerate(names):
+        write_gz(tmp_path / name, urlset_xml(urls[n * 10 : (n + 1) * 10], start=n * 10))
+    index = tmp_path / "sitemap_index.xml"
+    index.write_text(index_xml([f"{SITE}/{name}" for name in names]), encoding="utf-8")
+    submitted: list[str] = []
+    submit = OrderedPool.submit
+
+    def counted(pool: OrderedPool[object], task: object, *args: object) -> object:
+        submitted.append(Path(str(args[2])).name)
+        return submit(pool, task, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(OrderedPool, "submit", counted)
+    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
+    code, out, _, events = _run(index, tmp_path / "events.jsonl", capsys, site)
+
+    assert code == 0 and "read 30 record(s); 30 upsert event(s)" in out
+    assert events.count(b"\n") == 30
+    assert submitted == names

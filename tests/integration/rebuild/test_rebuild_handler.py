@@ -54,10 +54,10 @@ def test_first_build_publishes_every_url_in_valid_files(aws: Aws) -> None:
     assert aws.invalidations() == [sorted("/" + key for key in written)]
     index = aws.object("sitemap.xml")
     assert index["ContentType"] == "application/xml; charset=utf-8"
-    assert index["CacheControl"] == "public, max-age=60"
+    assert index["CacheControl"] == "public, max-age=10"
     shard = aws.object("sitemap-pages-r.xml.gz")
     assert shard["ContentType"] == "application/gzip"
-    assert shard["CacheControl"] == "public, max-age=60"
+    assert shard["CacheControl"] == "public, max-age=10"
     assert "ContentEncoding" not in shard
     assert aws.index_lastmods() == {"sitemap-pages-r.xml.gz": "2024-05-01"}
     assert aws.checkpoint() is not None

@@ -35,9 +35,9 @@ def test_a_flag_that_is_not_a_boolean_is_rejected_with_field_value_and_rule(valu
 
 def test_object_headers_follow_the_architecture_table() -> None:
     assert kind_of("sitemap.xml").content_type == "application/xml; charset=utf-8"
-    assert kind_of("sitemap.xml").cache_control == "public, max-age=60"
+    assert kind_of("sitemap.xml").cache_control == "public, max-age=10"
     assert kind_of("sitemap-r01.xml.gz").content_type == "application/gzip"
-    assert kind_of("sitemap-home.xml.gz").cache_control == "public, max-age=60"
+    assert kind_of("sitemap-home.xml.gz").cache_control == "public, max-age=10"
     assert kind_of("robots.txt").content_type == "text/plain; charset=utf-8"
     with pytest.raises(ValueError, match=r"'index\.html'"):
         kind_of("index.html")

@@ -10,18 +10,15 @@ in the index's order. ``sitemap-updater backfill`` is its command.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sitemap_updater.protocol import Site, SitemapError
 from sitemap_updater.sites import Sites, sites_of
-from sitemap_updater_local.guessed_site import guess_site
+from sitemap_updater_local.guessed_site import guess_site, site_of_first_entry
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.opening import (
-    BudgetError,
-    SourcePolicy,
-)
+from sitemap_updater_local.inputs.opening import BudgetError, SourcePolicy
 from sitemap_updater_local.inputs.records import (
     BodyLine,
     Dropped,
@@ -107,16 +104,9 @@ def read_child(
 
 
 def _child_policy(policy: SourcePolicy) -> SourcePolicy:
-    """A copy of ``policy`` for one child: its origins, its caps and what was read so far."""
-    return SourcePolicy(
-        origins=policy.origins,
-        max_bytes=policy.max_bytes,
-        max_records=policy.max_records,
-        bytes_read=policy.bytes_read,
-        records_read=policy.records_read,
-        home=policy.home,
-        keep_page=policy.keep_page,
-    )
+    """A copy of ``policy`` for one child: its origins, its caps and what was read so far, with
+    a set of its own of the locations seen."""
+    return replace(policy, seen=set())
 
 
 class Backfill:
@@ -126,8 +116,9 @@ class Backfill:
     judged as ingest judges them, spooled, and reduced to their final state at the end.
     ``site``: the listed sites (``Sites``, as ``SiteUrl`` lists them) or the one site; none:
     the site of the first URL, with ``media_hosts`` and ``alternates_any_host``.
-    With a ``pool`` and ``write``, the children of a sitemap index after the one that told the
-    site are read on worker processes, and their lines handed to ``write`` in order.
+    With a ``pool`` and ``write``, the children of a sitemap index are read on worker
+    processes once the site is known (given, or told by the first entry of the first child
+    file), and their lines handed to ``write`` in order.
     ``progress`` is told how many more records were read, now and then.
     """
 
@@ -294,10 +285,26 @@ class Backfill:
         for article in held.values():
             self._rich(article)
 
+    def _pool_lines(self, child: ChildSitemap) -> UpsertLines | None:
+        """The site's lines when ``child`` can be read on a worker: the site is given, or told
+        by the first entry of ``child``; ``None``: the child is read here."""
+        if self._pool is not None and self._lines is None and self._sites is None:
+            self._sites = site_of_first_entry(
+                child.location,
+                child.depth,
+                _child_policy(self._policy),
+                self._media_hosts,
+                alternates_any_host=self._alternates_any_host,
+            )
+        if self._pool is not None and self._lines is None and self._sites is not None:
+            self._lines = UpsertLines(self._sites, self._now, self._problem, self._policy.keep_page)
+        return self._lines if self._pool is not None else None
+
     def _child(self, child: ChildSitemap, *, hold: bool = False) -> None:
-        if self._pool is not None and self._lines is not None and not hold:
+        lines = None if hold else self._pool_lines(child)
+        if self._pool is not None and lines is not None:
             policy = _child_policy(self._policy)
-            args = (self._lines.sites, self._now, child.location, child.depth, policy)
+            args = (lines.sites, self._now, child.location, child.depth, policy)
             for result in self._pool.submit(read_child, *args, self.articles):
                 self._apply(result)
             return

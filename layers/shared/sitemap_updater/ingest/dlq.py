@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from sitemap_updater.ingest.judged import MISSING, Rejection
+from sitemap_updater.protocol.escape import forbidden_chars
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
@@ -45,15 +46,14 @@ MAX_LISTED_REJECTIONS: Final = 100
 #: The message attribute that lists each rejection's index, field and rule, without values.
 REJECTIONS_ATTRIBUTE: Final = "rejections"
 
-# Characters SQS refuses in a body or attribute (outside #x9 #xA #xD #x20-#xD7FF
-# #xE000-#xFFFD #x10000-#x10FFFF), plus lone surrogates, which cannot be encoded at all.
 _JSON = json.JSONDecoder()
-_NOT_SENDABLE = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def sendable(text: str) -> str:
     """``text`` with every character SQS would refuse written as a ``\\uXXXX`` escape."""
-    return _NOT_SENDABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # SQS refuses what XML 1.0 forbids (outside #x9 #xA #xD #x20-#xD7FF #xE000-#xFFFD
+    # #x10000-#x10FFFF), lone surrogates included, which cannot be encoded at all
+    return forbidden_chars().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def render_value(value: object) -> str:

@@ -387,7 +387,7 @@ def _index_child(element: etree._Element, reader: _Reader) -> Iterator[Problem |
 
 def read_sitemap_rows(
     location: str, *, depth: int = 0, policy: SourcePolicy | None = None
-) -> Iterator[Row | RawEntry | Problem | Note]:
+) -> Generator[Row | RawEntry | Problem | Note, None, None]:
     """:func:`iter_sitemap_rows` on a location; a child that cannot be opened is one problem."""
     try:
         with open_source(location, policy, refuse_empty=True) as stream:

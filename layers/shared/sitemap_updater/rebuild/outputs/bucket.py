@@ -28,8 +28,10 @@ class ObjectKind:
 
 
 #: Every object keeps its name and is rewritten in place, so its max-age bounds how stale an edge
-#: copy can be; with no invalidation that is the freshness (README, "Cost and freshness").
-MAX_AGE_SECONDS: Final = 60
+#: copy can be; with no invalidation that is the freshness (docs/cost-and-freshness.md). Ten
+#: seconds: an edge and a regional cache together add at most 20 s to a change's way to a crawler,
+#: and a crawler's fetch still reaches S3 at most once in 10 s per object and edge.
+MAX_AGE_SECONDS: Final = 10
 INDEX: Final = ObjectKind("application/xml; charset=utf-8", f"public, max-age={MAX_AGE_SECONDS}")
 SHARD_FILE: Final = ObjectKind("application/gzip", f"public, max-age={MAX_AGE_SECONDS}")
 ROBOTS: Final = ObjectKind("text/plain; charset=utf-8", "public, max-age=3600")
