@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
 import pytest
@@ -213,7 +214,7 @@ def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
         "TableName": "sitemap-urls",
         "StateTableName": "sitemap-state",
         "SiteUrl": SITE,
-        "SitemapIndexUrl": f"{base}/sitemap_index.xml",
+        "SitemapIndexUrl": f"{base}/published/sitemap_index.xml",
     }
     # a stack whose outputs name the resources above, for `aws cloudformation describe-stacks`
     template = {
@@ -253,14 +254,17 @@ def _publish_sample_site(stack: Stack) -> None:
     s3.delete_object(Bucket="sitemap-bucket", Key="sitemap-retired.xml.gz")
 
 
-def _write_old_sitemaps(directory: Path, child_base: str) -> set[str]:
-    """An existing site's sitemaps: an index and two gzipped children."""
+def _write_old_sitemaps(directory: Path, child_base: str, page_base: str = SITE) -> set[str]:
+    """An existing site's sitemaps: an index and two gzipped children, listing pages under
+    ``page_base``."""
     directory.mkdir(parents=True, exist_ok=True)
-    site = Site.parse(SITE)
+    site = Site.parse("{0.scheme}://{0.netloc}".format(urlsplit(page_base)))
     urls: set[str] = set()
     children = []
     for n in (1, 2):
-        entries = [Entry(loc=f"{SITE}/old/{n}/{i}", lastmod="2026-01-0" + str(n)) for i in range(5)]
+        entries = [
+            Entry(loc=f"{page_base}/old/{n}/{i}", lastmod="2026-01-0" + str(n)) for i in range(5)
+        ]
         urls |= {e.loc for e in entries}
         data, _ = render_urlset(entries, site)
         (directory / f"sitemap-{n}.xml.gz").write_bytes(data)
@@ -309,6 +313,8 @@ def served_sitemaps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     urls = _write_old_sitemaps(root, base)
+    # a deployed stack's index, whose pages are on the origin that serves it
+    _write_old_sitemaps(root / "published", f"{base}/published", page_base=f"{base}/published")
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield base, urls
