@@ -138,7 +138,9 @@ ELEMENTS = {
     "video without thumbnail": GOOD_VIDEO.replace(
         "<video:thumbnail_loc>https://cdn.example.net/t.jpg</video:thumbnail_loc>", ""
     ),
-    "video too long": GOOD_VIDEO.replace("</video:video>", "<video:duration>28801</video:duration></video:video>"),
+    "video too long": GOOD_VIDEO.replace(
+        "</video:video>", "<video:duration>28801</video:duration></video:video>"
+    ),
 }
 NEWS_ELEMENTS = {
     "en": NEWS.format(lang="en"),
