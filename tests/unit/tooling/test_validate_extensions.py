@@ -145,7 +145,7 @@ ELEMENTS = {
 NEWS_ELEMENTS = {
     "en": NEWS.format(lang="en"),
     "en-US": NEWS.format(lang="en-US"),
-    "empty name": NEWS.format(lang="en").replace("<news:name>N</news:name>", "<news:name></news:name>"),
+    "empty name": NEWS.format(lang="en").replace("<news:name>N<", "<news:name><"),
 }  # fmt: skip
 
 

@@ -147,7 +147,7 @@ def judge_entry(url: etree._Element, now: datetime, warnings: ExtensionWarnings)
     for error in dropped:
         elements = _elements_of(error, sources)
         line = elements[0].sourceline if elements else url.sourceline
-        warnings.add(line, error)
+        warnings.add(line if isinstance(line, int) else None, error)
         if isinstance(error, Repaired):
             for news in elements:
                 language = news.find(f"{_LANGUAGE[0]}/{_LANGUAGE[1]}")
