@@ -84,10 +84,9 @@ def _sources(url: etree._Element, loc: etree._Element) -> tuple[RawEntry, _Sourc
         alone = etree.Element(_URL)
         alone.append(copy.copy(loc))
         alone.append(copy.deepcopy(element))
-        entry = url_row(alone, "")
-        if isinstance(entry, Problem):
+        entry = _read(alone)
+        if entry is None:
             continue
-        entry = raw_entry(entry) if isinstance(entry, Row) else entry
         read.append(entry)
         sources["alternates"] += [element] * len(entry.alternates)
         sources["images"] += [element] * len(entry.images)
@@ -104,6 +103,32 @@ def _sources(url: etree._Element, loc: etree._Element) -> tuple[RawEntry, _Sourc
         news=news[-1] if news else None,
     )
     return whole, sources
+
+
+def _read(url: etree._Element) -> RawEntry | None:
+    """The loc and extension elements of ``url`` as ``backfill`` reads them."""
+    entry = url_row(url, "")
+    if isinstance(entry, Problem):
+        return None
+    entry = raw_entry(entry) if isinstance(entry, Row) else entry
+    return RawEntry(
+        "",
+        entry.loc,
+        alternates=entry.alternates,
+        images=entry.images,
+        videos=entry.videos,
+        news=entry.news,
+    )
+
+
+def _dropped(site: Site, raw: RawEntry | None, now: datetime) -> list[SitemapError]:
+    """What the layer leaves out of ``raw``'s extension elements, or repairs."""
+    if raw is None:
+        return []
+    try:
+        return raw_entry_keeping_page(site, raw, now)[1]
+    except SitemapError:
+        return []  # its loc: the URL rule reports it
 
 
 def _site(loc: str) -> Site | None:
@@ -138,11 +163,11 @@ def judge_entry(url: etree._Element, now: datetime, warnings: ExtensionWarnings)
     site = _site((locs[0].text or "").strip())
     if site is None:
         return  # the URL rule reports the loc, the XSD what is wrong in the extensions
+    dropped = _dropped(site, _read(url), now)
+    if not dropped:
+        return  # the common case: every element is good, no need to know where each came from
     raw, sources = _sources(url, locs[0])
-    try:
-        _, dropped = raw_entry_keeping_page(site, raw, now)
-    except SitemapError:
-        return
+    dropped = _dropped(site, raw, now)
     taken: set[etree._Element] = set()
     for error in dropped:
         elements = _elements_of(error, sources)
