@@ -5,9 +5,10 @@ they would leave out is taken out of the entry, one they would repair (a News la
 line, the field and the value. Such a problem does not cost the page there, so it does not fail
 the file here; what the layer accepts is still checked against the XSDs.
 
-Each element is read by ``backfill``'s own reader (``url_row``) in an entry of its own, so that
-the field a rule names (``videos[1].thumbnail_loc``) leads back to the element it came from;
-the entry's elements are then judged together, as the reader's entry would be.
+An entry is read by ``backfill``'s own reader (``url_row``) and its elements judged together,
+as the reader's entry would be. Only when one is left out is each element read in an entry of
+its own, so that the field a rule names (``videos[1].thumbnail_loc``) leads back to the element
+it came from.
 """
 
 from __future__ import annotations
