@@ -182,6 +182,23 @@ def test_the_quoted_warning_is_what_backfill_prints(
     assert _one_line(found[1]) in capsys.readouterr().err.splitlines()
 
 
+def _write_news_sitemap(path: Path) -> None:
+    """A sitemap whose one article (line 4) has the News language ``en-US``."""
+    news = (
+        "<news:news><news:publication><news:name>Daily</news:name>"
+        "<news:language>en-US</news:language></news:publication>"
+        "<news:publication_date>2026-11-27</news:publication_date>"
+        "<news:title>T</news:title></news:news>"
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"\n'
+        '        xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">\n'
+        f"<url><loc>{SITE}/n</loc>{news}</url>\n</urlset>\n",
+        encoding="utf-8",
+    )
+
+
 def test_the_quoted_field_and_language_warnings_are_what_backfill_prints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -190,19 +207,7 @@ def test_the_quoted_field_and_language_warnings_are_what_backfill_prints(
     quoted = body.splitlines()
     rows = "".join(f"{SITE}/p{i},2026-11-0{i}\n" for i in range(1, 6))
     (tmp_path / "export.csv").write_text(f"url,lastmod\n{rows}{SITE}/p6,27/11/2026\n")
-    news = (
-        "<news:news><news:publication><news:name>Daily</news:name>"
-        "<news:language>en-US</news:language></news:publication>"
-        "<news:publication_date>2026-11-27</news:publication_date>"
-        "<news:title>T</news:title></news:news>"
-    )
-    (tmp_path / "news.xml").write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"\n'
-        '        xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">\n'
-        f"<url><loc>{SITE}/n</loc>{news}</url>\n</urlset>\n",
-        encoding="utf-8",
-    )
+    _write_news_sitemap(tmp_path / "news.xml")
     monkeypatch.chdir(tmp_path)
     printed: list[str] = []
     for source in ("export.csv", "news.xml"):
@@ -211,6 +216,19 @@ def test_the_quoted_field_and_language_warnings_are_what_backfill_prints(
         printed += capsys.readouterr().err.splitlines()
 
     assert [line for line in quoted if line not in printed] == []
+
+
+def test_the_quoted_validate_warning_is_what_validate_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    block = TROUBLESHOOTING.split("**`validate` prints a `warning:` line for an alternate", 1)[1]
+    [(_, body)] = FENCE.findall(block)[:1]
+    _write_news_sitemap(tmp_path / "news.xml")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["validate", "news.xml"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+
+    assert [line for line in body.splitlines() if line not in printed] == []
 
 
 def test_the_quoted_ending_lines_are_what_the_commands_print(

@@ -44,8 +44,13 @@ class Dropped(Problem):
 
     outcome: str = "left out, the page is kept"
 
+    @property
+    def text(self) -> str:
+        """What was wrong and what was done, without where."""
+        return f"{self.reason}; {self.outcome}"
+
     def __str__(self) -> str:
-        return printable(f"{self.where}: warning: {self.reason}; {self.outcome}")
+        return printable(f"{self.where}: warning: {self.text}")
 
 
 @dataclass(frozen=True, slots=True)

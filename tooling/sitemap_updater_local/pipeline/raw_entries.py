@@ -70,8 +70,20 @@ def entry_from_raw(
     repaired, a News language), and so is a bad lastmod, changefreq or priority unless
     ``keep_page`` is false, each with one warning to ``on_dropped``
     (``make_entry_keeping_page``)."""
-    entry, dropped = make_entry_keeping_page(
-        owner_of(site, raw.loc) if isinstance(site, Sites) else site,
+    entry, dropped = raw_entry_keeping_page(
+        owner_of(site, raw.loc) if isinstance(site, Sites) else site, raw, now, keep_page=keep_page
+    )
+    for error in dropped:
+        on_dropped(dropped_warning(error, raw.where, raw.name_of(error.field)))
+    return entry
+
+
+def raw_entry_keeping_page(
+    site: Site, raw: RawEntry, now: datetime | None, *, keep_page: bool = True
+) -> tuple[Entry, list[SitemapError]]:
+    """:func:`make_entry_keeping_page` of the raw values of a sitemap or CSV record."""
+    return make_entry_keeping_page(
+        site,
         loc=raw.loc,
         lastmod=raw.lastmod,
         changefreq=raw.changefreq,
@@ -83,15 +95,16 @@ def entry_from_raw(
         now=now,
         keep_page=keep_page,
     )
-    for error in dropped:
-        reason = invalid(raw.name_of(error.field), error.value, error.rule)
-        rule = f"{error.field}: {error.rule}"
-        if isinstance(error, Repaired):
-            outcome = f"read as {error.to!r}, the page is kept"
-            on_dropped(Dropped(raw.where, reason, rule, outcome))
-        else:
-            on_dropped(Dropped(raw.where, reason, rule))
-    return entry
+
+
+def dropped_warning(error: SitemapError, where: str, name: str | None = None) -> Dropped:
+    """The warning of an element or field :func:`make_entry_keeping_page` left out or repaired,
+    its field called ``name`` (what the source calls it) when given."""
+    reason = invalid(error.field if name is None else name, error.value, error.rule)
+    rule = f"{error.field}: {error.rule}"
+    if isinstance(error, Repaired):
+        return Dropped(where, reason, rule, f"read as {error.to!r}, the page is kept")
+    return Dropped(where, reason, rule)
 
 
 #: The lists whose items :func:`make_entry_keeping_page` can leave out one by one.
@@ -109,7 +122,7 @@ class Repaired(SitemapError):
         self.to = to
 
 
-def _bad_element(field: str) -> tuple[str, int | None] | None:
+def bad_element(field: str) -> tuple[str, int | None] | None:
     """The list (or ``news``) and index of the element a rejected ``field`` belongs to
     (``alternates[2].href`` -> ``("alternates", 2)``, ``images`` -> ``("images", None)``);
     ``None`` for a field of the page itself."""
@@ -188,7 +201,7 @@ class _Keeping:
                 try:
                     judge(name, (item,))
                 except SitemapError as error:
-                    if _bad_element(error.field) == (name, 0):
+                    if bad_element(error.field) == (name, 0):
                         prefix = f"{name}[0]"
                         self.dropped.append(
                             error.at(f"{name}[{given}]{error.field[len(prefix) :]}")
@@ -233,7 +246,7 @@ def make_entry_keeping_page(
         try:
             entry = make_entry(site, loc=loc, now=now, **page, **state.values)
         except SitemapError as error:
-            element = _bad_element(error.field)
+            element = bad_element(error.field)
             if element is None:
                 if not keep_page or error.field not in PAGE_FIELDS or page[error.field] is None:
                     raise

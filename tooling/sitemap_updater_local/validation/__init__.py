@@ -1,7 +1,7 @@
 """The validator of ``sitemap-updater validate``: sitemap (urlset) and sitemap index files,
 gzipped or plain, local or fetched. ``schemas`` loads the official XSDs, ``rules`` holds what an
 XSD does not say and the report of one file, ``document`` reads a file as a stream and applies
-both.
+both, after ``deprecated`` and ``extension_elements`` took out what only warns.
 
 Checks, each reported as one ``SOURCE: problem`` line:
 
@@ -10,6 +10,10 @@ Checks, each reported as one ``SOURCE: problem`` line:
   video has ``content_loc`` or ``player_loc``, an ``xhtml:link`` has ``hreflang`` or ``media``, a
   file holds at most 1,000 news articles, and a URL at most 1,000 images and 100 videos (the
   limits ``backfill`` applies, from ``protocol.limits``);
+* an alternate, image, video or News element that ``backfill`` and ``build`` would leave out or
+  repair (``extension_elements``: the layer's rules, on the entry ``backfill``'s reader makes) is
+  taken out, or repaired, before the XSD check, with the ``warning:`` line they print; like a tag
+  Google deprecated (``deprecated``), it leaves the file passing;
 * the protocol limits: at most 50,000 URLs (or child sitemaps) and 52,428,800 uncompressed bytes;
 * every ``loc`` and alternate ``href`` follows the URL rules the writers apply: an absolute
   http(s) URL of 12 to 2,048 characters once normalized and XML-escaped, without control

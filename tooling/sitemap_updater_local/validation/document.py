@@ -7,6 +7,7 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
@@ -32,6 +33,10 @@ from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     local_name,
 )
 from sitemap_updater_local.validation.deprecated import deprecated_warnings, take_out_deprecated
+from sitemap_updater_local.validation.extension_elements import (
+    ExtensionWarnings,
+    take_out_bad_extensions,
+)
 from sitemap_updater_local.validation.rules import EntryChecks, FileReport
 from sitemap_updater_local.validation.schemas import index_schema, urlset_schema
 
@@ -62,6 +67,9 @@ class _Document:
         self.pending = 0
         #: deprecated tags and attributes taken out of the entries, by name
         self.deprecated: Counter[str] = Counter()
+        #: extension elements taken out of the entries (or repaired), as backfill would
+        self.extensions = ExtensionWarnings()
+        self.now = datetime.now(UTC)
 
     def open(self, root: etree._Element, probe: RootProbe) -> bool:
         """Take the root; ``False`` when the document is refused."""
@@ -116,6 +124,8 @@ class _Document:
                 break
         self.pending = 0
         take_out_deprecated(batch, self.deprecated)
+        if self.report.kind == "urlset":
+            take_out_bad_extensions(batch, self.now, self.extensions)
         if not schema.validate(batch):
             for error in cast(Iterable[Any], schema.error_log):
                 checks.rules["XSD"].add(
@@ -125,7 +135,7 @@ class _Document:
 
     def close(self) -> None:
         self.flush(last=True)
-        self.report.warnings += deprecated_warnings(self.deprecated)
+        self.report.warnings += self.extensions.finish() + deprecated_warnings(self.deprecated)
         if self.checks is not None:
             self.checks.finish()
         if self.report.url_count > MAX_URLS:
