@@ -93,6 +93,12 @@ def test_judge_benchmark_reports_both_paths_and_their_ratio() -> None:
     assert re.search(r"target: at most 10 µs/event on one core: (met|NOT met)", out)
 
 
+def test_judge_benchmark_times_by_cpu_time_when_asked() -> None:
+    out = run("bench_judge.py", "--events", "30", "--repeat", "1", "--clock", "cpu")
+    assert "clock: cpu" in out
+    assert re.search(r"judge fast +30 events: best [\d.]+ s = +[\d.]+ µs/event", out)
+
+
 def test_rebuild_benchmark_reports_ratio_memory_and_a_one_url_change() -> None:
     out = run("bench_rebuild.py", "--urls", "1500", "--cap", "400", "--slice-urls", "2000")
     assert re.search(r"RATIO full rebuild / plain scan = [\d.]+", out)

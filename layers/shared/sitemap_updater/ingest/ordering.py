@@ -29,6 +29,8 @@ RANK_DELETE: Final = "1"
 #: How many keys the digest of an entry without extra fields or section has: its plain fields
 #: (``protocol.entry``), written in sorted order by :func:`_canonical_fields`.
 _PLAIN_KEYS: Final = 6
+#: The digested text of each priority at one decimal.
+_TENTH_TEXTS: Final = {k / 10: f"{k / 10:.1f}" for k in range(11)}
 
 
 def format_instant(moment: datetime) -> str:
@@ -73,14 +75,18 @@ def _canonical_fields(entry: Entry, section: str | None) -> dict[str, Any]:
     fields always (``null`` when absent: every stored digest has them so), each extra field
     and the section only when present, so that the digest of an entry without them is what it
     always was. Keys in sorted order when there is neither (the common case)."""
-    priority = entry.priority
+    priority, alternates, images = entry.priority, entry.alternates, entry.images
     fields: dict[str, Any] = {
-        "alternates": [[a.hreflang, a.href] for a in entry.alternates],
+        "alternates": [[a.hreflang, a.href] for a in alternates] if alternates else [],
         "changefreq": entry.changefreq,
-        "images": [i.loc for i in entry.images],
+        "images": [i.loc for i in images] if images else [],
         "lastmod": entry.lastmod,
         "loc": entry.loc,
-        "priority": None if priority is None else f"{priority:.1f}",
+        # a priority at one decimal (the common case) has its text ready; zero is formatted,
+        # since -0.0 equals 0.0 but is written "-0.0"
+        "priority": None
+        if priority is None
+        else (priority and _TENTH_TEXTS.get(priority)) or f"{priority:.1f}",
     }
     if section is not None:
         fields["section"] = section

@@ -357,8 +357,10 @@ def plain_entry(
             lastmod,
             changefreq,
             priority,
-            tuple([new(Alternate, (hreflang, href)) for hreflang, href in alternates]),
-            tuple([new(Image, (url,)) for url in images]),
+            tuple([new(Alternate, (hreflang, href)) for hreflang, href in alternates])
+            if alternates
+            else (),
+            tuple([new(Image, (url,)) for url in images]) if images else (),
             *NO_EXTRAS,
         ),
     )

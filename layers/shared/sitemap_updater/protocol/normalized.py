@@ -124,18 +124,25 @@ def images_normalized(locs: Sequence[Any], site: Site) -> bool:
 #: ``id``: a form holds its site, so no other site can take that ``id`` while the form is kept.
 _FORMS: Final[dict[tuple[int, datetime], NormalForm]] = {}
 _MOST_FORMS: Final = 16
+#: The form :func:`normal_form` gave last: the calls of one judge ask for it again and again.
+_latest_form: NormalForm | None = None
 
 
 def normal_form(site: Site, now: datetime) -> NormalForm:
     """The :class:`NormalForm` of ``site`` at ``now``, shared by the calls of one clock (a dict
     lookup: the judge asks for it once an event; keyed by the site's ``id``, which costs a
     fraction of hashing its fields)."""
+    global _latest_form
+    latest = _latest_form
+    if latest is not None and latest.site is site and latest.now is now:
+        return latest
     key = (id(site), now)
     form = _FORMS.get(key)
     if form is None:
         if len(_FORMS) >= _MOST_FORMS:
             _FORMS.clear()
         form = _FORMS[key] = NormalForm(site, now)
+    _latest_form = form
     return form
 
 
