@@ -14,7 +14,6 @@ from sitemap_updater.protocol.urls.careful import (
     NORMALIZED_TAIL,
     already_normalized,
     careful_normalize_url,
-    check_text,
     escapes_and_length_ok,
     xml_length,
 )
@@ -46,7 +45,7 @@ def normalize_url(raw: object, *, field: str = "loc") -> str:
     if isinstance(raw, str):
         if already_normalized(raw):
             return raw
-        url = compiled_normalize(check_text(raw, field))
+        url = compiled_normalize(raw)
         if url is not None:
             return url
     return careful_normalize_url(raw, field=field)

@@ -24,20 +24,23 @@ from typing import Final
 
 import can_ada
 
+from sitemap_updater.protocol.limits import MAX_URL_TEXT_LENGTH
 from sitemap_updater.protocol.urls.careful import already_normalized
 
-#: The URLs handed to the parser (see the module text); the text after the authority is
-#: anything but ``\`` and ``'``.
+#: The URLs handed to the parser (see the module text). What follows the authority holds
+#: neither a backslash nor ``'``, nor what ``careful.check_text`` rejects (a control character, a
+#: lone surrogate, whitespace at the end), so that the parser never sees text that the full
+#: parse would refuse.
 _PARSER_SAFE: Final = re.compile(
     r"[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9_-]+\.)*[A-Za-z_][A-Za-z0-9_-]*(?::[0-9]{1,5})?"
-    r"(?:[/?#][^\\']*)?"
+    r"(?:[/?#][^\\'\x00-\x1f\x7f-\x9f\ud800-\udfff]*(?<!\s))?"
 )
 
 
 def compiled_normalize(text: str) -> str | None:
-    """The normalized form of ``text`` (a string that passed ``careful.check_text``) by the
-    compiled parser, or ``None`` where only the full parse may decide."""
-    if _PARSER_SAFE.fullmatch(text) is None:
+    """The normalized form of ``text`` by the compiled parser, or ``None`` where only the full
+    parse may decide."""
+    if len(text) > MAX_URL_TEXT_LENGTH or _PARSER_SAFE.fullmatch(text) is None:
         return None
     try:
         url = can_ada.parse(text).href
