@@ -64,6 +64,8 @@ def test_layer_holds_the_shared_package_idna_and_zlib_ng_only(build_dir: Path) -
     assert (python / "idna" / "__init__.py").is_file()
     # the compiled deflate the writer uses, built for Lambda's arm64 whatever machine builds it
     assert list((python / "zlib_ng").glob("zlib_ng.cpython-312-aarch64-linux-gnu.so"))
+    # the URL parser of the normalizer's compiled path, arm64 too
+    assert list(python.glob("can_ada.cpython-312-aarch64-linux-gnu.so"))
     assert not top_level_names(python) & NEVER_SHIPPED
 
 

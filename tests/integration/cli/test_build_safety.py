@@ -106,7 +106,7 @@ def test_a_failure_while_rendering_leaves_the_previous_output_byte_for_byte(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     before = _snapshot(four_files)
-    rendered = site_files.render_fragments
+    rendered = site_files.render_leaves
     calls = []
 
     def failing_third(*args: Any, **kwargs: Any) -> Any:
@@ -115,7 +115,7 @@ def test_a_failure_while_rendering_leaves_the_previous_output_byte_for_byte(
             raise OSError(28, "No space left on device")
         return rendered(*args, **kwargs)
 
-    monkeypatch.setattr(site_files, "render_fragments", failing_third)
+    monkeypatch.setattr(site_files, "render_leaves", failing_third)
     source = _csv(tmp_path / "new.csv", 400, "new")
 
     code, _, err = _build(

@@ -167,23 +167,27 @@ class _Progress:
     """Records read and files written, on stderr about once a second, only on a terminal."""
 
     def __init__(self) -> None:
-        from tqdm import tqdm  # imported here: only a progress line needs it
+        self._files = -1
+        self._bar = None
+        if not sys.stderr.isatty():
+            return  # no progress line, and no progress bar module to import (about 30 ms)
+        from tqdm import tqdm
 
         # no monitor thread: the workers are forked from a process that runs no other thread
         tqdm.monitor_interval = 0
-        self._bar = tqdm(
-            desc="build", unit=" records", file=sys.stderr, disable=None, mininterval=1.0
-        )
-        self._files = -1
+        self._bar = tqdm(desc="build", unit=" records", file=sys.stderr, mininterval=1.0)
 
     def __call__(self, records: int, files: int) -> None:
+        if self._bar is None:
+            return
         if files != self._files:
             self._files = files
             self._bar.set_postfix_str(f"{files} file(s) written", refresh=False)
         self._bar.update(records - self._bar.n)
 
     def close(self) -> None:
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _news_line(result: BuildResult, window_hours: int) -> str:

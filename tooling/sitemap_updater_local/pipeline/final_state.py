@@ -295,14 +295,20 @@ class FinalState:
             leaf for space in self.spaces() for leaf in self._split(space + ROOT_SHARD, max_urls)
         ]
 
+    def size(self, shard_id: str) -> int:
+        """About how many live URLs a shard holds: exact down to :data:`PREFIX_BITS` hash
+        bits, an even share of its bucket's below."""
+        bits = bits_of(shard_id)
+        spans = self.spans.get(space_of_shard(shard_id), {})
+        count = sum(spans[b][0] for b in self._bucket_range(bits[:PREFIX_BITS]) if b in spans)
+        return count >> max(0, len(bits) - PREFIX_BITS)
+
     def _split(self, shard_id: str, cap: int) -> list[str]:
         bits = bits_of(shard_id)
         if len(bits) >= PREFIX_BITS:
             hashes = [uh for uh, _ in self.pairs(shard_id)]
             return split_counts(hashes, shard_id, cap)
-        spans = self.spans.get(space_of_shard(shard_id), {})
-        count = sum(spans[b][0] for b in self._bucket_range(bits) if b in spans)
-        if count <= cap:
+        if self.size(shard_id) <= cap:
             return [shard_id]
         left, right = children(shard_id)
         return self._split(left, cap) + self._split(right, cap)

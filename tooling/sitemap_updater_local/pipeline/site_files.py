@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sitemap_updater.protocol import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.news.desk import NewsDesk
-from sitemap_updater.rebuild.render import render_fragments, render_home
+from sitemap_updater.rebuild.render import render_home, render_leaves
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
 from sitemap_updater.store.shards import space_of_shard
@@ -53,12 +53,11 @@ def render_leaf(
     if any(type(payload) is tuple for _, payload in pairs):
         articles = [payload[1] for _, payload in pairs if type(payload) is tuple]
         pairs = [(uh, p[0] if type(p) is tuple else p) for uh, p in pairs]
-    fragments = {uh: payload for uh, payload in pairs if type(payload) is bytes}
-    skipped = [] if len(fragments) == len(pairs) else [p for _, p in pairs if type(p) is str]
+    # in hash order already (the spool's live frames are sorted): no dictionary, no sort
+    live = [pair for pair in pairs if type(pair[1]) is bytes]
+    skipped = [] if len(live) == len(pairs) else [p for _, p in pairs if type(p) is str]
     files: list[LeafFile] = []
-    parts = render_fragments(
-        leaf, fragments, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
-    )
+    parts = render_leaves(leaf, live, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
     for part in parts:
         if part.body is None:
             continue

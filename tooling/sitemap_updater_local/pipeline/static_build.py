@@ -43,6 +43,7 @@ from sitemap_updater_local.pipeline.fragment_spooling import (
 )
 from sitemap_updater_local.pipeline.site_files import (
     LeafFile,
+    LeafFiles,
     render_leaf,
     write_indexes,
     write_news,
@@ -166,11 +167,20 @@ def build_static(
             state = spool.resolve(map if pool is None else partial(pool.map, chunksize=16))
             leaves = state.leaves(max_urls)
             render = partial(render_leaf, state.directory, stylesheet)
-            spans = [state.spans[space_of_shard(leaf)] for leaf in leaves]
+            # the largest leaves first, so that no worker is left with a large one at the end
+            order = sorted(range(len(leaves)), key=lambda n: -state.size(leaves[n]))
+            spans = [state.spans[space_of_shard(leaves[n])] for n in order]
             each = [max_urls] * len(leaves), [max_bytes] * len(leaves), [staging] * len(leaves)
-            rendered = (pool.map if pool is not None else map)(render, leaves, spans, *each)
+            by_size = [leaves[n] for n in order]
+            done = (pool.map if pool is not None else map)(render, by_size, spans, *each)
+            rendered: list[LeafFiles | None] = [None] * len(leaves)
+            files = 0
+            for n, leaf_files in zip(order, done, strict=True):
+                rendered[n] = leaf_files
+                files += len(leaf_files.files)
+                on_progress(records, files)
             written: list[LeafFile] = []
-            for leaf_files in rendered:
+            for leaf_files in filter(None, rendered):
                 for skipped in leaf_files.skipped:
                     problem(
                         Problem(skipped, f"entry alone is larger than {max_bytes} bytes, left out")
@@ -180,7 +190,6 @@ def build_static(
                     articles += len(leaf_files.articles)
                     desk.apply({url_hash_of(item): item for item in leaf_files.articles})
                 result.urls += sum(urls for _, _, urls, _ in leaf_files.files)
-                on_progress(records, len(written))
         if not written and not allow_empty:
             raise NothingToPublish(
                 f"nothing to publish: {source} leaves no live URL ({result.changes} "

@@ -1,4 +1,4 @@
-"""URL normalization (the identity of an entry) and the site a file belongs to.
+"""URL normalization (the identity of an entry), by the full parse of RFC 3986.
 
 Normalization follows RFC 3986 section 6.2.2/6.2.3 and changes only what those sections make
 equivalent: scheme and host are lowercased, an IDN host becomes punycode (IDNA 2008 with UTS #46
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 from urllib.parse import quote
@@ -29,7 +28,6 @@ from urllib.parse import quote
 import idna
 
 from sitemap_updater.protocol.errors import (
-    ForeignHostError,
     InvalidUrlError,
     UrlLengthError,
 )
@@ -126,22 +124,10 @@ def _split_authority(raw: str, authority: str) -> tuple[str, str]:
     return host, port
 
 
-def normalize_url(raw: object, *, field: str = "loc") -> str:
-    """The normalized form of an absolute http(s) URL; raises :class:`InvalidUrlError`.
-
-    The length rule (12 to 2,048 characters, sitemap.xsd ``tLoc``) applies to the normalized,
-    percent-encoded result as it is written in the XML, that is once XML-escaped. Normalization
-    percent-encodes ``<``, ``>`` and ``"``, so only ``&`` (written ``&amp;``, 4 more characters)
-    and ``'`` (``&apos;``, 5 more) can make the written form longer than the URL.
-    """
-    if isinstance(raw, str) and already_normalized(raw):
-        return raw
-    return careful_normalize_url(raw, field=field)
-
-
 def careful_normalize_url(raw: object, *, field: str = "loc") -> str:
-    """:func:`normalize_url` without its fast path: every value goes through the full parse."""
-    url = _normalize(raw, field)
+    """:func:`~sitemap_updater.protocol.urls.normalize_url` without its fast paths: every value
+    goes through the full parse."""
+    url = careful_form(raw, field)
     length = len(url)
     if needs_escape(url):
         length = len(escape(url))
@@ -186,7 +172,7 @@ def escapes_and_length_ok(url: str) -> bool:
     return MIN_LOC_LENGTH <= xml_length(url) <= MAX_LOC_LENGTH
 
 
-def _check_text(raw: object, field: str) -> str:
+def check_text(raw: object, field: str) -> str:
     """``raw`` if it is a string a URL may be normalized from (see the module text)."""
     if not isinstance(raw, str):
         raise _reject(raw, "must be a string", field)
@@ -235,8 +221,10 @@ def _port(raw: str, scheme: str, port_text: str, field: str) -> str:
     return "" if int(port_text) == DEFAULT_PORTS[scheme] else ":" + str(int(port_text))
 
 
-def _normalize(raw: object, field: str) -> str:
-    text = _check_text(raw, field)
+def careful_form(raw: object, field: str) -> str:
+    """The normalized form of ``raw`` by the full parse, before the length rule; raises
+    :class:`InvalidUrlError`."""
+    text = check_text(raw, field)
     scheme, rest = _scheme_and_rest(text, field)
     cut = len(rest)
     for sep in "/?":
@@ -305,96 +293,3 @@ def _has_dot_segment(url: str) -> bool:
 def xml_length(url: str) -> int:
     """Characters ``url`` takes once XML-escaped (a normalized URL holds no ``<``, ``>``, ``"``)."""
     return len(url) + 4 * url.count("&") + 5 * url.count("'")
-
-
-def origin_of(url: str) -> str:
-    """The ``scheme://host[:port]`` a URL of the form ``scheme://authority/...`` starts with
-    (the text up to the first ``/`` after its ``//``); any other text is returned whole."""
-    start = url.find("//")
-    end = url.find("/", start + 2) if start >= 0 else -1
-    return url[:end] if end >= 0 else url
-
-
-def host_of(url: str) -> str:
-    """The host of a normalized URL (``scheme://host[:port]/...``), without its port."""
-    authority = url.split("/", 3)[2]
-    colon = authority.rfind(":")
-    return authority[:colon] if colon > authority.rfind("]") else authority
-
-
-@dataclass(frozen=True, slots=True)
-class Site:
-    """The one scheme, host and port that every ``loc`` of the site must have, the hosts
-    its images and videos may live on (``media_hosts``: besides the site's own host; ``None``:
-    any host), and the origins its hreflang alternates may point to (``alternate_origins``:
-    besides the site's own origin; ``None``: any origin)."""
-
-    origin: str
-    media_hosts: frozenset[str] | None = None
-    alternate_origins: frozenset[str] | None = frozenset()
-
-    @classmethod
-    def parse(cls, raw: str, media_hosts: frozenset[str] | None = None) -> Site:
-        """``Site.parse("https://www.example.com")``; a path other than ``/``, a query or a
-        fragment is an error (the site is an origin)."""
-        if not isinstance(raw, str):
-            raise InvalidUrlError("site", raw, "must be a string")
-        if "#" in raw or "?" in raw:
-            raise InvalidUrlError("site", raw, "must be scheme://host[:port], without query")
-        url = _normalize(raw if raw.endswith("/") else raw + "/", "site")
-        origin = url[:-1]
-        if origin.count("/") != 2:
-            raise InvalidUrlError("site", raw, "must be scheme://host[:port], without a path")
-        return cls(origin, media_hosts)
-
-    def media_ok(self, url: str) -> bool:
-        """Whether an image or video may live at the normalized ``url``: any host when no media
-        hosts are set, else the site's own host or one of them."""
-        hosts = self.media_hosts
-        if hosts is None:
-            return True
-        host = host_of(url)
-        return host in hosts or host == host_of(self.root_url)
-
-    def check_media(self, url: str, *, field: str, value: object = None) -> None:
-        """Raise :class:`ForeignHostError` unless an image or video may live at ``url``."""
-        if not self.media_ok(url):
-            allowed = ", ".join(sorted({host_of(self.root_url), *(self.media_hosts or ())}))
-            raise ForeignHostError(
-                field,
-                url if value is None else value,
-                f"must be on the site's host or a media host (MEDIA_HOSTS): {allowed}",
-            )
-
-    @property
-    def root_url(self) -> str:
-        return self.origin + "/"
-
-    def owns(self, url: str) -> bool:
-        """Whether the normalized ``url`` has this site's scheme, host and port."""
-        return url.startswith(self.origin) and url[len(self.origin) : len(self.origin) + 1] == "/"
-
-    def alternate_ok(self, url: str) -> bool:
-        """Whether an hreflang alternate may point to the normalized ``url``: the site's own
-        origin, one of ``alternate_origins``, or any origin when that is ``None``."""
-        origins = self.alternate_origins
-        return self.owns(url) or origins is None or origin_of(url) in origins
-
-    def check_alternate(self, url: str, *, field: str, value: object = None) -> None:
-        """Raise :class:`ForeignHostError` unless an hreflang alternate may point to ``url``."""
-        if self.alternate_ok(url):
-            return
-        if not self.alternate_origins:  # the site alone: the rule (and words) of its locs
-            self.check(url, field=field, value=value)
-        listed = ", ".join(sorted({self.origin, *(self.alternate_origins or ())}))
-        rule = f"must be on one of the sites (SITE_URL): {listed} (same scheme, host and port)"
-        raise ForeignHostError(field, url if value is None else value, rule)
-
-    def check(self, url: str, *, field: str = "loc", value: object = None) -> None:
-        """Raise :class:`ForeignHostError` unless the normalized ``url`` is on this site."""
-        if not self.owns(url):
-            raise ForeignHostError(
-                field,
-                url if value is None else value,
-                f"must be on {self.origin} (same scheme, host and port as the site)",
-            )
