@@ -149,6 +149,10 @@ class LocalDeployment:
         rebuild_id = _scheduled(specs)
         self.ingest = self._function(specs[ingest_id], site_param)
         self.rebuild_function = self._function(specs[rebuild_id], site_param)
+        observer_id = _observer(specs)
+        self.observe_function = (
+            None if observer_id is None else self._function(specs[observer_id], site_param)
+        )
         queue_arn = str(self.template.resolve(source["Queue"]))
         if queue_arn not in self.stack.queue_arns:
             raise ValueError(f"function {ingest_id}: SQS event Queue {queue_arn} is not a queue")
@@ -271,6 +275,18 @@ class LocalDeployment:
             f"(last error: {last_error!r}, last report: {runs[-1] if runs else None})"
         )
 
+    def observe(self, remaining_ms: int | None = None) -> dict[str, Any]:
+        """One run of the observer (a scheduled event); its report. Raises its exception."""
+        if self.observe_function is None:
+            raise ValueError("the template has no observer function")
+        moment = None if self.clock is None else datetime.fromtimestamp(self.clock(), UTC)
+        inv = self.observe_function.invoke(scheduled_event(moment), remaining_ms)
+        if inv.error is not None:
+            raise inv.error
+        if not isinstance(inv.result, dict):
+            raise TypeError(f"observe handler returned {type(inv.result).__name__}, not a dict")
+        return inv.result
+
     # --- inspection -------------------------------------------------------------------------
 
     def objects(self) -> dict[str, str]:
@@ -344,8 +360,24 @@ def _sqs_source(specs: dict[str, FunctionSpec]) -> tuple[str, dict[str, Any]]:
     raise ValueError("template has no function with an SQS event (the ingest function)")
 
 
+#: what sets the observer apart from the rebuild, the other scheduled function
+_OBSERVER_VARIABLE = "OBSERVE_INTERVAL_MINUTES"
+
+
+def _is_scheduled(spec: FunctionSpec) -> bool:
+    return any(e.get("Type") in {"Schedule", "ScheduleV2"} for e in spec.events.values())
+
+
 def _scheduled(specs: dict[str, FunctionSpec]) -> str:
     for lid, spec in specs.items():
-        if any(e.get("Type") in {"Schedule", "ScheduleV2"} for e in spec.events.values()):
+        if _is_scheduled(spec) and _OBSERVER_VARIABLE not in spec.environment:
             return lid
     raise ValueError("template has no function with a Schedule event (the rebuild function)")
+
+
+def _observer(specs: dict[str, FunctionSpec]) -> str | None:
+    """The observer: the scheduled function with the observer's settings (None: none)."""
+    for lid, spec in specs.items():
+        if _is_scheduled(spec) and _OBSERVER_VARIABLE in spec.environment:
+            return lid
+    return None
