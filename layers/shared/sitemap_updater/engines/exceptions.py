@@ -33,3 +33,34 @@ class EngineUnavailable(EngineError):
 class CredentialsRefused(EngineError):
     """401 or 403, or a key or token the engine does not accept: retrying cannot help until the
     credentials or the property's permissions are fixed."""
+
+
+#: Most characters of an engine's own words kept in a reason.
+REASON_CHARS = 300
+
+
+def error_for(
+    engine: str,
+    operation: str,
+    status: int | None,
+    reason: str,
+    *,
+    quota: bool = False,
+    credentials: bool = False,
+    later: bool = False,
+) -> EngineError:
+    """The error an answer of ``status`` means (None: no answer came): 429 or ``quota`` (the
+    engine said a quota is spent) is :class:`QuotaExhausted`; 401, 403 or ``credentials``
+    :class:`CredentialsRefused`; no answer, 408, 5xx or ``later`` (the engine said it failed
+    inside) :class:`EngineUnavailable`; anything else a plain :class:`EngineError` (the request
+    itself is wrong). ``reason`` is shortened to :data:`REASON_CHARS`."""
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 3] + "..."
+    kind: type[EngineError] = EngineError
+    if quota or status == 429:
+        kind = QuotaExhausted
+    elif credentials or status in (401, 403):
+        kind = CredentialsRefused
+    elif later or status is None or status == 408 or status >= 500:
+        kind = EngineUnavailable
+    return kind(engine, operation, status, reason)

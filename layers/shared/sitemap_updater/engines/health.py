@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from email.message import Message
 from typing import Final
+from urllib.parse import urljoin
 
+from sitemap_updater.bounded_http import Deadline
+from sitemap_updater.engines.fetching import Answer, FetchFailed, fetch
 from sitemap_updater.engines.pacing import HostPacer
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.engines.page_signals import header_noindex, html_signals
+from sitemap_updater.protocol.errors import InvalidUrlError
+from sitemap_updater.protocol.urls import Site, host_of, normalize_url, origin_of
 
 #: The User-Agent of every health-check fetch; the page it names says what the fetches are and
 #: how to tell them apart from a search engine's.
@@ -68,9 +74,66 @@ def check_page(
     user_agent: str = USER_AGENT,
     pacer: HostPacer | None = None,
 ) -> PageHealth:
-    """Fetch ``url`` (once; a redirect is not followed) and judge what came back.
+    """Fetch ``url`` (once; a redirect is recorded, not followed) and judge what came back.
 
     ``listed_hosts`` are the sites' origins (``https://www.example.com``), as :class:`Site`
     objects (a ``Sites`` is one) or text; a URL on none of them is not fetched (problem
     ``off-site``). ``pacer``, when given, is waited on for the URL's host before the fetch."""
-    raise NotImplementedError
+    try:
+        identity = normalize_url(url)
+    except InvalidUrlError:
+        return PageHealth(url, None, None, False, None, False, "off-site")
+    if origin_of(identity) not in _origins(listed_hosts):
+        return PageHealth(url, None, None, False, None, False, "off-site")
+    if pacer is not None:
+        pacer.wait(host_of(identity))
+    headers = {
+        "User-Agent": user_agent,
+        "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
+    }
+    try:
+        answer = fetch(
+            identity, deadline=Deadline(deadline_seconds), max_bytes=MAX_HTML_BYTES, headers=headers
+        )
+    except FetchFailed:
+        return PageHealth(url, None, None, False, None, False, "unreachable")
+    return judge(url, identity, answer)
+
+
+def _origins(listed_hosts: Iterable[Site | str]) -> frozenset[str]:
+    return frozenset(
+        item.origin if isinstance(item, Site) else Site.parse(item).origin for item in listed_hosts
+    )
+
+
+def _resolved(base: str, href: str) -> str:
+    """``href`` resolved against ``base`` and normalized (as written, when it is no URL)."""
+    joined = urljoin(base, href)
+    try:
+        return normalize_url(joined)
+    except InvalidUrlError:
+        return joined
+
+
+def judge(url: str, identity: str, answer: Answer) -> PageHealth:
+    """What ``answer`` (to a GET of ``url``, normalized ``identity``) says of the page."""
+    status = answer.status
+    if 300 <= status < 400:
+        location = answer.header("location")
+        target = _resolved(identity, location) if location else None
+        return PageHealth(url, status, target, False, None, False, "redirect")
+    if status in (404, 410):
+        return PageHealth(url, status, None, False, None, False, "not-found")
+    if not 200 <= status < 300:
+        return PageHealth(url, status, None, False, None, False, "error")
+    noindex = header_noindex(answer.headers("x-robots-tag"))
+    canonical = None
+    content_type = Message()
+    content_type["content-type"] = answer.header("content-type") or "text/html"
+    if content_type.get_content_type() in ("text/html", "application/xhtml+xml"):
+        signals = html_signals(answer.body, content_type.get_content_charset())
+        noindex = noindex or signals.noindex
+        canonical = _resolved(identity, signals.canonical) if signals.canonical else None
+    foreign = canonical is not None and canonical != identity
+    problem = "noindex" if noindex else "foreign-canonical" if foreign else None
+    return PageHealth(url, status, None, noindex, canonical, foreign, problem)

@@ -12,7 +12,8 @@ Sleeper = Callable[[float], None]
 class HostPacer:
     """Lets at most ``per_second`` requests per second go to each host: :meth:`wait` returns
     when the next request to ``host`` may start, sleeping (``sleep``) for what is left of the
-    interval. ``clock`` and ``sleep`` are injectable so tests need no real waiting."""
+    interval. Hosts are paced apart: a slow host never holds back another. ``clock`` and
+    ``sleep`` are injectable so tests need no real waiting."""
 
     def __init__(
         self,
@@ -21,8 +22,17 @@ class HostPacer:
         clock: Clock = time.monotonic,
         sleep: Sleeper = time.sleep,
     ) -> None:
-        raise NotImplementedError
+        if not per_second > 0:
+            raise ValueError(f"per_second={per_second!r} must be a number above 0")
+        self.interval = 1.0 / per_second
+        self._clock = clock
+        self._sleep = sleep
+        self._next: dict[str, float] = {}
 
     def wait(self, host: str) -> None:
         """Block until a request to ``host`` keeps within the rate, and count it."""
-        raise NotImplementedError
+        now = self._clock()
+        start = max(now, self._next.get(host, now))
+        if start > now:
+            self._sleep(start - now)
+        self._next[host] = start + self.interval
