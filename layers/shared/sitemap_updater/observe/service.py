@@ -23,6 +23,12 @@ from sitemap_updater.engines.health import PageHealth, check_page
 from sitemap_updater.engines.pacing import HostPacer
 from sitemap_updater.engines.search_console import Inspection, SearchConsole
 from sitemap_updater.observe.budget import BudgetLedger, RunBudget
+from sitemap_updater.observe.exclusion import (
+    EXCLUDABLE,
+    Excluded,
+    Exclusions,
+    should_exclude,
+)
 from sitemap_updater.observe.figures import section_figures
 from sitemap_updater.observe.frame import HostFrame, frames, read_listed
 from sitemap_updater.observe.records import FiguresStore, Observation, ObservationStore
@@ -32,6 +38,7 @@ from sitemap_updater.observe.signals import (
     emit_alarm_figures,
     emit_host,
     emit_section,
+    log_section,
     sitemap_status_dict,
 )
 from sitemap_updater.observe.submissions import SubmissionLedger, Target, submit_all
@@ -80,6 +87,7 @@ class ObserveService:
         self._observations = ObservationStore(dynamodb, table)
         self._figures = FiguresStore(dynamodb, table)
         self._ledger = SubmissionLedger(dynamodb, table)
+        self._exclusions = Exclusions(dynamodb, config.url_table_name, table)
         self._budgets = BudgetLedger(
             dynamodb, table, config.daily_api_calls, config.interval_minutes * 60
         )
@@ -174,7 +182,8 @@ class ObserveService:
             "computed_at": int(now),
         }
         self._figures.save(host.origin, "", figures)
-        emit_host(host.origin, figures)
+        if self.config.section_metrics:
+            emit_host(host.origin, figures)
         return figures, sections
 
     def _health_per_run(self) -> int:
@@ -270,11 +279,63 @@ class ObserveService:
                 checked += 1
             self._observations.save(host.origin, section, seen, now)
             observed[item.url] = seen
+        exclusions, checked_again = self._exclude(host.origin, section, observed, health, now)
         mine = {key: files[key] for key in host.sections[section] if key in files}
         figures = section_figures(host.published(section), mine, observed.values(), now)
+        figures.update(exclusions)
         self._figures.save(host.origin, section, figures)
-        emit_section(host.origin, section, figures)
-        return {**figures, "inspected_this_run": inspected, "checked_this_run": checked}
+        log_section(host.origin, section, figures)
+        if self.config.section_metrics:
+            emit_section(host.origin, section, figures)
+        return {
+            **figures,
+            "inspected_this_run": inspected,
+            "checked_this_run": checked + checked_again,
+        }
+
+    def _exclude(
+        self, origin: str, section: str, observed: dict[str, Observation], health: int, now: float
+    ) -> tuple[dict[str, Any], int]:
+        """Check the excluded and the suspect URLs again, restore the healthy ones and exclude
+        those that failed often enough (``exclusion``); the figures, and the checks made."""
+        excluded = self._exclusions.load(origin, section)
+        restored = added = checked = 0
+        if not self.config.exclude_unhealthy:
+            for url in excluded:  # the option was turned off: everything comes back
+                self._exclusions.restore(origin, section, url, now)
+            return {"excluded": 0, "restored_this_run": len(excluded), "exclusions": []}, 0
+        suspects = [
+            o.url
+            for o in observed.values()
+            if o.problem in EXCLUDABLE and o.checked_at is not None and o.checked_at < now
+        ]
+        for url in [*excluded, *suspects][: max(1, health)]:
+            if not self._in_time():
+                break
+            seen = self._health(observed.get(url) or Observation(url, "random"), now)
+            self._observations.save(origin, section, seen, now)
+            observed[url] = seen
+            checked += 1
+            if url in excluded and seen.problem is None:
+                self._exclusions.restore(origin, section, url, now)
+                del excluded[url]
+                restored += 1
+        for seen in observed.values():
+            fresh = seen.checked_at == now and seen.url not in excluded
+            due = fresh and should_exclude(seen, self.config.exclude_after_failures)
+            if due and self._exclusions.exclude(origin, section, seen, now):
+                excluded[seen.url] = Excluded(seen.url, seen.problem or "", int(now))
+                added += 1
+        figures = {
+            "excluded": len(excluded),
+            "excluded_this_run": added,
+            "restored_this_run": restored,
+            "exclusions": [
+                {"url": e.url, "problem": e.problem, "since": e.since}
+                for e in sorted(excluded.values(), key=lambda e: e.since)[:20]
+            ],
+        }
+        return figures, checked
 
     def _draw(
         self, host: HostFrame, section: str, size: int, observed: dict[str, Observation], now: float

@@ -27,6 +27,8 @@ INSPECTION_MINUTE_QUOTA: Final = 600
 class ObserveConfig:
     state_table_name: str
     bucket_name: str
+    #: the URL table, where an excluded URL's item is marked (``exclusion``)
+    url_table_name: str
     site_url: str
     #: where the index and the files are served (empty: each host's own origin)
     public_base_url: str
@@ -52,6 +54,8 @@ class ObserveConfig:
     #: leave a URL out of the sitemaps once this many checks in a row found it unhealthy
     exclude_unhealthy: bool = False
     exclude_after_failures: int = 3
+    #: send each section's figures as CloudWatch metrics (each is a custom metric, billed)
+    section_metrics: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ObserveConfig:
@@ -59,6 +63,7 @@ class ObserveConfig:
         site = _site_list(e)
         return cls(
             state_table_name=_get(e, "STATE_TABLE_NAME"),
+            url_table_name=_get(e, "TABLE_NAME"),
             bucket_name=_get(e, "BUCKET_NAME"),
             site_url=site,
             public_base_url=e.get("PUBLIC_BASE_URL", "") or "",
@@ -74,6 +79,7 @@ class ObserveConfig:
             health_requests_per_second=float(_int(e, "HEALTH_REQUESTS_PER_SECOND", 1, 1, 10)),
             exclude_unhealthy=_bool(e, "EXCLUDE_UNHEALTHY", False),
             exclude_after_failures=_int(e, "EXCLUDE_AFTER_FAILURES", 3, 2, 100),
+            section_metrics=_bool(e, "SECTION_METRICS", False),
         )
 
     def property_of(self, origin: str) -> str:

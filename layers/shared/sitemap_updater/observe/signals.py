@@ -1,9 +1,11 @@
 """What the observer tells CloudWatch, and Search Console's sitemap status as plain data.
 
-Each section's figures go out as metrics with the dimensions ``host`` and ``section`` (the
-dashboard's per-section graphs search them); a host's index figures with ``host`` alone. The
-alarms watch three figures with no dimension but ``service``, each the worst of the run:
-:data:`ALARM_METRICS`.
+Each section's figures are one log line (``section figures``, with ``host`` and ``section``),
+which the dashboard's table reads with Logs Insights at no cost per figure. With
+``SectionMetrics=true`` they also go out as metrics with the dimensions ``host`` and
+``section``, and a host's index figures with ``host``: each is a custom metric, billed per month
+(docs/search-engines.md). The alarms watch three metrics with no dimension but ``service``,
+each the worst of the run: :data:`ALARM_METRICS`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any, Final
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
 from sitemap_updater.engines.search_console import SitemapStatus
+from sitemap_updater.observability import logger
 
 #: section figure -> (metric name, unit); shares are sent as percentages
 SECTION_METRICS: Final = {
@@ -70,6 +73,18 @@ def _emit(
         added += 1
     if added:
         metrics.flush_metrics()
+
+
+def log_section(host: str, section: str, figures: Mapping[str, Any]) -> None:
+    """One log line of a section's figures (the lists aside), for the dashboard's table."""
+    logger.info(
+        "section figures",
+        extra={
+            "host": host,
+            "section": section,
+            **{k: v for k, v in figures.items() if not isinstance(v, list | dict)},
+        },
+    )
 
 
 def emit_section(host: str, section: str, figures: Mapping[str, Any]) -> None:
