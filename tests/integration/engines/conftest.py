@@ -1,0 +1,38 @@
+"""The engine clients against their stand-ins on 127.0.0.1 (nothing else is reachable)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from sitemap_updater.engines.search_console import SearchConsole
+from sitemap_updater_local.standins.bing import BingStandIn
+from sitemap_updater_local.standins.keys import ServiceAccountKey
+from sitemap_updater_local.standins.search_console import SearchConsoleStandIn
+
+SITE = "https://www.example.com/"
+FEED = "https://www.example.com/sitemap-index.xml"
+BING_KEY = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture
+def console() -> Iterator[SearchConsoleStandIn]:
+    with SearchConsoleStandIn(properties={SITE}) as stand_in:
+        yield stand_in
+
+
+@pytest.fixture
+def key(console: SearchConsoleStandIn) -> ServiceAccountKey:
+    return console.new_key()
+
+
+@pytest.fixture
+def client(console: SearchConsoleStandIn, key: ServiceAccountKey) -> SearchConsole:
+    return SearchConsole(key.info, api_root=console.url, deadline_seconds=5.0)
+
+
+@pytest.fixture
+def bing() -> Iterator[BingStandIn]:
+    with BingStandIn(keys={BING_KEY}, sites={SITE}) as stand_in:
+        yield stand_in

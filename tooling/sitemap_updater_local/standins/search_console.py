@@ -1,0 +1,336 @@
+"""Google Search Console on 127.0.0.1: the OAuth token endpoint, the Sitemaps API
+(``sitemaps.submit``, ``get``, ``list``) and the URL Inspection API, answering the JSON Google
+documents.
+
+```python
+with SearchConsoleStandIn(properties={"https://www.example.com/"}) as console:
+    key = console.new_key()                  # a service-account key whose token_uri is here
+    client = SearchConsole(key.info, api_root=console.url)
+    console.downloaded(site, feed, when=..., submitted={"web": 120})   # as if Google fetched it
+    console.inspections[url] = indexed(last_crawl=...)                  # what inspect answers
+    console.fail(Failure.QUOTA)              # the next API request: 429 RESOURCE_EXHAUSTED
+```
+
+The token endpoint takes only the JWT-bearer grant, and only an assertion signed by a key made
+by :meth:`SearchConsoleStandIn.new_key` (checked with its public key by ``google.auth.jwt``),
+addressed to Google's token endpoint and asking for the Search Console scope. Every API
+request needs a token it issued. Inspections count against Google's quotas per property: 600 a
+minute and 2,000 a day (``clock`` is injectable).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import google.auth.exceptions
+from google.auth import jwt
+
+from sitemap_updater_local.standins.keys import CLIENT_EMAIL, ServiceAccountKey, make_key
+from sitemap_updater_local.standins.loopback import (
+    Failure,
+    LoopbackServer,
+    Reply,
+    Request,
+    json_reply,
+)
+
+GRANT_TYPE: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+SCOPE: Final = "https://www.googleapis.com/auth/webmasters"
+#: The audience of a service account's assertion: Google's token endpoint, wherever the key
+#: file's ``token_uri`` sends it.
+AUDIENCE: Final = "https://oauth2.googleapis.com/token"
+TOKEN_PATH: Final = "/token"
+SITEMAPS_PREFIX: Final = "/webmasters/v3/sites/"
+INSPECT_PATH: Final = "/v1/urlInspection/index:inspect"
+INSPECTIONS_PER_MINUTE: Final = 600
+INSPECTIONS_PER_DAY: Final = 2000
+UNKNOWN_TO_GOOGLE: Final = {
+    "verdict": "NEUTRAL",
+    "coverageState": "URL is unknown to Google",
+    "robotsTxtState": "ROBOTS_TXT_STATE_UNSPECIFIED",
+    "indexingState": "INDEXING_STATE_UNSPECIFIED",
+    "pageFetchState": "PAGE_FETCH_STATE_UNSPECIFIED",
+}
+
+
+def rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def indexed(
+    *,
+    last_crawl: datetime,
+    google_canonical: str | None = None,
+    user_canonical: str | None = None,
+    sitemaps: Iterable[str] = (),
+) -> dict[str, Any]:
+    """An ``indexStatusResult`` of a page on Google."""
+    result = {
+        "verdict": "PASS",
+        "coverageState": "Submitted and indexed",
+        "robotsTxtState": "ALLOWED",
+        "indexingState": "INDEXING_ALLOWED",
+        "pageFetchState": "SUCCESSFUL",
+        "lastCrawlTime": rfc3339(last_crawl),
+        "sitemap": list(sitemaps),
+        "crawledAs": "MOBILE",
+    }
+    for name, value in (("googleCanonical", google_canonical), ("userCanonical", user_canonical)):
+        if value is not None:
+            result[name] = value
+    return result
+
+
+def not_indexed(
+    coverage_state: str = "Crawled - currently not indexed", *, last_crawl: datetime | None = None
+) -> dict[str, Any]:
+    """An ``indexStatusResult`` of a page Google knows but does not show."""
+    result = {**UNKNOWN_TO_GOOGLE, "verdict": "NEUTRAL", "coverageState": coverage_state}
+    if last_crawl is not None:
+        result |= {"lastCrawlTime": rfc3339(last_crawl), "pageFetchState": "SUCCESSFUL"}
+    return result
+
+
+@dataclass
+class SitemapRecord:
+    """One submitted sitemap as the stand-in keeps it (``contents``: submitted by type)."""
+
+    path: str
+    last_submitted: datetime
+    last_downloaded: datetime | None = None
+    is_pending: bool = True
+    is_index: bool = False
+    errors: int = 0
+    warnings: int = 0
+    contents: dict[str, int] = field(default_factory=dict)
+
+    def resource(self) -> dict[str, Any]:
+        value: dict[str, Any] = {
+            "path": self.path,
+            "lastSubmitted": rfc3339(self.last_submitted),
+            "isPending": self.is_pending,
+            "isSitemapsIndex": self.is_index,
+            "type": "sitemap",
+            "warnings": str(self.warnings),
+            "errors": str(self.errors),
+        }
+        if self.last_downloaded is not None:
+            value["lastDownloaded"] = rfc3339(self.last_downloaded)
+        if self.contents:  # "indexed" is deprecated: sent as Google does, never to be read
+            value["contents"] = [
+                {"type": kind, "submitted": str(count), "indexed": "0"}
+                for kind, count in self.contents.items()
+            ]
+        return value
+
+
+def _error(code: int, status: str, message: str, reason: str | None = None) -> Reply:
+    error: dict[str, Any] = {"code": code, "message": message, "status": status}
+    if reason is not None:
+        error["errors"] = [{"message": message, "domain": "global", "reason": reason}]
+    return json_reply(code, {"error": error})
+
+
+class SearchConsoleStandIn(LoopbackServer):
+    """Search Console for the service accounts whose keys :meth:`new_key` made, with access
+    to ``properties`` (``https://host/`` or ``sc-domain:host``; None: any)."""
+
+    def __init__(
+        self,
+        *,
+        properties: Iterable[str] | None = None,
+        clock: Callable[[], float] = time.time,
+        per_minute: int = INSPECTIONS_PER_MINUTE,
+        per_day: int = INSPECTIONS_PER_DAY,
+    ) -> None:
+        super().__init__()
+        self.properties = None if properties is None else set(properties)
+        self.clock = clock
+        self.per_minute = per_minute
+        self.per_day = per_day
+        self.public_keys: dict[str, bytes] = {}
+        self.tokens: dict[str, str] = {}  # token -> client e-mail
+        self.sitemaps: dict[str, dict[str, SitemapRecord]] = {}
+        self.inspections: dict[str, dict[str, Any]] = {}
+        self.default_inspection: Callable[[str], dict[str, Any]] = lambda _: UNKNOWN_TO_GOOGLE
+        self._inspected: dict[str, list[float]] = {}
+
+    @property
+    def token_uri(self) -> str:
+        return self.url + TOKEN_PATH
+
+    def new_key(self, client_email: str = CLIENT_EMAIL) -> ServiceAccountKey:
+        """A key for ``client_email`` whose assertions this stand-in accepts."""
+        key = make_key(self.token_uri, client_email)
+        self.public_keys[client_email] = key.public_pem
+        return key
+
+    def revoke_tokens(self) -> None:
+        """Forget every access token issued (as if each had expired)."""
+        self.tokens.clear()
+
+    def downloaded(
+        self,
+        site_url: str,
+        feed_url: str,
+        *,
+        when: datetime,
+        submitted: dict[str, int] | None = None,
+        errors: int = 0,
+        warnings: int = 0,
+    ) -> None:
+        """Google fetched the submitted ``feed_url``: what it found."""
+        record = self.sitemaps[site_url][feed_url]
+        record.last_downloaded, record.is_pending = when, False
+        record.errors, record.warnings = errors, warnings
+        record.contents = dict(submitted or {})
+
+    def channel(self, request: Request) -> str:
+        return "token" if request.path == TOKEN_PATH else "api"
+
+    def failure_reply(self, failure: Failure, request: Request) -> Reply:
+        if self.channel(request) == "token":
+            codes = {Failure.QUOTA: 429, Failure.UNAVAILABLE: 503}
+            error = {
+                "error": "invalid_grant",
+                "error_description": "Invalid grant: account not found",
+            }
+            if failure in codes:
+                error = {"error": "temporarily_unavailable", "error_description": "Try again later"}
+            return json_reply(codes.get(failure, 400), error)
+        if failure is Failure.QUOTA:
+            message = "Quota exceeded for quota metric 'Queries' of service 'searchconsole'."
+            return _error(429, "RESOURCE_EXHAUSTED", message, "rateLimitExceeded")
+        if failure is Failure.UNAVAILABLE:
+            return _error(503, "UNAVAILABLE", "The service is currently unavailable.")
+        return _error(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", "invalid")
+
+    def answer(self, request: Request) -> Reply:
+        if request.path == TOKEN_PATH and request.method == "POST":
+            return self._token(request)
+        email = self._bearer(request)
+        if email is None:
+            message = (
+                "Request had invalid authentication credentials. Expected OAuth 2 access token."
+            )
+            return _error(401, "UNAUTHENTICATED", message, "authError")
+        if request.path == INSPECT_PATH and request.method == "POST":
+            return self._inspect(request)
+        if request.path.startswith(SITEMAPS_PREFIX):
+            return self._sitemaps(request)
+        return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+
+    def _token(self, request: Request) -> Reply:
+        form = {name: values[0] for name, values in _form(request.body).items()}
+        if form.get("grant_type") != GRANT_TYPE:
+            why = f"Invalid grant_type: {form.get('grant_type', '')}"
+            return json_reply(400, {"error": "unsupported_grant_type", "error_description": why})
+        try:
+            claims = jwt.decode(  # type: ignore[no-untyped-call]
+                form.get("assertion", ""), certs=self._key_of(form), audience=AUDIENCE
+            )
+        except (ValueError, google.auth.exceptions.GoogleAuthError):
+            why = "Invalid JWT Signature."
+            return json_reply(400, {"error": "invalid_grant", "error_description": why})
+        if SCOPE not in str(claims.get("scope", "")).split():
+            return json_reply(400, {"error": "invalid_scope", "error_description": "Bad scope"})
+        token = "ya29.stand-in-" + secrets.token_urlsafe(24)
+        self.tokens[token] = str(claims["iss"])
+        return json_reply(200, {"access_token": token, "expires_in": 3599, "token_type": "Bearer"})
+
+    def _key_of(self, form: dict[str, str]) -> bytes:
+        """The public key of the assertion's issuer (read unverified, then checked with it)."""
+        try:
+            unverified = jwt.decode(form.get("assertion", ""), verify=False)  # type: ignore[no-untyped-call]
+            issuer = unverified.get("iss")
+        except ValueError:
+            issuer = None
+        if issuer not in self.public_keys:
+            raise ValueError("no key for this issuer")
+        return self.public_keys[issuer]
+
+    def _bearer(self, request: Request) -> str | None:
+        scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
+        return self.tokens.get(token) if scheme == "Bearer" else None
+
+    def _allowed(self, site_url: str) -> Reply | None:
+        if self.properties is None or site_url in self.properties:
+            return None
+        message = (
+            f"User does not have sufficient permission for site '{site_url}'. "
+            "See also: https://support.google.com/webmasters/answer/2451999."
+        )
+        return _error(403, "PERMISSION_DENIED", message, "forbidden")
+
+    def _sitemaps(self, request: Request) -> Reply:
+        rest = request.path[len(SITEMAPS_PREFIX) :].split("/")
+        if len(rest) not in (2, 3) or rest[1] != "sitemaps":
+            return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+        site_url = unquote(rest[0])
+        refused = self._allowed(site_url)
+        if refused is not None:
+            return refused
+        records = self.sitemaps.setdefault(site_url, {})
+        if len(rest) == 2 and request.method == "GET":
+            listed = [record.resource() for record in records.values()]
+            return json_reply(200, {"sitemap": listed} if listed else {})
+        feed_url = unquote(rest[2]) if len(rest) == 3 else ""
+        if request.method == "PUT" and feed_url:
+            if not _belongs(feed_url, site_url):
+                return _error(400, "INVALID_ARGUMENT", "Sitemap URL is not in this property.")
+            now = datetime.fromtimestamp(self.clock(), UTC)
+            record = records.setdefault(feed_url, SitemapRecord(feed_url, now))
+            record.last_submitted = now
+            return Reply(200)
+        if request.method == "GET" and feed_url in records:
+            return json_reply(200, records[feed_url].resource())
+        return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+
+    def _inspect(self, request: Request) -> Reply:
+        body = request.json()
+        if not isinstance(body, dict) or not all(
+            isinstance(body.get(name), str) for name in ("inspectionUrl", "siteUrl")
+        ):
+            return _error(400, "INVALID_ARGUMENT", "inspectionUrl and siteUrl are required.")
+        site_url, url = body["siteUrl"], body["inspectionUrl"]
+        refused = self._allowed(site_url)
+        if refused is not None:
+            return refused
+        if not _belongs(url, site_url):
+            return _error(400, "INVALID_ARGUMENT", f"URL '{url}' is not in property '{site_url}'.")
+        if not self._count_inspection(site_url):
+            message = "Quota exceeded for quota metric 'URL Inspection requests' per property."
+            return _error(429, "RESOURCE_EXHAUSTED", message, "rateLimitExceeded")
+        status = self.inspections.get(url) or self.default_inspection(url)
+        link = "https://search.google.com/search-console/inspect?resource_id=" + site_url
+        result = {"inspectionResultLink": link, "indexStatusResult": status}
+        return json_reply(200, {"inspectionResult": result})
+
+    def _count_inspection(self, site_url: str) -> bool:
+        """Count one inspection of the property; False when a quota is spent."""
+        now = self.clock()
+        done = self._inspected.setdefault(site_url, [])
+        today = [t for t in done if t // 86400 == now // 86400]
+        this_minute = [t for t in today if t > now - 60]
+        if len(today) >= self.per_day or len(this_minute) >= self.per_minute:
+            return False
+        self._inspected[site_url] = [*today, now]
+        return True
+
+
+def _form(body: bytes) -> dict[str, list[str]]:
+    return parse_qs(body.decode("utf-8", "replace"))
+
+
+def _belongs(url: str, site_url: str) -> bool:
+    """Whether ``url`` is in the property (a URL prefix, or ``sc-domain:`` and its subdomains)."""
+    if site_url.startswith("sc-domain:"):
+        domain, host = site_url.removeprefix("sc-domain:"), urlsplit(url).hostname or ""
+        return host == domain or host.endswith("." + domain)
+    return url.startswith(site_url)

@@ -1,0 +1,101 @@
+"""A small website on 127.0.0.1 for the URL health check: pages that answer 200, permanent and
+temporary redirects, a 404, ``noindex`` by meta tag and by header, a canonical that names
+another page, and a page that drips in slowly.
+
+```python
+with LocalSite() as site:
+    site.url + "/articles/1"          # 200, canonical to itself
+    site.problem_urls()               # {"redirect-301": url, "noindex-meta": url, ...}
+    site.requests                     # every request, with its User-Agent
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from sitemap_updater_local.standins.loopback import (
+    DRIP_INTERVAL,
+    Failure,
+    LoopbackServer,
+    Reply,
+    Request,
+)
+
+#: How many ``/articles/N`` pages answer 200 (N from 1).
+ARTICLES: Final = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    status: int = 200
+    #: a redirect's target, or the canonical link's href (both as written, may be relative)
+    location: str | None = None
+    canonical: str | None = None
+    robots_meta: str | None = None
+    #: the robots meta tag's name: ``robots`` (every crawler), ``googlebot`` ...
+    meta_name: str = "robots"
+    robots_header: str | None = None
+    drip: bool = False
+    extra_headers: dict[str, str] = field(default_factory=dict)
+
+
+def html(title: str, head: str = "") -> bytes:
+    return (
+        f"<!doctype html>\n<html><head><meta charset=utf-8><title>{title}</title>{head}</head>"
+        f"<body><h1>{title}</h1><p>{'Lorem ipsum. ' * 40}</p></body></html>\n"
+    ).encode()
+
+
+class LocalSite(LoopbackServer):
+    """The site; ``pages`` maps a path to its :class:`Page` (``/articles/N`` answer 200 with
+    a canonical to themselves unless ``pages`` says otherwise). ``elsewhere`` is the origin the
+    off-site redirect points to (another server's, so a test can see it is never asked)."""
+
+    def __init__(self, *, elsewhere: str = "http://127.0.0.2:9") -> None:
+        super().__init__()
+        self.pages: dict[str, Page] = {
+            "/redirect-301": Page(301, location="/articles/1"),
+            "/redirect-302": Page(302, location="/articles/2"),
+            "/redirect-off-site": Page(301, location=elsewhere + "/somewhere"),
+            "/missing": Page(404),
+            "/gone": Page(410),
+            "/broken": Page(500),
+            "/noindex-meta": Page(robots_meta="noindex, follow"),
+            "/noindex-googlebot": Page(robots_meta="noindex", meta_name="googlebot"),
+            "/noindex-header": Page(robots_header="noindex"),
+            "/foreign-canonical": Page(canonical="/articles/3"),
+            "/slow": Page(drip=True),
+        }
+
+    def problem_urls(self) -> dict[str, str]:
+        """Each page that is not a plain 200, by a name for what is wrong with it."""
+        return {path.strip("/"): self.url + path for path in self.pages}
+
+    def article_urls(self, count: int = ARTICLES) -> list[str]:
+        return [f"{self.url}/articles/{n}" for n in range(1, count + 1)]
+
+    def failure_reply(self, failure: Failure, request: Request) -> Reply:
+        return Reply(503, b"busy", {"Content-Type": "text/plain", "Retry-After": "60"})
+
+    def answer(self, request: Request) -> Reply:
+        page = self.pages.get(request.path)
+        if page is None:
+            number = request.path.removeprefix("/articles/")
+            if not (number.isdigit() and 1 <= int(number) <= ARTICLES):
+                return Reply(404, html("Not found"), {"Content-Type": "text/html"})
+            page = Page(canonical=request.path)
+        headers = {"Content-Type": "text/html; charset=utf-8", **page.extra_headers}
+        if page.location is not None:
+            headers["Location"] = page.location
+            return Reply(page.status, b"", headers)
+        if page.robots_header is not None:
+            headers["X-Robots-Tag"] = page.robots_header
+        head = ""
+        if page.robots_meta is not None:
+            head += f'<meta name="{page.meta_name}" content="{page.robots_meta}">'
+        if page.canonical is not None:
+            head += f'<link rel="canonical" href="{page.canonical}">'
+        body = html(request.path.strip("/") or "home", head)
+        return Reply(page.status, body, headers, drip=DRIP_INTERVAL if page.drip else 0.0)
