@@ -69,6 +69,7 @@ class LocalDeployment:
         parameters: Mapping[str, str] | None = None,
         faults: FaultPlan | None = None,
         clock: Callable[[], float] | None = None,
+        secrets: Mapping[str, str] | None = None,
     ) -> None:
         self.template_path = Path(template)
         #: epoch seconds both functions see instead of the system clock (``SimulatedClock``)
@@ -76,6 +77,9 @@ class LocalDeployment:
         self.site_url = site_url
         self.parameters = dict(parameters or {})
         self.faults = faults
+        #: template parameter -> a secret's text: each is stored in the emulated Secrets
+        #: Manager and the parameter set to its ARN (as an operator does before deploying)
+        self.secrets = dict(secrets or {})
         self.output = FunctionOutput()
         self._mock: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -127,6 +131,10 @@ class LocalDeployment:
         # The emulator's own clients come from a session of their own: injected faults are
         # meant for the functions, not for the harness that inspects the results.
         session = local_session(REGION)
+        for parameter, text in self.secrets.items():
+            name = f"{parameter}-{len(self.parameters)}"
+            arn = session.client("secretsmanager").create_secret(Name=name, SecretString=text)
+            self.parameters[parameter] = arn["ARN"]
         self.dynamodb = session.client("dynamodb")
         self.s3 = session.client("s3")
         self.sqs = session.client("sqs")

@@ -101,15 +101,16 @@ def section_figures(
     """Everything the coverage table shows of one section; ``files`` is Search Console's last
     known status of each of its files (``sitemap_status_dict``)."""
     listed = list(observations)
-    submitted = [f["submitted"] for f in files.values() if f.get("submitted") is not None]
-    downloads = [f["last_downloaded"] for f in files.values()]
+    read = [f for f in files.values() if not f.get("unknown")]  # statuses Google gave
+    submitted = [f["submitted"] for f in read if f.get("submitted") is not None]
+    downloads = [f.get("last_downloaded") for f in read]
     return {
         "published": published,
         "submitted": sum(submitted) if submitted else None,
-        "files_known": len(files),
-        "sitemap_errors": sum(int(f.get("errors", 0)) for f in files.values()),
-        "sitemap_warnings": sum(int(f.get("warnings", 0)) for f in files.values()),
-        "files_pending": sum(1 for f in files.values() if f.get("is_pending")),
+        "files_known": len(read),
+        "sitemap_errors": sum(int(f.get("errors", 0)) for f in read),
+        "sitemap_warnings": sum(int(f.get("warnings", 0)) for f in read),
+        "files_pending": sum(1 for f in read if f.get("is_pending")),
         "oldest_download_age_hours": _age_hours(downloads, now),
         **coverage(listed),
         **health(listed),

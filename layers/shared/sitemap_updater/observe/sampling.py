@@ -93,16 +93,22 @@ def draw(
     still leaves both strata observed."""
     if size <= 0:
         return []
-    newest = sorted(
-        (e for e in recent_file if e.changed_at is not None and _fresh(e, observed, now)),
-        key=lambda e: (-(e.changed_at or 0.0), e.url),
-    )[: math.ceil(size / 2)]
+    eligible = [e for e in recent_file if e.changed_at is not None and _fresh(e, observed, now)]
+    pool = [e for e in random_file if _fresh(e, observed, now)]
+    # at most half of what can be drawn at all, so the uniform stratum is never left empty
+    reachable = min(size, len({e.url for e in eligible} | {e.url for e in pool}))
+    newest = sorted(eligible, key=lambda e: (-(e.changed_at or 0.0), e.url))[
+        : math.ceil(reachable / 2)
+    ]
     taken = {e.url for e in newest}
-    pool = [e for e in random_file if e.url not in taken and _fresh(e, observed, now)]
+    pool = [e for e in pool if e.url not in taken]
     uniform = rng.sample(pool, min(len(pool), size - len(newest)))
-    if len(newest) + len(uniform) < size:  # too few recent changes: more of the random stratum
-        rest = [e for e in pool if e not in uniform]
-        uniform += rng.sample(rest, min(len(rest), size - len(newest) - len(uniform)))
+    if len(uniform) < size - len(newest):  # too few left to draw: more of the newest
+        taken |= {e.url for e in uniform}
+        newest += sorted(
+            (e for e in eligible if e.url not in taken),
+            key=lambda e: (-(e.changed_at or 0.0), e.url),
+        )[: size - len(newest) - len(uniform)]
     out: list[Drawn] = []
     for index in range(max(len(newest), len(uniform))):
         if index < len(newest):

@@ -99,7 +99,8 @@ def emit_alarm_figures(
     sections: Sequence[Mapping[str, Any]], hosts: Sequence[Mapping[str, Any]]
 ) -> dict[str, float]:
     """The worst of the run, for the alarms; returns what was sent."""
-    ages = [h["index_download_age_hours"] for h in hosts if h.get("index_download_age_hours")]
+    ages = [h["index_download_age_hours"] for h in hosts]
+    ages = [age for age in ages if age is not None]
     errors = sum(int(h.get("index_errors") or 0) for h in hosts) + sum(
         int(s.get("sitemap_errors") or 0) for s in sections
     )

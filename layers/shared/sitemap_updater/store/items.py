@@ -23,8 +23,8 @@ from sitemap_updater.protocol.extensions.video import Relationship, Video
 from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,
-    ATTR_EXCLUDED,
     ATTR_EVENT_KEY,
+    ATTR_EXCLUDED,
     ATTR_LOC,
     ATTR_SECTION,
     ATTR_STATE,
