@@ -206,3 +206,26 @@ def test_the_coverage_command_prints_the_figures_per_host_and_section(
     (only,) = document["hosts"]
     assert [s["name"] for s in only["sections"]] == ["articles", "pages"]
     assert only["index"]["index_url"] == site.index_url
+
+
+def test_slow_and_dropped_answers_end_by_the_deadline_and_the_run_goes_on(
+    observed: tuple[ObservedSite, SimulatedClock],
+) -> None:
+    site, clock = observed
+    site.deployment.observe_function.environment["OBSERVE_DEADLINE_SECONDS"] = "1"
+    site.console.fail(Failure.SLOW)  # the submission drips for longer than the deadline
+    site.console.fail(Failure.DROP)  # the index's status: the connection closes unanswered
+    site.site.fail(Failure.SLOW, times=2)  # the first two pages fetched, likewise
+    report = site.deployment.observe()
+    assert f"google {site.index_url}: failed" in report["submissions"]
+    figures = _figures(site)
+    host = figures[(site.site.url, "")]
+    google = next(s for s in host["submissions"] if s["engine"] == "google")
+    assert "deadline" in google["reason"]
+    assert host["index"] is None and host["problems"]
+    problems = [
+        w["problem"] for s in ("articles", "pages") for w in figures[(site.site.url, s)]["worst"]
+    ]
+    assert problems.count("unreachable") == 2
+    clock.advance(3600)
+    assert f"google {site.index_url}: submitted" in site.deployment.observe()["submissions"]

@@ -14,7 +14,7 @@ off restores them all. Every exclusion and restoration is counted in the figures
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -127,3 +127,59 @@ class Exclusions:
             TableName=self._state,
             Key={"pk": {"S": self._partition(origin, section)}, "sk": {"S": url}},
         )
+
+
+def review(
+    exclusions: Exclusions,
+    origin: str,
+    section: str,
+    observed: dict[str, Observation],
+    *,
+    turned_on: bool,
+    after_failures: int,
+    rechecks: int,
+    recheck: Callable[[str], Observation | None],
+    now: float,
+) -> tuple[dict[str, Any], int]:
+    """One run's review of a section: check the excluded URLs (which the sample never draws,
+    being out of the files) and the suspects again with ``recheck`` (at most ``rechecks``; it
+    answers None when the run is out of time), restore the healthy ones, and exclude the URLs
+    checked now that failed ``after_failures`` times in a row. Turned off, it restores every
+    excluded URL. Returns the figures and the checks made."""
+    excluded = exclusions.load(origin, section)
+    if not turned_on:
+        for url in excluded:
+            exclusions.restore(origin, section, url, now)
+        return {"excluded": 0, "restored_this_run": len(excluded), "exclusions": []}, 0
+    suspects = [
+        o.url
+        for o in observed.values()
+        if o.problem in EXCLUDABLE and o.checked_at is not None and o.checked_at < now
+    ]
+    restored = added = checked = 0
+    for url in [*excluded, *suspects][:rechecks]:
+        seen = recheck(url)
+        if seen is None:
+            break
+        observed[url] = seen
+        checked += 1
+        if url in excluded and seen.problem is None:
+            exclusions.restore(origin, section, url, now)
+            del excluded[url]
+            restored += 1
+    for seen in observed.values():
+        fresh = seen.checked_at == now and seen.url not in excluded
+        due = fresh and should_exclude(seen, after_failures)
+        if due and exclusions.exclude(origin, section, seen, now):
+            excluded[seen.url] = Excluded(seen.url, seen.problem or "", int(now))
+            added += 1
+    figures = {
+        "excluded": len(excluded),
+        "excluded_this_run": added,
+        "restored_this_run": restored,
+        "exclusions": [
+            {"url": e.url, "problem": e.problem, "since": e.since}
+            for e in sorted(excluded.values(), key=lambda e: e.since)[:20]
+        ],
+    }
+    return figures, checked

@@ -23,16 +23,19 @@ from sitemap_updater.engines.health import PageHealth, check_page
 from sitemap_updater.engines.pacing import HostPacer
 from sitemap_updater.engines.search_console import Inspection, SearchConsole
 from sitemap_updater.observe.budget import BudgetLedger, RunBudget
-from sitemap_updater.observe.exclusion import (
-    EXCLUDABLE,
-    Excluded,
-    Exclusions,
-    should_exclude,
-)
+from sitemap_updater.observe.exclusion import Exclusions, review
 from sitemap_updater.observe.figures import section_figures
-from sitemap_updater.observe.frame import HostFrame, frames, read_listed
 from sitemap_updater.observe.records import FiguresStore, Observation, ObservationStore
-from sitemap_updater.observe.sampling import Drawn, draw, pick_files, split_evenly
+from sitemap_updater.observe.sampling import (
+    RANDOM,
+    Drawn,
+    HostFrame,
+    draw,
+    frames,
+    pick_files,
+    read_listed,
+    split_evenly,
+)
 from sitemap_updater.observe.settings import INSPECTION_MINUTE_QUOTA, ObserveConfig
 from sitemap_updater.observe.signals import (
     emit_alarm_figures,
@@ -296,46 +299,27 @@ class ObserveService:
     def _exclude(
         self, origin: str, section: str, observed: dict[str, Observation], health: int, now: float
     ) -> tuple[dict[str, Any], int]:
-        """Check the excluded and the suspect URLs again, restore the healthy ones and exclude
-        those that failed often enough (``exclusion``); the figures, and the checks made."""
-        excluded = self._exclusions.load(origin, section)
-        restored = added = checked = 0
-        if not self.config.exclude_unhealthy:
-            for url in excluded:  # the option was turned off: everything comes back
-                self._exclusions.restore(origin, section, url, now)
-            return {"excluded": 0, "restored_this_run": len(excluded), "exclusions": []}, 0
-        suspects = [
-            o.url
-            for o in observed.values()
-            if o.problem in EXCLUDABLE and o.checked_at is not None and o.checked_at < now
-        ]
-        for url in [*excluded, *suspects][: max(1, health)]:
+        """The exclusions' review (``exclusion.review``), each re-check a health check saved
+        with the section's observations; the figures, and the checks made."""
+
+        def recheck(url: str) -> Observation | None:
             if not self._in_time():
-                break
-            seen = self._health(observed.get(url) or Observation(url, "random"), now)
+                return None
+            seen = self._health(observed.get(url) or Observation(url, RANDOM), now)
             self._observations.save(origin, section, seen, now)
-            observed[url] = seen
-            checked += 1
-            if url in excluded and seen.problem is None:
-                self._exclusions.restore(origin, section, url, now)
-                del excluded[url]
-                restored += 1
-        for seen in observed.values():
-            fresh = seen.checked_at == now and seen.url not in excluded
-            due = fresh and should_exclude(seen, self.config.exclude_after_failures)
-            if due and self._exclusions.exclude(origin, section, seen, now):
-                excluded[seen.url] = Excluded(seen.url, seen.problem or "", int(now))
-                added += 1
-        figures = {
-            "excluded": len(excluded),
-            "excluded_this_run": added,
-            "restored_this_run": restored,
-            "exclusions": [
-                {"url": e.url, "problem": e.problem, "since": e.since}
-                for e in sorted(excluded.values(), key=lambda e: e.since)[:20]
-            ],
-        }
-        return figures, checked
+            return seen
+
+        return review(
+            self._exclusions,
+            origin,
+            section,
+            observed,
+            turned_on=self.config.exclude_unhealthy,
+            after_failures=self.config.exclude_after_failures,
+            rechecks=max(1, health),
+            recheck=recheck,
+            now=now,
+        )
 
     def _draw(
         self, host: HostFrame, section: str, size: int, observed: dict[str, Observation], now: float

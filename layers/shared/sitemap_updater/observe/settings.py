@@ -80,6 +80,7 @@ class ObserveConfig:
             exclude_unhealthy=_bool(e, "EXCLUDE_UNHEALTHY", False),
             exclude_after_failures=_int(e, "EXCLUDE_AFTER_FAILURES", 3, 2, 100),
             section_metrics=_bool(e, "SECTION_METRICS", False),
+            deadline_seconds=float(_int(e, "OBSERVE_DEADLINE_SECONDS", 10, 1, 60)),
         )
 
     def property_of(self, origin: str) -> str:
