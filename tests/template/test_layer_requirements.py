@@ -100,12 +100,15 @@ def test_requirement_file_is_its_group_as_uv_lock_pins_it(group: str) -> None:
 
 
 def test_layer_packages_are_runtime_dependencies_of_the_project() -> None:
+    """What the layer group names is a runtime dependency, pinned within its range; what those
+    need in turn (google-auth's cryptography, ...) comes with them, as the lock resolves it."""
     runtime = {
         canonicalize_name(r.name): r for r in map(Requirement, PYPROJECT["project"]["dependencies"])
     }
-    for pin in parse_requirements(LAYER_FILE):
-        assert pin.name in runtime, f"{pin.name} is in the layer but not a project dependency"
-        assert pin.version in runtime[pin.name].specifier, (pin, runtime[pin.name])
+    pins = {pin.name: pin for pin in parse_requirements(LAYER_FILE)}
+    for name in map(canonicalize_name, PYPROJECT["dependency-groups"]["layer"]):
+        assert name in runtime, f"{name} is in the layer but not a project dependency"
+        assert pins[name].version in runtime[name].specifier, (pins[name], runtime[name])
 
 
 def wheel_tags(glibc_minor: int, machine: str) -> set[Tag]:

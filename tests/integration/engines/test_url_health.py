@@ -8,6 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from sitemap_updater.bounded_http import Deadline
+from sitemap_updater.engines.fetching import fetch
 from sitemap_updater.engines.health import USER_AGENT, PageHealth, check_page
 from sitemap_updater.engines.pacing import HostPacer
 from sitemap_updater.protocol.urls import Site
@@ -133,3 +135,14 @@ def test_fetches_to_one_host_keep_to_its_pace(site: LocalSite) -> None:
         assert check(site, f"/articles/{n}", pacer=pacer).healthy
     assert waits == [0.5, 0.5, 0.5]
     assert len(site.requests) == 4
+
+
+def test_no_more_than_the_bound_of_a_page_is_read(site: LocalSite) -> None:
+    answer = fetch(site.url + "/articles/1", deadline=Deadline(5.0), max_bytes=100, headers={})
+    assert answer.status == 200 and len(answer.body) == 100 and not answer.complete
+
+
+def test_the_guard_refuses_any_address_but_loopback(loopback_only: list[object]) -> None:
+    with pytest.raises(AssertionError, match="not to loopback"):  # the test would fail
+        check_page("https://192.0.2.1/a", listed_hosts=["https://192.0.2.1"], deadline_seconds=1)
+    assert loopback_only == [("192.0.2.1", 443)]

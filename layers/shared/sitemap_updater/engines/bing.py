@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from typing import Final
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from sitemap_updater.bounded_http import Deadline
 from sitemap_updater.engines.exceptions import EngineError, error_for
-from sitemap_updater.engines.fetching import FetchFailed, fetch
+from sitemap_updater.engines.fetching import SECURE_RULE, FetchFailed, fetch, secure
 
 API_ROOT: Final = "https://ssl.bing.com/webmaster/api.svc/json"
 ENGINE: Final = "bing"
@@ -28,7 +28,6 @@ QUOTA_CODES: Final = frozenset({4, 5})  # ThrottleUser, ThrottleHost
 CREDENTIAL_CODES: Final = frozenset({3, 6, 10, 14})  # InvalidApiKey, UserBlocked, ...NotAuthorized
 LATER_CODES: Final = frozenset({1, 2})  # InternalError, UnknownError
 MAX_ANSWER_BYTES: Final = 64 * 1024
-LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 class BingWebmaster:
@@ -38,11 +37,9 @@ class BingWebmaster:
     def __init__(
         self, api_key: str, *, api_root: str = API_ROOT, deadline_seconds: float = 10.0
     ) -> None:
-        parts = urlsplit(api_root)
-        loopback = parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
-        if not parts.hostname or not (parts.scheme == "https" or loopback):
-            rule = "must be an https:// URL, since each request carries the key"
-            raise EngineError(ENGINE, "configuration", None, f"api_root={api_root!r} {rule}")
+        if not secure(api_root):
+            reason = f"api_root={api_root!r} {SECURE_RULE}"
+            raise EngineError(ENGINE, "configuration", None, reason)
         if not api_key or not api_key.isascii() or not api_key.isprintable():
             raise EngineError(ENGINE, "configuration", None, "the API key is empty or not text")
         self._api_key = api_key

@@ -8,9 +8,24 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+from urllib.parse import urlsplit
 
 from sitemap_updater.bounded_http import Deadline, opener
+
+#: Hosts that ``http://`` may name for an API that carries a credential (a local stand-in).
+LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1"})
+SECURE_RULE: Final = (
+    "must be an https:// URL, since its requests carry a credential "
+    "(http:// only to a loopback host)"
+)
+
+
+def secure(url: str) -> bool:
+    """Whether a credential may travel to ``url``: https, or http to a loopback host."""
+    parts = urlsplit(url)
+    loopback = parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+    return bool(parts.hostname) and (parts.scheme == "https" or loopback)
 
 
 class FetchFailed(Exception):

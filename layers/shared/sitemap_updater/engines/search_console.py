@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any, Final
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import google.auth.exceptions
 from google.oauth2 import service_account
@@ -35,6 +35,7 @@ from sitemap_updater.engines.console_answers import (
     sitemap_status,
 )
 from sitemap_updater.engines.exceptions import CredentialsRefused, EngineError, error_for
+from sitemap_updater.engines.fetching import SECURE_RULE, secure
 from sitemap_updater.engines.google_transport import BoundedRequest, RetryLater
 from sitemap_updater.protocol.urls import origin_of
 
@@ -46,16 +47,11 @@ SCOPE: Final = "https://www.googleapis.com/auth/webmasters"
 API_ROOT: Final = "https://searchconsole.googleapis.com"
 #: The language of the inspection's human-readable parts (the fields read here are codes).
 INSPECTION_LANGUAGE: Final = "en-US"
-#: Hosts that ``http://`` may name (a local stand-in); anywhere else only https carries a token.
-LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def _secure(operation: str, url: str, field: str) -> str:
-    parts = urlsplit(url)
-    loopback = parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
-    if not parts.hostname or not (parts.scheme == "https" or loopback):
-        rule = "must be an https:// URL (http:// only to a loopback host)"
-        raise EngineError(ENGINE, operation, None, f"{field}={url!r} {rule}")
+    if not secure(url):
+        raise EngineError(ENGINE, operation, None, f"{field}={url!r} {SECURE_RULE}")
     return url
 
 
