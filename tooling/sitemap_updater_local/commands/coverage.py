@@ -25,17 +25,12 @@ call fails; 2 when the stack does not exist or lacks an output the command needs
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import boto3
-from botocore.exceptions import BotoCoreError, ClientError
-
 from sitemap_updater.observe.records import FiguresStore
 from sitemap_updater.printable import printable
-from sitemap_updater_local.commands.status import StackUnusable, add_arguments, stack_outputs
+from sitemap_updater_local.commands.status import add_arguments, show, stack_outputs
 
 __all__ = ["add_arguments", "collect", "render", "run"]
 
@@ -172,26 +167,4 @@ def _worst(w: Mapping[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    session = boto3.Session(region_name=args.region)
-
-    def clients(name: str) -> Any:
-        return session.client(name, endpoint_url=args.endpoint_url)  # type: ignore[call-overload]
-
-    try:
-        coverage = collect(clients, args.stack_name)
-    except StackUnusable as error:
-        print(printable(f"coverage: {error}"), file=sys.stderr)
-        return 2
-    except ClientError as error:
-        info = error.response.get("Error", {})
-        line = f"coverage: {error.operation_name} failed: {info.get('Code')}: {info.get('Message')}"
-        print(printable(line), file=sys.stderr)
-        return 1
-    except BotoCoreError as error:
-        print(printable(f"coverage: AWS call failed: {error}"), file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(coverage, indent=2))
-    else:
-        print("\n".join(render(coverage)))
-    return 0
+    return show(args, "coverage", collect, render)

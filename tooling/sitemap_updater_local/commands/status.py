@@ -290,27 +290,41 @@ def _seconds(value: float | None) -> str:
     return "unknown (no run has saved a checkpoint)" if value is None else f"{value:.0f} s"
 
 
-def run(args: argparse.Namespace) -> int:
+def show(
+    args: argparse.Namespace,
+    command: str,
+    collect: Callable[[Callable[[str], Any], str], Mapping[str, Any]],
+    render: Callable[[Mapping[str, Any]], list[str]],
+) -> int:
+    """Collect what ``command`` shows of the stack ``args.stack_name`` (through clients of
+    ``args.region`` and ``args.endpoint_url``) and print it, as text or with ``--json``; an
+    unusable stack or a failed AWS call ends with one line and its exit status."""
     session = boto3.Session(region_name=args.region)
 
     def clients(name: str) -> Any:
         return session.client(name, endpoint_url=args.endpoint_url)  # type: ignore[call-overload]
 
     try:
-        status = collect(clients, args.stack_name)
+        shown = collect(clients, args.stack_name)
     except StackUnusable as error:
-        print(printable(f"status: {error}"), file=sys.stderr)
+        print(printable(f"{command}: {error}"), file=sys.stderr)
         return 2
     except ClientError as error:
         info = error.response.get("Error", {})
-        line = f"status: {error.operation_name} failed: {info.get('Code')}: {info.get('Message')}"
+        line = (
+            f"{command}: {error.operation_name} failed: {info.get('Code')}: {info.get('Message')}"
+        )
         print(printable(line), file=sys.stderr)
         return 1
     except BotoCoreError as error:
-        print(printable(f"status: AWS call failed: {error}"), file=sys.stderr)
+        print(printable(f"{command}: AWS call failed: {error}"), file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(status, indent=2))
+        print(json.dumps(shown, indent=2))
     else:
-        print("\n".join(render(status)))
+        print("\n".join(render(shown)))
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return show(args, "status", collect, render)

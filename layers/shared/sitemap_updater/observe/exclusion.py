@@ -14,13 +14,13 @@ off restores them all. Every exclusion and restoration is counted in the figures
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from botocore.exceptions import ClientError
 
-from sitemap_updater.observe.records import Observation
+from sitemap_updater.observe.records import Observation, partition_items
 from sitemap_updater.store.keys import (
     ATTR_EXCLUDED,
     ATTR_STATE,
@@ -64,17 +64,13 @@ class Exclusions:
         return f"{EXCLUDED_PK}{origin}#{section}"
 
     def load(self, origin: str, section: str) -> dict[str, Excluded]:
-        return {e.url: e for e in self._query(self._partition(origin, section))}
-
-    def _query(self, pk: str) -> Iterator[Excluded]:
-        paginator = self._client.get_paginator("query")
-        for page in paginator.paginate(
-            TableName=self._state,
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": pk}},
-        ):
-            for item in page.get("Items", []):
-                yield Excluded(item["sk"]["S"], item["problem"]["S"], int(item["since"]["N"]))
+        items = partition_items(self._client, self._state, self._partition(origin, section))
+        return {
+            item["sk"]["S"]: Excluded(
+                item["sk"]["S"], item["problem"]["S"], int(item["since"]["N"])
+            )
+            for item in items
+        }
 
     def _mark(
         self, url: str, expression: str, condition: str, values: dict[str, Any], now: float

@@ -72,6 +72,18 @@ def _observation(url: str, data: Mapping[str, Any]) -> Observation:
     return Observation(url=url, **known)
 
 
+def partition_items(client: DynamoDBClient, table: str, pk: str) -> Iterator[dict[str, Any]]:
+    """Every item of the partition ``pk`` of ``table``, page after page (each of the
+    observer's kinds of item has a partition of its own)."""
+    paginator = client.get_paginator("query")
+    for page in paginator.paginate(
+        TableName=table,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": pk}},
+    ):
+        yield from page.get("Items", [])
+
+
 class ObservationStore:
     """The observation items of the state table ``table``."""
 
@@ -86,20 +98,11 @@ class ObservationStore:
     def load(self, origin: str, section: str, now: float) -> dict[str, Observation]:
         """The section's observations of the window, by URL."""
         found: dict[str, Observation] = {}
-        for item in self._query(self.partition(origin, section)):
+        for item in partition_items(self._client, self._table, self.partition(origin, section)):
             if int(item.get("ttl", {}).get("N", "0")) <= now:
                 continue  # expired; DynamoDB deletes it within days
             found[item["sk"]["S"]] = _observation(item["sk"]["S"], json.loads(item["data"]["S"]))
         return found
-
-    def _query(self, pk: str) -> Iterator[dict[str, Any]]:
-        paginator = self._client.get_paginator("query")
-        for page in paginator.paginate(
-            TableName=self._table,
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": pk}},
-        ):
-            yield from page.get("Items", [])
 
     def save(self, origin: str, section: str, observation: Observation, now: float) -> None:
         data = {k: v for k, v in asdict(observation).items() if k != "url" and v is not None}
@@ -134,13 +137,7 @@ class FiguresStore:
     def load_all(self) -> dict[tuple[str, str], dict[str, Any]]:
         """Every figures item, by (origin, section); the section is ``""`` for a host's own."""
         found: dict[tuple[str, str], dict[str, Any]] = {}
-        paginator = self._client.get_paginator("query")
-        for page in paginator.paginate(
-            TableName=self._table,
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": FIGURES_PK}},
-        ):
-            for item in page.get("Items", []):
-                origin, _, section = item["sk"]["S"].rpartition("#")
-                found[(origin, section)] = json.loads(item["data"]["S"])
+        for item in partition_items(self._client, self._table, FIGURES_PK):
+            origin, _, section = item["sk"]["S"].rpartition("#")
+            found[(origin, section)] = json.loads(item["data"]["S"])
         return found

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from sitemap_updater.engines.exceptions import CredentialsRefused, EngineError
+from sitemap_updater.observe.records import partition_items
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
@@ -58,23 +59,17 @@ class SubmissionLedger:
 
     def load(self) -> dict[tuple[str, str], Submission]:
         found: dict[tuple[str, str], Submission] = {}
-        paginator = self._client.get_paginator("query")
-        for page in paginator.paginate(
-            TableName=self._table,
-            KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": {"S": SUBMISSION_PK}},
-        ):
-            for item in page.get("Items", []):
-                engine, _, index_url = item["sk"]["S"].partition("#")
-                found[(engine, index_url)] = Submission(
-                    engine=engine,
-                    index_url=index_url,
-                    state=item["state"]["S"],
-                    attempts=int(item["attempts"]["N"]),
-                    last_attempt_at=int(item["last_attempt_at"]["N"]),
-                    submitted_at=int(item["submitted_at"]["N"]) if "submitted_at" in item else None,
-                    reason=item["reason"]["S"] if "reason" in item else None,
-                )
+        for item in partition_items(self._client, self._table, SUBMISSION_PK):
+            engine, _, index_url = item["sk"]["S"].partition("#")
+            found[(engine, index_url)] = Submission(
+                engine=engine,
+                index_url=index_url,
+                state=item["state"]["S"],
+                attempts=int(item["attempts"]["N"]),
+                last_attempt_at=int(item["last_attempt_at"]["N"]),
+                submitted_at=int(item["submitted_at"]["N"]) if "submitted_at" in item else None,
+                reason=item["reason"]["S"] if "reason" in item else None,
+            )
         return found
 
     def save(self, submission: Submission) -> None:
