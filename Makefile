@@ -92,6 +92,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_hostile_xml.py
 	$(BIN)/python benchmarks/bench_view.py
 	$(BIN)/python benchmarks/cost_model.py
+	$(BIN)/python benchmarks/observer_cost.py
 	$(BIN)/python benchmarks/capacity.py
 	$(BIN)/python benchmarks/bench_hostile_lines.py
 	$(BIN)/python benchmarks/bench_bad_elements.py

@@ -118,6 +118,8 @@ from sitemap_updater_local.deployment.runtime import (  # noqa: E402
 # stdout (``--json`` prints one JSON object and nothing else).
 with FunctionOutput().capture():
     from bench_rebuild import patch_cpu_meter  # the one meter of the patch's CPU
+    from observer_cost import measure as measure_observer
+    from observer_cost import model as observer_model
 
     from sitemap_updater.ingest.item_size import item_size
     from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
@@ -1361,6 +1363,44 @@ def print_table(sites: list[dict[str, Any]]) -> None:
             )
 
 
+# --- the search engine observer (benchmarks/observer_cost.py) -------------------------------
+
+#: what a site with the observer on may cost a month
+OBSERVER_TOTAL_TARGETS = {1_000_000: 10.0}
+
+
+def with_observer(sites: list[dict[str, Any]]) -> dict[str, Any]:
+    """The observer's monthly cost (one host of five sections, both engines on, measured on the
+    local stand-ins), and each site's total with it."""
+    priced = observer_model(measure_observer(5))
+    totals = []
+    for site in sites:
+        total = round(site["total_usd_per_month"] + priced["total_usd_per_month"], 2)
+        limit = OBSERVER_TOTAL_TARGETS.get(site["urls"])
+        totals.append(
+            {
+                "label": site.get("label", f"{site['urls']:,} URLs"),
+                "urls": site["urls"],
+                "total_usd_per_month": total,
+                "at_most": limit,
+                "met": None if limit is None else total <= limit,
+            }
+        )
+    return {**priced, "sites_with_observer": totals}
+
+
+def print_observer(observer: dict[str, Any]) -> None:
+    usd = observer["usd_per_month"]
+    print(
+        "\nThe search engine observer (hourly, Search Console and Bing on, one host of five "
+        f"sections, {observer['run_seconds']} s a run): ${observer['total_usd_per_month']:.2f} "
+        "a month: " + ", ".join(f"{name} ${value:.2f}" for name, value in usd.items())
+    )
+    for site in observer["sites_with_observer"]:
+        limit = "" if site["at_most"] is None else f" (at most ${site['at_most']:.2f})"
+        print(f"  {site['label']}: ${site['total_usd_per_month']:.2f} a month with it{limit}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
@@ -1405,11 +1445,13 @@ def main() -> int:
         measured = measure(urls, changes, args.urls_per_leaf, True, args.schedule)
         sites.append(model(measured, args.idle_pollers))
     prices = {k: v for k, v in PRICE.items()}
+    observer = with_observer(sites)
     if args.json:
-        print(json.dumps({"sites": sites, "prices": prices}))
+        print(json.dumps({"sites": sites, "prices": prices, "observer": observer}))
         return 0
     print_table(sites)
     print_lastmod_ages(sites)
+    print_observer(observer)
     print(f"\nmeasured and priced in {time.perf_counter() - started:.0f} s")
     return 0
 

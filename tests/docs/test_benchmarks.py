@@ -136,7 +136,14 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
         "16",
     )
     model = json.loads(out)  # exactly one JSON object, nothing else on stdout
-    assert set(model) == {"sites", "prices"}
+    assert set(model) == {"sites", "prices", "observer"}
+    observer = model["observer"]
+    assert observer["measured"]["inspected"] > 0 and observer["measured"]["health_checks"] > 0
+    assert observer["total_usd_per_month"] == pytest.approx(
+        sum(observer["usd_per_month"].values()), abs=0.02
+    )
+    (million,) = [s for s in observer["sites_with_observer"] if s["at_most"] is not None][:1]
+    assert million["urls"] == 1_000_000 and million["met"] is True
     assert [(s["urls"], s["changes_per_day"]) for s in model["sites"]] == [
         (80_000, 2_880),
         (200_000, 5_760),
@@ -329,3 +336,18 @@ def test_backfill_benchmark_prints_the_rate_read_from_builds_own_index() -> None
         out,
     ), out
     assert re.search(r"on one core: [\d.]+ s CPU = [\d,]+ entries per CPU second", out), out
+
+
+def test_observer_cost_is_measured_on_the_stand_ins_and_priced_a_month() -> None:
+    priced = json.loads(run("observer_cost.py", "--json", "--sections", "2"))
+    measured = priced["measured"]
+    calls = measured["calls"]
+    # one Query of observations and one of exclusions per section, the figures, the ledger
+    assert calls["dynamodb.Query"] >= 2 * measured["sections"]
+    assert calls["secretsmanager.GetSecretValue"] == 2  # both engines' secrets, once a run
+    assert calls["s3.GetObject"] >= measured["sections"]  # a file of each section sampled
+    assert measured["inspected"] > 0 and measured["health_checks"] > 0
+    assert measured["observations_written"] > 0 and measured["observation_item_bytes"] > 0
+    usd = priced["usd_per_month"]
+    assert priced["total_usd_per_month"] == pytest.approx(sum(usd.values()), abs=0.02)
+    assert usd["secrets_manager"] >= 0.80  # two secrets a month, whatever the calls

@@ -91,6 +91,13 @@ RUN_ELSEWHERE = {
     ".venv/bin/pytest tests/unit -q": "make test runs these tests",
     ".venv/bin/pytest tests/unit -q --cov --cov-fail-under=0": "make test runs them with --cov",
 }
+#: The fields of a service account's JSON key file, as docs/search-engines.md stores it.
+SERVICE_ACCOUNT_FORM = {
+    "type": "service_account",
+    "client_email": "sitemap-updater@example-project.iam.gserviceaccount.com",
+    "private_key": "-----BEGIN PRIVATE KEY-----\n(the key)\n-----END PRIVATE KEY-----\n",
+    "token_uri": "https://oauth2.googleapis.com/token",
+}
 #: What a make variable of a docs command must reach, by variable: the text the dry run prints.
 MAKE_VARIABLES = {"ARGS": "sitemap-updater demo {}", "LOCK_ARGS": "uv lock {}"}
 
@@ -293,6 +300,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (work / "events.jsonl").write_text("\n".join(json.dumps(e) for e in wave1 + wave2) + "\n")
     _write_old_sitemaps(work / "old-sitemaps", SITE)
+    # the credentials docs/search-engines.md stores in Secrets Manager (their form, not a key)
+    (work / "service-account.json").write_text(json.dumps(SERVICE_ACCOUNT_FORM))
+    (work / "bing-api-key.txt").write_text("0123456789abcdef0123456789abcdef")
     # commands are shown as run from the repository root
     shutil.copytree(ROOT / "events", work / "events")
     return work
@@ -497,6 +507,13 @@ def test_aws_cli_commands(stack: Stack, workspace: Path) -> None:
                 "sitemap-2.xml.gz",
                 "sitemap_index.xml",
             ]
+        elif command.startswith("aws secretsmanager create-secret"):
+            name = shlex.split(command)[shlex.split(command).index("--name") + 1]
+            secret = stack.client("secretsmanager").get_secret_value(SecretId=name)
+            assert done.stdout.strip() == secret["ARN"]  # the ARN the parameter takes
+            source = re.search(r"file://(\S+)", command)
+            assert source, command
+            assert secret["SecretString"] == (workspace / source.group(1)).read_text()
         elif command.startswith("aws dynamodb delete-table"):
             tables = stack.client("dynamodb").list_tables()["TableNames"]
             assert stack.outputs["TableName"] not in tables
@@ -575,6 +592,17 @@ def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
     assert serve.returncode == 0 and err == "sitemap-updater serve: stopped\n", (command, err)
 
 
+def _check_stack_view(command: str, done: Any) -> None:
+    """``status`` names the stack; ``coverage`` says no observer has run in it."""
+    as_json = json.loads(done.stdout) if "--json" in command else None
+    if command.startswith("sitemap-updater status"):
+        assert STACK_NAME in (done.stdout if as_json is None else as_json["stack"])
+    elif as_json is not None:
+        assert as_json == {"stack": STACK_NAME, "hosts": []}
+    else:
+        assert "the observer has not run" in done.stdout
+
+
 def test_sitemap_updater_commands(
     stack: Stack, workspace: Path, served_sitemaps: tuple[str, set[str]]
 ) -> None:
@@ -616,13 +644,12 @@ def test_sitemap_updater_commands(
         if verb == "redrive":
             assert _queued_bodies(stack, stack.queue_url) == ['{"redriven": true}']
             assert _queued_bodies(stack, stack.dlq_url) == []
-        if verb == "status":
-            shown = done.stdout if "--json" not in command else json.loads(done.stdout)["stack"]
-            assert STACK_NAME in shown
+        if verb in {"status", "coverage"}:
+            _check_stack_view(command, done)
     assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive", "serve"} <= set(
         ran
     )
-    assert "status" in ran
+    assert "status" in ran and "coverage" in ran
     index = (workspace / "static-out" / "sitemap.xml").read_bytes()
     assert b"<sitemapindex" in index
     demo_index = Path("/tmp/sitemap-demo/sitemap.xml")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,13 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     touched = len({p.url for p in changed} | {p.url for p in deleted})
     assert f"IndexNow: {touched} URLs in 1 POSTs would have been sent to" in printed
     assert "All files valid." in printed
+    # the coverage table from the loopback stand-ins, labelled as such
+    engines = printed.split("Search engines, from LOCAL STAND-INS on 127.0.0.1")[1]
+    assert "(not Google or Bing)" in engines.splitlines()[0]
+    assert "submitted to google: submitted" in engines
+    assert "submitted to bing: submitted" in engines
+    assert re.search(r"\n\s+articles\s+\d+\s+\d+\s+\d+\s+\d+% \(\d+%-\d+%\)", engines)
+    assert "redirect (HTTP 301): http://127.0.0.1:" in engines
     # it ends by naming the local preview of what it wrote, which the download holds
     assert printed.rstrip().splitlines()[-1] == f"Browse it: sitemap-updater serve {out}"
     assert {"sitemap.html", "sitemap.js", "sitemap.css"} <= {p.name for p in out.iterdir()}

@@ -32,6 +32,7 @@ RANKS = {
     "indexnow.pending": 3,
     "indexnow.step": 3,
     "producer": 4,
+    "observe": 4,
 }
 #: Parts of one rank that may import each other.
 GROUPS = {"rebuild": "rebuild", "indexnow.pending": "rebuild", "indexnow.step": "rebuild"}

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "backfill": "turn existing sitemaps/CSV/JSONL into events",
     "redrive": "move dead-lettered messages back to the queue",
     "status": "show how a deployed stack is doing",
+    "coverage": "show what search engines fetched, indexed and crawled, per section",
     "serve": "preview an output directory in the browser, on 127.0.0.1",
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import http.client
 import io
+import ssl
 import time
 import urllib.request
 from collections.abc import Callable
@@ -140,9 +141,17 @@ class _HTTPHandler(urllib.request.HTTPHandler):
         return self.do_open(connection, req)
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The verifying TLS context of every https request, made once: loading the system's CA
+    certificates takes a tenth of a second or more, which a context per request would pay on
+    every request (the observer makes a hundred a run)."""
+    return ssl.create_default_context()
+
+
 class _HTTPSHandler(urllib.request.HTTPSHandler):
     def __init__(self, deadline: Deadline) -> None:
-        super().__init__()
+        super().__init__(context=_tls_context())
         self._deadline = deadline
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:

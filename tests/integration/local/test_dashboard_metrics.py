@@ -38,12 +38,37 @@ def emitted_metrics(lines: list[str]) -> set[Metric]:
     return found
 
 
-def dashboard_rows() -> list[list[Any]]:
-    """The metric rows of every widget of the dashboard, its ``${...}`` left as text."""
+def dashboard_widgets() -> list[dict[str, Any]]:
     body = load_template()["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
     # a parameter substituted into a number position: any number keeps the JSON valid
     document = json.loads(body.replace("${FreshnessAlarmSeconds}", "600"))
-    return [row for widget in document["widgets"] for row in widget["properties"]["metrics"]]
+    widgets: list[dict[str, Any]] = document["widgets"]
+    return widgets
+
+
+def dashboard_rows() -> list[list[Any]]:
+    """The metric rows of every metric widget of the dashboard, its ``${...}`` left as text
+    (a row of one search expression aside: ``dashboard_searches``)."""
+    return [
+        row
+        for widget in dashboard_widgets()
+        for row in widget["properties"].get("metrics", [])
+        if not isinstance(row[0], dict)
+    ]
+
+
+def dashboard_searches() -> list[tuple[str, set[str]]]:
+    """(metric name, dimension names) of each ``SEARCH`` expression of the dashboard."""
+    found = []
+    for widget in dashboard_widgets():
+        for row in widget["properties"].get("metrics", []):
+            if isinstance(row[0], dict):
+                expression = row[0]["expression"]
+                schema = re.search(r"\{SitemapUpdater,([^}]*)\}", expression)
+                name = re.search(r'MetricName="(\w+)"', expression)
+                assert schema and name, expression
+                found.append((name[1], set(schema[1].split(","))))
+    return found
 
 
 #: Run in a process of its own: Powertools reads the namespace and the service (the dimension)
@@ -75,7 +100,23 @@ with RecordingEndpoint() as endpoint:
         dep.drain()
         dep.rebuild()
         dep.rebuild(full=True)
-        sys.stdout.write(json.dumps(list(dep.output.tail)))
+        lines = list(dep.output.tail)
+
+# the observer, on the stand-ins of the site and the engines, with its section metrics on
+from datetime import UTC, datetime, timedelta
+from sitemap_updater_local.deployment.observed import observed_site
+from sitemap_updater_local.standins.search_console import indexed
+
+crawled = indexed(last_crawl=datetime.now(UTC) + timedelta(minutes=5))
+
+with observed_site(articles=5, parameters={"SectionMetrics": "true"}) as observed:
+    observed.console.default_inspection = lambda url: crawled
+    observed.deployment.send(observed.page_events(datetime.now(UTC)))
+    observed.deployment.drain()
+    observed.deployment.rebuild()
+    observed.deployment.observe()
+    lines += list(observed.deployment.output.tail)
+sys.stdout.write(json.dumps(lines))
 """
 
 
@@ -105,6 +146,25 @@ def test_every_dashboard_widget_names_a_metric_the_functions_emit(emitted: set[M
         assert (namespace, name, dimensions) in ours, (row, sorted(ours))
 
 
+def test_every_search_of_the_dashboard_finds_a_metric_the_observer_emits(
+    emitted: set[Metric],
+) -> None:
+    searches = dashboard_searches()
+    assert searches
+    for name, dimensions in searches:
+        assert any(
+            ns == "SitemapUpdater" and found == name and {d for d, _ in dims} == dimensions
+            for ns, found, dims in emitted
+        ), (name, dimensions)
+
+
+def test_the_dashboard_has_the_observer_table_from_its_log() -> None:
+    (table,) = [w for w in dashboard_widgets() if w["type"] == "log"]
+    query = table["properties"]["query"]
+    assert query.startswith("SOURCE '${ObserveLogGroup}'")
+    assert "filter message = 'section figures'" in query and "by host, section" in query
+
+
 def test_the_dashboard_shows_what_the_operations_page_promises() -> None:
     names = {row[1] for row in dashboard_rows()}
     assert names >= {
@@ -122,6 +182,9 @@ def test_the_dashboard_shows_what_the_operations_page_promises() -> None:
         "IndexNowSubmitted",
         "IndexNowRejected",
         "IndexNowDropped",
+        "IndexDownloadAgeHoursMax",
+        "SearchConsoleErrors",
+        "UnhealthyPercentMax",
     }
 
 

@@ -169,15 +169,16 @@ def event_source(deployed: Template, resolver: Resolver) -> dict[str, Any]:
 
 
 def scheduled_function(deployed: Template, resolver: Resolver) -> str:
-    """Logical id of the function the schedule rules (incremental and reconcile) target."""
-    targets = {
+    """Logical id of the function the schedule rules (incremental and reconcile) target: the
+    one with two rules (the observer has one of its own)."""
+    targets = [
         target["Arn"]["Fn::GetAtt"][0]
         for rule in active(deployed, resolver, "AWS::Events::Rule").values()
         if "ScheduleExpression" in rule["Properties"]
         for target in rule["Properties"]["Targets"]
-    }
-    assert len(targets) == 1, targets
-    return str(targets.pop())
+    ]
+    (rebuild,) = {lid for lid in targets if targets.count(lid) == 2}
+    return str(rebuild)
 
 
 # ---------------------------------------------------------------- tests
@@ -394,18 +395,33 @@ def test_each_function_runs_with_the_template_environment(
     functions = active(deployed, resolver, "AWS::Lambda::Function")
     ingest_id = event_source(deployed, resolver)["Properties"]["FunctionName"]["Ref"]
     rebuild_id = scheduled_function(deployed, resolver)
+    assert dep.observe_function is not None
+    observer_id = dep.observe_function.spec.logical_id
     local = {ingest_id: dep.ingest, rebuild_id: dep.rebuild_function}
+    local[observer_id] = dep.observe_function
     assert {fn.spec.logical_id for fn in local.values()} == set(functions) == set(local)
 
     ingest_calls: list[dict[str, Any]] = []
     rebuild_calls: list[dict[str, Any]] = []
+    observer_calls: list[dict[str, Any]] = []
     _probe(monkeypatch, dep.ingest.load(), ingest_calls)
     _probe(monkeypatch, dep.rebuild_function.load(), rebuild_calls)
+    # the observer's environment only: its run would fetch the site's pages
+    monkeypatch.setattr(
+        dep.observe_function.load(),
+        "lambda_handler",
+        lambda event, context: observer_calls.append({"environ": dict(os.environ)}) or {},
+    )
     assert dep.send([json.dumps({"action": "upsert", "url": f"{SITE}/env"})]) == []
     dep.drain()
     report = dep.rebuild()
     assert report["complete"] is True
-    seen = {ingest_id: ingest_calls[0]["environ"], rebuild_id: rebuild_calls[0]["environ"]}
+    dep.observe()
+    seen = {
+        ingest_id: ingest_calls[0]["environ"],
+        rebuild_id: rebuild_calls[0]["environ"],
+        observer_id: observer_calls[0]["environ"],
+    }
 
     for lid, resource in functions.items():
         variables = props(resolver, resource)["Environment"]["Variables"]

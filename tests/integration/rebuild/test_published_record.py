@@ -3,8 +3,7 @@ invalidation across begin, note and save."""
 
 from __future__ import annotations
 
-from sitemap_updater.rebuild.outputs.invalidate import SentBatch
-from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
+from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore, SentBatch
 from tests.integration.rebuild.conftest import TABLE, Aws
 
 

@@ -16,6 +16,10 @@
 7. Print a summary: files, URLs, rejected messages with reasons, what the incremental run after
    the changes read and wrote, what IndexNow would have been sent (the demo deploys with an
    IndexNow key and a local endpoint on 127.0.0.1 that records the POSTs), timings.
+8. Observe a small site with the search engine observer and print its coverage table, labelled
+   as coming from local stand-ins: the site is a web server on 127.0.0.1 with real redirects,
+   404s, noindex pages and canonicals, and Search Console and Bing are loopback stand-ins that
+   answer as their APIs document (``deployment.observed``).
 
 Exit status 0 when every file is valid and the published URLs are exactly the ones sent minus
 the deleted ones, 1 otherwise.
@@ -40,8 +44,10 @@ from tqdm import tqdm
 from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
 from sitemap_updater.printable import printable
 from sitemap_updater_local import page_events
+from sitemap_updater_local.commands.coverage import render as render_coverage
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
+from sitemap_updater_local.deployment.observed import demo_coverage
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.validation.document import validate_path
 from sitemap_updater_local.validation.rules import FileReport
@@ -91,6 +97,9 @@ class DemoResult:
     news_files: dict[str, int] = field(default_factory=dict)
     #: ``<video:video>`` elements in the regular files
     videos: int = 0
+    #: what ``sitemap-updater coverage --json`` shows of a small site observed on the
+    #: loopback stand-ins of the site, Search Console and Bing
+    coverage: dict[str, Any] = field(default_factory=dict)
 
     @property
     def valid(self) -> bool:
@@ -205,7 +214,10 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         if path.name not in news_files
     )
     del first
+    with timer.step("search engines (stand-ins)"):
+        coverage = demo_coverage()
     return DemoResult(
+        coverage=coverage,
         files=reports,
         news_files=news_files,
         videos=videos,
@@ -274,6 +286,11 @@ def summary(result: DemoResult, out: Path) -> str:
         f"{DEFAULT_ENDPOINT} (recorded locally; the first publish sends none): "
         + (_short(", ".join(sorted(sent)), 200) if sent else "none")
     )
+    lines.append(
+        "Search engines, from LOCAL STAND-INS on 127.0.0.1 (not Google or Bing): a small site "
+        "on a local web server, observed as `sitemap-updater coverage` prints it:"
+    )
+    lines += [f"  {line}" for line in render_coverage(result.coverage)]
     lines.append(
         "Timings: " + ", ".join(f"{name} {sec:.2f} s" for name, sec in result.timings.items())
     )

@@ -290,14 +290,22 @@ def _seconds(value: float | None) -> str:
     return "unknown (no run has saved a checkpoint)" if value is None else f"{value:.0f} s"
 
 
-def run(args: argparse.Namespace) -> int:
+def show(
+    args: argparse.Namespace,
+    command: str,
+    collect: Callable[[Callable[[str], Any], str], Mapping[str, Any]],
+    render: Callable[[Mapping[str, Any]], list[str]],
+) -> int:
+    """Collect what ``command`` shows of the stack ``args.stack_name`` (through clients of
+    ``args.region`` and ``args.endpoint_url``) and print it, as text or with ``--json``; an
+    unusable stack or a failed AWS call ends with one line and its exit status."""
     session = boto3.Session(region_name=args.region)
 
     def clients(name: str) -> Any:
         return session.client(name, endpoint_url=args.endpoint_url)  # type: ignore[call-overload]
 
     try:
-        status = collect(clients, args.stack_name)
+        shown = collect(clients, args.stack_name)
     except StackUnusable as error:
         raise CommandError(str(error)) from error
     except ClientError as error:
@@ -307,7 +315,11 @@ def run(args: argparse.Namespace) -> int:
     except BotoCoreError as error:
         raise CommandError(f"AWS call failed: {error}") from error
     if args.json:
-        print(json.dumps(status, indent=2))
+        print(json.dumps(shown, indent=2))
     else:
-        print("\n".join(render(status)))
+        print("\n".join(render(shown)))
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return show(args, "status", collect, render)

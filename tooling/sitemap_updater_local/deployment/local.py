@@ -69,6 +69,7 @@ class LocalDeployment:
         parameters: Mapping[str, str] | None = None,
         faults: FaultPlan | None = None,
         clock: Callable[[], float] | None = None,
+        secrets: Mapping[str, str] | None = None,
     ) -> None:
         self.template_path = Path(template)
         #: epoch seconds both functions see instead of the system clock (``SimulatedClock``)
@@ -76,6 +77,9 @@ class LocalDeployment:
         self.site_url = site_url
         self.parameters = dict(parameters or {})
         self.faults = faults
+        #: template parameter -> a secret's text: each is stored in the emulated Secrets
+        #: Manager and the parameter set to its ARN (as an operator does before deploying)
+        self.secrets = dict(secrets or {})
         self.output = FunctionOutput()
         self._mock: Any = None
         self._saved_env: dict[str, str | None] = {}
@@ -127,6 +131,10 @@ class LocalDeployment:
         # The emulator's own clients come from a session of their own: injected faults are
         # meant for the functions, not for the harness that inspects the results.
         session = local_session(REGION)
+        for parameter, text in self.secrets.items():
+            name = f"{parameter}-{len(self.parameters)}"
+            arn = session.client("secretsmanager").create_secret(Name=name, SecretString=text)
+            self.parameters[parameter] = arn["ARN"]
         self.dynamodb = session.client("dynamodb")
         self.s3 = session.client("s3")
         self.sqs = session.client("sqs")
@@ -149,6 +157,10 @@ class LocalDeployment:
         rebuild_id = _scheduled(specs)
         self.ingest = self._function(specs[ingest_id], site_param)
         self.rebuild_function = self._function(specs[rebuild_id], site_param)
+        observer_id = _observer(specs)
+        self.observe_function = (
+            None if observer_id is None else self._function(specs[observer_id], site_param)
+        )
         queue_arn = str(self.template.resolve(source["Queue"]))
         if queue_arn not in self.stack.queue_arns:
             raise ValueError(f"function {ingest_id}: SQS event Queue {queue_arn} is not a queue")
@@ -271,6 +283,18 @@ class LocalDeployment:
             f"(last error: {last_error!r}, last report: {runs[-1] if runs else None})"
         )
 
+    def observe(self, remaining_ms: int | None = None) -> dict[str, Any]:
+        """One run of the observer (a scheduled event); its report. Raises its exception."""
+        if self.observe_function is None:
+            raise ValueError("the template has no observer function")
+        moment = None if self.clock is None else datetime.fromtimestamp(self.clock(), UTC)
+        inv = self.observe_function.invoke(scheduled_event(moment), remaining_ms)
+        if inv.error is not None:
+            raise inv.error
+        if not isinstance(inv.result, dict):
+            raise TypeError(f"observe handler returned {type(inv.result).__name__}, not a dict")
+        return inv.result
+
     # --- inspection -------------------------------------------------------------------------
 
     def objects(self) -> dict[str, str]:
@@ -344,8 +368,24 @@ def _sqs_source(specs: dict[str, FunctionSpec]) -> tuple[str, dict[str, Any]]:
     raise ValueError("template has no function with an SQS event (the ingest function)")
 
 
+#: what sets the observer apart from the rebuild, the other scheduled function
+_OBSERVER_VARIABLE = "OBSERVE_INTERVAL_MINUTES"
+
+
+def _is_scheduled(spec: FunctionSpec) -> bool:
+    return any(e.get("Type") in {"Schedule", "ScheduleV2"} for e in spec.events.values())
+
+
 def _scheduled(specs: dict[str, FunctionSpec]) -> str:
     for lid, spec in specs.items():
-        if any(e.get("Type") in {"Schedule", "ScheduleV2"} for e in spec.events.values()):
+        if _is_scheduled(spec) and _OBSERVER_VARIABLE not in spec.environment:
             return lid
     raise ValueError("template has no function with a Schedule event (the rebuild function)")
+
+
+def _observer(specs: dict[str, FunctionSpec]) -> str | None:
+    """The observer: the scheduled function with the observer's settings (None: none)."""
+    for lid, spec in specs.items():
+        if _is_scheduled(spec) and _OBSERVER_VARIABLE in spec.environment:
+            return lid
+    return None

@@ -42,7 +42,6 @@ from sitemap_updater.rebuild.news.files import load_news, news_desk, publish_new
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.outputs.invalidate import (
     Invalidator,
-    SentBatch,
     caller_reference,
     changes_digest,
 )
@@ -50,7 +49,7 @@ from sitemap_updater.rebuild.report import RunReport
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.lease import Lease
 from sitemap_updater.rebuild.state.nodes import NodeState, StateStore
-from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
+from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore, SentBatch
 from sitemap_updater.rebuild.state.removals import RemovalStore
 from sitemap_updater.rebuild.state.retire import RetireLedger
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow, open_window

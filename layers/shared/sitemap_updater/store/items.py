@@ -24,6 +24,7 @@ from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,
+    ATTR_EXCLUDED,
     ATTR_LOC,
     ATTR_SECTION,
     ATTR_STATE,
@@ -184,7 +185,8 @@ def tombstone_item(loc: str, event_key: str, digest: str, expires_at: int) -> It
 
 
 def is_live(item: Item) -> bool:
-    return bool(item.get(ATTR_STATE, {}).get("S") == STATE_LIVE)
+    """Whether the sitemaps list the URL: it is live and not excluded as unhealthy."""
+    return item.get(ATTR_STATE, {}).get("S") == STATE_LIVE and ATTR_EXCLUDED not in item
 
 
 def loc_of(item: Item) -> str:

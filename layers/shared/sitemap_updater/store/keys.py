@@ -35,6 +35,10 @@ ATTR_TTL: Final = "ttl"
 ATTR_WRITTEN_AT: Final = "wt"
 #: the section the change named (only when it named one; see ``sitemap_updater.sections``)
 ATTR_SECTION: Final = "sec"
+#: set by the observer on a live URL whose health checks failed again and again (when
+#: ``ExcludeUnhealthy`` is on): the sitemaps leave it out until the attribute goes (the
+#: observer removes it when the URL is healthy again; the page's next change drops it too)
+ATTR_EXCLUDED: Final = "excl"
 STATE_LIVE: Final = "live"
 STATE_GONE: Final = "gone"
 

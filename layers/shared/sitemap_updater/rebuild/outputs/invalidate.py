@@ -21,21 +21,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
+
+from sitemap_updater.rebuild.state.published import SentBatch
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient
 
 WILDCARD: Final = "/sitemap*"
-
-
-@dataclass(frozen=True, slots=True)
-class SentBatch:
-    """An invalidation a run was about to send: its reference and ``changes_digest``."""
-
-    reference: str
-    changes: str
 
 
 def changes_digest(changes: Mapping[str, str]) -> str:

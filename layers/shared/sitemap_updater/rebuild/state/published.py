@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitemap_updater.rebuild.freshness import Freshness
-from sitemap_updater.rebuild.outputs.invalidate import SentBatch
 from sitemap_updater.store.keys import (
     EMPTY_SITE_KEY,
     INDEX_KEY,
@@ -29,6 +28,15 @@ from sitemap_updater.store.keys import (
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
+
+
+@dataclass(frozen=True, slots=True)
+class SentBatch:
+    """An invalidation a run was about to send: its reference and ``changes_digest``
+    (``rebuild.outputs.invalidate``)."""
+
+    reference: str
+    changes: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,161 @@
+"""A local deployment observed on loopback: its site, Search Console and Bing are stand-ins.
+
+```python
+with observed_site(articles=40) as observed:
+    observed.deployment.send(observed.page_events(moment))
+    observed.deployment.drain(); observed.deployment.rebuild_until_clean()
+    observed.deployment.observe()          # submits the index, inspects, checks health
+```
+
+The site (``standins.site.LocalSite``) is the deployment's ``SiteUrl`` (``http://127.0.0.1:PORT``)
+and serves real redirects, 404s, noindex pages and canonical tags; the Search Console and Bing
+stand-ins answer as their APIs document, with the keys stored in the emulated Secrets Manager
+and the template's endpoint parameters pointing at them. Nothing leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from sitemap_updater.observe.records import FiguresStore
+from sitemap_updater.protocol.render.fragments import fragments_of as read_fragments
+from sitemap_updater.store.spaces import section_of_file
+from sitemap_updater_local.commands.coverage import figures_of
+from sitemap_updater_local.deployment.clock import SimulatedClock
+from sitemap_updater_local.deployment.local import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.standins.bing import BingStandIn
+from sitemap_updater_local.standins.search_console import (
+    SearchConsoleStandIn,
+    SitemapRecord,
+    indexed,
+)
+from sitemap_updater_local.standins.site import LocalSite
+
+SECTION_RULES: Final = "/articles/=articles"
+BING_KEY: Final = "local-stand-in-bing-key"
+#: pages of the site stand-in that are not listed: one that drips for seconds
+UNLISTED: Final = frozenset({"slow"})
+
+
+@dataclass
+class ObservedSite:
+    deployment: LocalDeployment
+    site: LocalSite
+    console: SearchConsoleStandIn
+    bing: BingStandIn
+    articles: int
+
+    @property
+    def site_property(self) -> str:
+        """The Search Console property of the site (its URL prefix)."""
+        return f"{self.site.url}/"
+
+    @property
+    def index_url(self) -> str:
+        return f"{self.site.url}/sitemap.xml"
+
+    def listed_urls(self) -> list[str]:
+        """The articles and every problem page but those in :data:`UNLISTED`."""
+        problems = [url for name, url in self.site.problem_urls().items() if name not in UNLISTED]
+        return self.site.article_urls(self.articles) + problems
+
+    def page_events(self, moment: datetime, spacing: timedelta = timedelta(hours=1)) -> list[str]:
+        """An upsert of each listed URL, the first changed at ``moment``, each next one
+        ``spacing`` earlier (so the sample has recent and older changes to tell apart)."""
+        return [
+            json.dumps(
+                {
+                    "action": "upsert",
+                    "url": url,
+                    "occurred_at": _stamp(moment - i * spacing),
+                    "lastmod": _stamp(moment - i * spacing),
+                }
+            )
+            for i, url in enumerate(self.listed_urls())
+        ]
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@contextmanager
+def observed_site(
+    *,
+    articles: int = 40,
+    parameters: Mapping[str, str] | None = None,
+    template: Path = DEFAULT_TEMPLATE,
+    clock: Callable[[], float] | None = None,
+) -> Iterator[ObservedSite]:
+    """The stand-ins and a deployment of ``template`` observing them; ``parameters`` add to
+    (or override) the ones that turn both engines on and point them at the stand-ins."""
+    with LocalSite() as site:
+        origin = site.url
+        with (
+            SearchConsoleStandIn(properties={f"{origin}/"}, clock=clock or time.time) as console,
+            BingStandIn(keys={BING_KEY}, sites={f"{origin}/"}) as bing,
+        ):
+            key = console.new_key()
+            settings = {
+                "PublicBaseUrl": origin,
+                "SectionRules": SECTION_RULES,
+                "SearchConsoleEndpoint": console.url,
+                "BingWebmasterEndpoint": bing.api_root,
+                "HealthRequestsPerSecond": "10",
+                **(parameters or {}),
+            }
+            secrets = {"SearchConsoleSecretArn": json.dumps(key.info), "BingSecretArn": BING_KEY}
+            with LocalDeployment(
+                template, origin, parameters=settings, clock=clock, secrets=secrets
+            ) as deployment:
+                yield ObservedSite(deployment, site, console, bing, articles)
+
+
+def demo_coverage(articles: int = 60) -> dict[str, Any]:
+    """The coverage figures of a small site observed on the stand-ins, as ``sitemap-updater
+    coverage --json`` prints them: Google downloaded the index and its files, indexed most
+    articles two to thirty hours after their change and chose another canonical for one, and
+    the site answers its problem pages as they are."""
+    start = datetime.now(UTC).replace(microsecond=0)
+    clock = SimulatedClock(start)
+    with observed_site(articles=articles, clock=clock) as observed:
+        dep = observed.deployment
+        dep.send(observed.page_events(start - timedelta(hours=1)))
+        dep.drain()
+        dep.rebuild_until_clean()
+        listed = observed.site.article_urls(articles)
+        for i, url in enumerate(listed[: articles * 4 // 5]):
+            changed = start - timedelta(hours=1 + i)
+            canonical = listed[0] if i == 1 else url
+            observed.console.inspections[url] = indexed(
+                last_crawl=changed + timedelta(hours=2 + i % 29), google_canonical=canonical
+            )
+        dep.observe()  # submits the index: Google reads it within the hour
+        observed.console.downloaded(
+            observed.site_property, observed.index_url, when=start, submitted={"web": 0}
+        )
+        records = observed.console.sitemaps[observed.site_property]
+        for key, count in _file_counts(dep).items():
+            url = f"{observed.site.url}/{key}"
+            records[url] = SitemapRecord(url, start, start, False, contents={"web": count})
+        clock.advance(3600)
+        dep.observe()
+        table = dep.rebuild_function.environment["STATE_TABLE_NAME"]
+        return figures_of(FiguresStore(dep.dynamodb, table).load_all(), dep.template.stack_name)
+
+
+def _file_counts(dep: LocalDeployment) -> dict[str, int]:
+    """Each published section file and the URLs it lists."""
+    counts = {}
+    for key in dep.objects():
+        if section_of_file(key) is not None:
+            body = dep.s3.get_object(Bucket=dep.bucket_name, Key=key)["Body"].read()
+            counts[key] = len(read_fragments(body))
+    return counts
