@@ -1,12 +1,10 @@
 """Judge source records into spool bytes, on several processes when asked.
 
-Checking and normalizing a record (URL rules, lastmod, content digest, ordering key) and
-rendering its ``<url>`` fragment cost far more than reading it, so a build hands the records to
-worker processes: a JSONL file in blocks of whole lines (its bytes, read once by the calling
-process and split by the worker), other sources in chunks of records. Each record's default
-time depends only on its position among the records (see ``change_reader``), so the result is the
-same whatever the number of processes. Blocks come back in order, and at most two per process
-are in flight, which keeps memory bounded.
+Judging a record and rendering its ``<url>`` fragment cost far more than reading it, so a build
+hands the records to worker processes: a JSONL file in blocks of whole lines, other sources in
+chunks of records. A record's default time depends only on its position (``change_reader``), so
+the result is the same whatever the number of processes. Blocks come back in order, at most two
+per process in flight, which keeps memory bounded.
 
 Each valid change is spooled as ``(hash, ordering key, space, payload)``: the space is where
 the deployment's ``Layout`` publishes the URL (its host and section, ``Layout.space_for``), the
@@ -61,7 +59,6 @@ from sitemap_updater_local.pipeline.raw_entries import entry_from_raw
 CHUNK: Final = 2000
 #: Bytes of a JSONL file per block handed to a worker (cut after a line break).
 BLOCK_BYTES: Final = 1024 << 10
-
 
 #: One change as spooled: URL hash, ordering key, space, payload (fragment, refusal, either with
 #: the item of the page's News article, or None: delete).
