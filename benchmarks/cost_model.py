@@ -11,8 +11,8 @@ table's stream):
 1. A small site with exactly as many shard files as the real site has at the default cap
    (shards are hash prefixes: 2^ceil(log2(urls / 40,000)) leaves, so 4, 32 and 256), with
    ``--urls-per-leaf`` URLs in each, built and published once and not counted.
-2. One scheduled slice: the changes of one schedule period (changes a day / 360 at
-   ``rate(4 minutes)``: 28, 278, 2,778; ``--schedule`` deploys another period) sent as
+2. One scheduled slice: the changes of one schedule period (changes a day / 288 at
+   ``rate(5 minutes)``: 35, 347, 3,472; ``--schedule`` deploys another period) sent as
    single-change messages, drained through the ingest function, then ONE scheduled
    (incremental) rebuild. Everything is metered.
 3. One reconciling full rebuild (``{"full_rebuild": true}``, the ``ReconcileSchedule`` input),
