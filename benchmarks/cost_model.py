@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/cost_model.py [--json] [--sizes 1000000:100000 ...]
         [--urls-per-leaf 40] [--idle-pollers 5] [--no-sections] [--schedule 'rate(3 minutes)']
+        [--no-observer]
 
 For each site size (``URLS:CHANGES_PER_DAY``; by default 100,000:10,000, 1,000,000:100,000 and
 10,000,000:1,000,000, and then the multi-section site below unless ``--no-sections``) it runs,
@@ -1432,6 +1433,11 @@ def main() -> int:
         metavar="RATE",
         help="deploy with this RebuildSchedule, e.g. 'rate(3 minutes)' (default: the template's)",
     )
+    parser.add_argument(
+        "--no-observer",
+        action="store_true",
+        help="leave out the search engine observer (measured by benchmarks/observer_cost.py)",
+    )
     args = parser.parse_args()
     if args.schedule:
         _rate_minutes(args.schedule)  # only rate(N unit) is modelled
@@ -1445,13 +1451,14 @@ def main() -> int:
         measured = measure(urls, changes, args.urls_per_leaf, True, args.schedule)
         sites.append(model(measured, args.idle_pollers))
     prices = {k: v for k, v in PRICE.items()}
-    observer = with_observer(sites)
+    observer = None if args.no_observer else with_observer(sites)
     if args.json:
         print(json.dumps({"sites": sites, "prices": prices, "observer": observer}))
         return 0
     print_table(sites)
     print_lastmod_ages(sites)
-    print_observer(observer)
+    if observer is not None:
+        print_observer(observer)
     print(f"\nmeasured and priced in {time.perf_counter() - started:.0f} s")
     return 0
 

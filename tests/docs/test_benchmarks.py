@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,6 +125,27 @@ def test_scale_benchmark_reports_time_memory_and_files(sizes: tuple[str, str]) -
     assert "peak RSS 4,000 vs 2,000 URLs" in out
 
 
+def _another_schedule_is_priced_from_a_slice_of_its_own_period(default: dict[str, Any]) -> None:
+    """``--schedule`` deploys that RebuildSchedule: the slice holds one period's changes and
+    the month that many runs, and the wait for a run in the freshness is the period."""
+    args = ("--json", "--no-sections", "--no-observer", "--sizes", "80000:2880")
+    every_10 = json.loads(run("cost_model.py", *args, "--schedule", "rate(10 minutes)"))
+    assert every_10["observer"] is None
+    period = {"default": default, "every_10": every_10["sites"][0]}
+    schedules = {
+        name: site["measured"]["template"]["RebuildSchedule"] for name, site in period.items()
+    }
+    minutes = {name: float(text.split("(")[1].split()[0]) for name, text in schedules.items()}
+    assert schedules["every_10"] == "rate(10 minutes)" and minutes["default"] != 10
+    for name, site in period.items():
+        assert site["measured"]["slice_changes"] == round(2880 * minutes[name] / 1440)
+        assert site["runs_per_month"] == pytest.approx(30 * 1440 / minutes[name])
+        assert site["freshness_seconds"]["wait_for_run"] == minutes[name] * 60
+    # fewer runs a month cost less
+    runs_usd = {name: s["usd_per_month_by_part"]["incremental_runs"] for name, s in period.items()}
+    assert runs_usd["every_10"] < runs_usd["default"]
+
+
 def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> None:
     out = run(
         "cost_model.py",
@@ -136,6 +158,7 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
         "16",
     )
     model = json.loads(out)  # exactly one JSON object, nothing else on stdout
+    _another_schedule_is_priced_from_a_slice_of_its_own_period(model["sites"][0])
     assert set(model) == {"sites", "prices", "observer"}
     observer = model["observer"]
     assert observer["measured"]["inspected"] > 0 and observer["measured"]["health_checks"] > 0
@@ -205,29 +228,6 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
     assert {"wru", "rru", "streams_rru", "gb_s", "s3_put", "s3_get", "sqs_req"} <= set(
         model["prices"]
     )
-
-
-def test_cost_model_prices_another_schedule_from_a_slice_of_its_own_period() -> None:
-    """``--schedule`` deploys that RebuildSchedule: the slice holds one period's changes and
-    the month that many runs, and the wait for a run in the freshness is the period."""
-    args = ("--json", "--no-sections", "--sizes", "80000:2880", "--urls-per-leaf", "16")
-    default, every_10 = (
-        json.loads(run("cost_model.py", *args, *extra))["sites"][0]
-        for extra in ((), ("--schedule", "rate(10 minutes)"))
-    )
-    period = {"default": default, "every_10": every_10}
-    schedules = {
-        name: site["measured"]["template"]["RebuildSchedule"] for name, site in period.items()
-    }
-    minutes = {name: float(text.split("(")[1].split()[0]) for name, text in schedules.items()}
-    assert schedules["every_10"] == "rate(10 minutes)" and minutes["default"] != 10
-    for name, site in period.items():
-        assert site["measured"]["slice_changes"] == round(2880 * minutes[name] / 1440)
-        assert site["runs_per_month"] == pytest.approx(30 * 1440 / minutes[name])
-        assert site["freshness_seconds"]["wait_for_run"] == minutes[name] * 60
-    # fewer runs a month cost less
-    runs_usd = {name: s["usd_per_month_by_part"]["incremental_runs"] for name, s in period.items()}
-    assert runs_usd["every_10"] < runs_usd["default"]
 
 
 def _first_limit(out: str) -> tuple[str, int]:
