@@ -167,4 +167,4 @@ def _worst(w: Mapping[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    return show(args, "coverage", collect, render)
+    return show(args, collect, render)

@@ -292,11 +292,10 @@ def _seconds(value: float | None) -> str:
 
 def show(
     args: argparse.Namespace,
-    command: str,
     collect: Callable[[Callable[[str], Any], str], Mapping[str, Any]],
     render: Callable[[Mapping[str, Any]], list[str]],
 ) -> int:
-    """Collect what ``command`` shows of the stack ``args.stack_name`` (through clients of
+    """Collect what a command shows of the stack ``args.stack_name`` (through clients of
     ``args.region`` and ``args.endpoint_url``) and print it, as text or with ``--json``; an
     unusable stack or a failed AWS call ends with one line and its exit status."""
     session = boto3.Session(region_name=args.region)
@@ -322,4 +321,4 @@ def show(
 
 
 def run(args: argparse.Namespace) -> int:
-    return show(args, "status", collect, render)
+    return show(args, collect, render)
