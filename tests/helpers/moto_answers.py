@@ -37,10 +37,10 @@ def same_answers(service: str, story: Story, *, seed: int | None = None) -> list
     return plain
 
 
-def create_url_table(dynamodb: Any) -> None:
-    """A table with the URL table's key schema, ``urls``."""
+def create_url_table(dynamodb: Any, name: str = "urls") -> None:
+    """A table with the URL table's key schema (and the state table's), ``name``."""
     dynamodb.create_table(
-        TableName="urls",
+        TableName=name,
         KeySchema=[
             {"AttributeName": "pk", "KeyType": "HASH"},
             {"AttributeName": "sk", "KeyType": "RANGE"},
