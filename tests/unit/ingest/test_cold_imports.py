@@ -1,4 +1,5 @@
-"""The ingest function's cold start imports nothing that only the rebuild uses.
+"""The ingest function's cold start imports nothing that only the rebuild uses, and the
+observer's imports no engine's client library.
 
 Each handler is imported in a fresh interpreter, as Lambda does, and the modules it loaded are
 read from ``sys.modules``.
@@ -31,9 +32,16 @@ REBUILD_ONLY = (
 )
 
 
-def loaded_by(function: str, **env: str) -> set[str]:
-    """The modules in ``sys.modules`` after ``import app`` of ``functions/<function>``."""
-    code = "import json, sys; import app; print(json.dumps(sorted(sys.modules)))"
+#: What only the clients of the search engines need (google-auth, which signs with cryptography):
+#: the observer loads them when a run makes the client of an engine turned on. (cryptography
+#: itself is not checked: here, unlike on Lambda, botocore loads it through pyOpenSSL.)
+ENGINE_CLIENTS_ONLY = ("google", "sitemap_updater.engines.search_console")
+
+
+def loaded_by(function: str, then: str = "pass", **env: str) -> set[str]:
+    """The modules in ``sys.modules`` after ``import app`` of ``functions/<function>`` (and the
+    statement ``then``)."""
+    code = f"import json, sys; import app; {then}; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT / "functions" / function,
@@ -70,7 +78,25 @@ def test_the_rebuild_handler_does_import_them() -> None:
     assert "sitemap_updater.protocol.urlset" in loaded
 
 
-@pytest.mark.parametrize("function", ["ingest", "rebuild"])
+def engine_clients_only(modules: set[str]) -> list[str]:
+    return sorted(
+        m for m in modules if m.split(".")[0] in ENGINE_CLIENTS_ONLY or m in ENGINE_CLIENTS_ONLY
+    )
+
+
+def test_the_observer_imports_no_engine_client_library_until_a_run_makes_a_client() -> None:
+    loaded = loaded_by("observe")
+    assert "sitemap_updater.observe.service" in loaded
+    assert engine_clients_only(loaded) == []
+    # what credentials.engine_clients imports when Search Console is on loads them: the list
+    # above names what the observer does load then
+    with_client = loaded_by("observe", then="import sitemap_updater.engines.search_console")
+    assert {"google.auth", "sitemap_updater.engines.search_console"} <= set(
+        engine_clients_only(with_client)
+    )
+
+
+@pytest.mark.parametrize("function", ["ingest", "rebuild", "observe"])
 def test_with_tracing_off_the_xray_sdk_is_not_imported(function: str) -> None:
     assert not any(
         m.startswith("aws_xray_sdk") for m in loaded_by(function, POWERTOOLS_TRACE_DISABLED="true")

@@ -15,13 +15,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from sitemap_updater.engines.bing import BingWebmaster
+from sitemap_updater.engines.console_answers import Inspection
 from sitemap_updater.engines.exceptions import EngineError, QuotaExhausted
 from sitemap_updater.engines.health import PageHealth, check_page
 from sitemap_updater.engines.pacing import HostPacer
-from sitemap_updater.engines.search_console import Inspection, SearchConsole
 from sitemap_updater.observe.budget import BudgetLedger, RunBudget
 from sitemap_updater.observe.exclusion import Exclusions, review
 from sitemap_updater.observe.figures import section_figures
@@ -47,6 +46,12 @@ from sitemap_updater.observe.signals import (
 from sitemap_updater.observe.submissions import SubmissionLedger, Target, submit_all
 from sitemap_updater.rebuild.state.published import PublishedStore
 from sitemap_updater.store.spaces import Layout
+
+if TYPE_CHECKING:
+    # the engines' clients are made by ``credentials.engine_clients`` only for the engines turned
+    # on: google-auth and its cryptography load then, never in a cold start without them
+    from sitemap_updater.engines.bing import BingWebmaster
+    from sitemap_updater.engines.search_console import SearchConsole
 
 #: a run starts no request with less than this left of its time
 TIME_MARGIN_SECONDS: Final = 30.0

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
-from sitemap_updater.engines.search_console import SitemapStatus
+from sitemap_updater.engines.console_answers import SitemapStatus
 from sitemap_updater.observability import logger
 
 #: section figure -> (metric name, unit); shares are sent as percentages

@@ -25,8 +25,6 @@ from functools import lru_cache
 from typing import Final
 from urllib.parse import quote
 
-import idna
-
 from sitemap_updater.protocol.errors import (
     InvalidUrlError,
     UrlLengthError,
@@ -97,6 +95,8 @@ def _normal_host(authority: str) -> tuple[str, str]:
     if authority.isascii():
         host = authority.lower()
     else:
+        import idna  # only an IDN host needs it: a cold start with ASCII hosts never loads it
+
         try:
             host = idna.encode(authority, uts46=True).decode("ascii").lower()
         except idna.IDNAError as exc:
