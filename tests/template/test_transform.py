@@ -121,7 +121,7 @@ def test_the_indexnow_endpoint_pattern_is_the_configs_rule(
 # ---------------------------------------------------------------- functions
 
 
-@pytest.mark.parametrize("name", ["Ingest", "Rebuild"])
+@pytest.mark.parametrize("name", ["Ingest", "Rebuild", "Observe"])
 def test_function_runtime_tracing_logging_and_layers(cfn: Template, name: str) -> None:
     props = function_named(cfn, name)["Properties"]
     assert props["Runtime"] == "python3.12"
@@ -148,7 +148,7 @@ def test_the_tracing_parameter_sets_xray_and_powertools_together(
 ) -> None:
     assert cfn["Parameters"]["Tracing"]["Default"] == "Active"
     resolver = Resolver(load_template(), {"SiteUrl": SITE, "Tracing": tracing})
-    for name in ("Ingest", "Rebuild"):
+    for name in ("Ingest", "Rebuild", "Observe"):
         props = function_named(cfn, name)["Properties"]
         assert resolver.value(props["TracingConfig"]["Mode"]) == tracing
         env = props["Environment"]["Variables"]

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 #: Modules only the rebuild uses: its service, the writers and renderer of the files, the
 #: stylesheet and the view, the gzip writer, and the IndexNow client. (Its HTTP stack, the
-#: standard library's ``urllib.request``, is imported by botocore for both functions.)
+#: standard library's ``urllib.request``, is imported by botocore for every function.)
 REBUILD_ONLY = (
     "sitemap_updater.rebuild",
     "sitemap_updater.protocol.render",
@@ -30,6 +30,8 @@ REBUILD_ONLY = (
     "sitemap_updater.view",
     "sitemap_updater.indexnow",
 )
+#: Modules only the observer uses: its run and the search engines' clients.
+OBSERVER_ONLY = ("sitemap_updater.observe", "sitemap_updater.engines")
 
 
 #: What only the clients of the search engines need (google-auth, which signs with cryptography):
@@ -69,6 +71,7 @@ def test_the_ingest_handler_imports_nothing_only_the_rebuild_uses() -> None:
     loaded = loaded_by("ingest")
     assert "sitemap_updater.ingest.service" in loaded
     assert rebuild_only(loaded) == []
+    assert sorted(m for m in loaded if m.startswith(OBSERVER_ONLY)) == []
 
 
 def test_the_rebuild_handler_does_import_them() -> None:
