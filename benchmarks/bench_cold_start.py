@@ -13,14 +13,21 @@ environment (moto, awscrt, pyOpenSSL ...) can be found, as on Lambda.
 
 The peer is the smallest handler Powertools' documentation shows for an SQS batch: Logger,
 Metrics and Tracer, a ``BatchProcessor`` and ``process_partial_response``. The runs alternate
-(minimal, the minimal one with ``import boto3``, ingest, rebuild) for ``--rounds`` rounds; the
-best and the median of each are printed, with each handler's difference from the minimal one in
-ms and their ratio, how far that is from the target, and how much of it is not boto3's import
-(which every handler that calls AWS pays). The target: each handler at most 50 ms more than the
-minimal handler, on the best of the rounds. Each comparison is printed twice: on the wall clock,
-and on the CPU time of the importing process, which a machine shared with other work disturbs
-far less (an import is one thread that reads files the page cache holds, so on an idle machine
-the two agree).
+(minimal, the minimal one with ``import boto3``, ingest, rebuild, observe) for ``--rounds``
+rounds; the best and the median of each are printed. Each handler is compared with both
+baselines, by its difference in ms and the ratio, and how far that is from the target: with the
+minimal handler as it is, and with the minimal handler importing boto3, which every handler
+that calls AWS needs (the line between them says how much of the difference is not boto3's
+import). The target: each handler at most 50 ms more than the baseline, on the best of the
+rounds. Each comparison is printed twice: on the wall clock, and on the CPU time of the
+importing process, which a machine shared with other work disturbs far less (an import is one
+thread that reads files the page cache holds, so on an idle machine the two agree).
+
+The handlers create their boto3 clients on their first invocation, not when they load, and the
+observer imports an engine's client library (google-auth) only when it makes that engine's
+client. So that this is not left out of the figures, the same process then does that first use
+(:data:`FIRST_USE`), and the import plus first use is printed too, with what the first use
+alone cost.
 
 Both tracing settings of the template's ``Tracing`` parameter are measured: ``on`` is Lambda with
 active tracing (``LAMBDA_TASK_ROOT`` set, so Powertools' Tracer patches the AWS SDK), ``off`` sets
@@ -103,6 +110,7 @@ FIRST_USE = {
 CHILD = """\
 import sys, time
 sys.path[:0] = {path!r}
+exec(compile({preload!r}, "baseline", "exec"), {{"__name__": "baseline"}})
 start, cpu = time.perf_counter(), time.process_time()
 import app
 took, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -190,12 +198,14 @@ def environment(tracing: bool) -> dict[str, str]:
 
 
 def import_once(
-    name: str, folder: Path, site: Path, env: dict[str, str]
+    name: str, folder: Path, site: Path, env: dict[str, str], preload: str = ""
 ) -> tuple[float, float, float, float, str]:
     """Seconds (wall and CPU) to import ``app`` from ``folder`` in a fresh interpreter, then to
-    do its :data:`FIRST_USE`, and what the import pulled."""
-    first_use = FIRST_USE.get(name, "pass")
-    code = CHILD.format(path=[str(folder), str(LAYER), str(site)], first_use=first_use)
+    do its :data:`FIRST_USE`, and what the import pulled. With ``preload``, that source runs
+    first, untimed, and there is no first use."""
+    first_use = "pass" if preload else FIRST_USE.get(name, "pass")
+    path = [str(folder), str(LAYER), str(site)]
+    code = CHILD.format(path=path, preload=preload, first_use=first_use)
     done = subprocess.run(
         [sys.executable, "-S", "-E", "-c", code],
         cwd=folder,
@@ -219,6 +229,8 @@ def measure(targets: dict[str, Path], site: Path, tracing: bool, rounds: int) ->
     clocks: dict[str, dict[str, list[float]]] = {"wall": {}, "CPU": {}}
     #: import plus first use, per round (wall and CPU)
     whole: dict[str, dict[str, list[float]]] = {"wall": {}, "CPU": {}}
+    #: the handler's import in a process that has already loaded the minimal handler with boto3
+    on_top: dict[str, dict[str, list[float]]] = {"wall": {}, "CPU": {}}
     pulled: dict[str, str] = {}
     for _ in range(rounds):
         for name, folder in targets.items():
@@ -227,6 +239,10 @@ def measure(targets: dict[str, Path], site: Path, tracing: bool, rounds: int) ->
             clocks["CPU"].setdefault(name, []).append(cpu * 1000)
             whole["wall"].setdefault(name, []).append((took + first) * 1000)
             whole["CPU"].setdefault(name, []).append((cpu + first_cpu) * 1000)
+        for name in FIRST_USE:
+            took, cpu, *_ = import_once(name, targets[name], site, env, WITH_BOTO3_HANDLER)
+            on_top["wall"].setdefault(name, []).append(took * 1000)
+            on_top["CPU"].setdefault(name, []).append(cpu * 1000)
     label = "on" if tracing else "off"
     print(f"tracing {label}, {rounds} rounds, load average {load()}:")
     times, cpu_times = clocks["wall"], clocks["CPU"]
@@ -244,6 +260,16 @@ def measure(targets: dict[str, Path], site: Path, tracing: bool, rounds: int) ->
         )
     for clock, measured in clocks.items():
         compare(measured, label, clock)
+    for name in FIRST_USE:
+        cpu_times = on_top["CPU"][name]
+        best = min(cpu_times)
+        verdict = "met" if best <= TARGET_MS else f"NOT met: {best - TARGET_MS:.1f} ms over"
+        print(
+            f"BEYOND {name}, tracing {label}: its import after the minimal handler with boto3 "
+            f"in one process: best CPU {best:.1f} ms, median CPU "
+            f"{statistics.median(cpu_times):.1f} ms, best wall {min(on_top['wall'][name]):.1f} "
+            f"ms (target <= +{TARGET_MS:.0f} ms: {verdict})"
+        )
 
 
 def compare(times: dict[str, list[float]], label: str, clock: str) -> None:

@@ -81,6 +81,19 @@ def test_the_rebuild_handler_does_import_them() -> None:
     assert "sitemap_updater.protocol.urlset" in loaded
 
 
+def test_the_rebuild_loads_indexnow_s_sending_side_only_with_a_key() -> None:
+    # IndexNow is off without a key (the default): its pending sets and their submission are
+    # not imported; the rebuild makes its IndexNow step only when the settings hold a key
+    sending = ("sitemap_updater.indexnow.pending", "sitemap_updater.indexnow.step")
+    assert not set(sending) & loaded_by("rebuild")
+    made = (
+        "from sitemap_updater.rebuild import service as s; from sitemap_updater.sections import "
+        "SectionRules; site = 'https://a.example'; s._indexnow(s.RebuildConfig('t', site, 'b', "
+        "site, indexnow_key='0' * 32), s.Layout.of(site, SectionRules(), site), None)"
+    )
+    assert set(sending) <= loaded_by("rebuild", then=made)
+
+
 def engine_clients_only(modules: set[str]) -> list[str]:
     return sorted(
         m for m in modules if m.split(".")[0] in ENGINE_CLIENTS_ONLY or m in ENGINE_CLIENTS_ONLY

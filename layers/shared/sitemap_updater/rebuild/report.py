@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
-from sitemap_updater.indexnow.pending import IndexNowReport
 from sitemap_updater.rebuild.freshness import Freshness
+
+if TYPE_CHECKING:
+    # IndexNow is off without a key, and a run without it never loads its modules
+    from sitemap_updater.indexnow.pending import IndexNowReport
 
 Status = Literal["published", "nothing-to-do", "locked"]
 

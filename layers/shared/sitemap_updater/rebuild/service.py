@@ -34,7 +34,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.indexnow.step import IndexNow
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import StreamFeed
 from sitemap_updater.rebuild.inputs.source import DynamoShardSource, ShardSource
@@ -66,6 +65,18 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
     from mypy_boto3_dynamodbstreams.client import DynamoDBStreamsClient
     from mypy_boto3_s3.client import S3Client
+
+    from sitemap_updater.indexnow.step import IndexNow
+
+
+def _indexnow(config: RebuildConfig, layout: Layout, s3: S3Client) -> IndexNow | None:
+    """The IndexNow side of the runs, or None when IndexNow is off (no key): then a run, and the
+    function's cold start, never load IndexNow's modules."""
+    if not config.indexnow_key:
+        return None
+    from sitemap_updater.indexnow.step import IndexNow
+
+    return IndexNow(config, layout, s3)
 
 
 class RebuildService:
@@ -113,7 +124,7 @@ class RebuildService:
         self.invalidator = Invalidator(
             cloudfront, config.distribution_id, config.invalidation_max_paths
         )
-        self.indexnow = IndexNow(config, self.layout, s3)
+        self.indexnow = _indexnow(config, self.layout, s3)
         self.tools = Tools(
             config=config,
             layout=self.layout,
@@ -175,7 +186,8 @@ class RebuildService:
         self._save_states(run)
         if recovering and run.remaining:  # files left unrewritten may still hold stray bytes
             record = replace(record, in_flight=self._owner)
-        waiting = self.indexnow.pending(run, window.read if recovering else None)
+        recovered = window.read if recovering else None
+        waiting = self.indexnow.pending(run, recovered) if self.indexnow else None
         if run.objects.writing or recovering or record != run.published:
             self.published.save(record)
         run.objects.forget_listed((*record.files, *(key for key, _ in record.singles)))
@@ -183,7 +195,7 @@ class RebuildService:
         checkpoint = window.next_checkpoint()
         if checkpoint is not None and checkpoint != window.checkpoint:
             self.checkpoints.save(checkpoint)
-        if waiting is not None:
+        if self.indexnow and waiting is not None:
             self.indexnow.submit(waiting, run, self._clock(), self._time_left)
         deleted = run.objects.sweep(
             record.files, int(self._clock()), self.config.retire_grace_seconds

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from sitemap_updater.indexnow.pending import IndexNowReport
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.rebuild.freshness import Lags
@@ -22,6 +22,9 @@ from sitemap_updater.rebuild.state.published import PublishedRecord
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow
 from sitemap_updater.rebuild.steps.objects import RunObjects
 from sitemap_updater.store.spaces import shard_file_key
+
+if TYPE_CHECKING:
+    from sitemap_updater.indexnow.pending import IndexNowReport
 
 #: the meta items every run reads: the shard map, the publish record and the checkpoint
 METADATA_ITEMS = 3
