@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cost_model.py [--json] [--sizes 1000000:100000 ...]
         [--urls-per-leaf 40] [--idle-pollers 5] [--no-sections] [--schedule 'rate(3 minutes)']
-        [--no-observer]
+        [--no-observer] [--reconcile 'rate(7 days)']
 
 For each site size (``URLS:CHANGES_PER_DAY``; by default 100,000:10,000, 1,000,000:100,000 and
 10,000,000:1,000,000, and then the multi-section site below unless ``--no-sections``) it runs,
@@ -12,12 +12,13 @@ table's stream):
 1. A small site with exactly as many shard files as the real site has at the default cap
    (shards are hash prefixes: 2^ceil(log2(urls / 40,000)) leaves, so 4, 32 and 256), with
    ``--urls-per-leaf`` URLs in each, built and published once and not counted.
-2. One scheduled slice: the changes of one schedule period (changes a day / 288 at
-   ``rate(5 minutes)``: 35, 347, 3,472; ``--schedule`` deploys another period) sent as
+2. One scheduled slice: the changes of one schedule period (changes a day / 360 at
+   ``rate(4 minutes)``: 28, 278, 2,778; ``--schedule`` deploys another period) sent as
    single-change messages, drained through the ingest function, then ONE scheduled
    (incremental) rebuild. Everything is metered.
 3. One reconciling full rebuild (``{"full_rebuild": true}``, the ``ReconcileSchedule`` input),
-   metered, then scaled to the real site by its URL items and its files (labelled as scaled).
+   metered, then scaled to the real site by its URL items and its files (labelled as scaled);
+   ``--reconcile`` deploys another ``ReconcileSchedule``, priced at its number of runs.
 
 What it counts, with botocore events (nothing is estimated from the code):
 
@@ -628,10 +629,11 @@ def measure(
     per_leaf: int,
     sections: bool = False,
     schedule: str | None = None,
+    reconcile_schedule: str | None = None,
 ) -> dict[str, Any]:
     """Build the local site of ``urls``' leaves (in SECTION_MIX's sections, with ``sections``),
-    then meter one slice and one reconcile; ``schedule``: the ``RebuildSchedule`` deployed, in
-    place of the template's default."""
+    then meter one slice and one reconcile; ``schedule`` and ``reconcile_schedule``: the
+    ``RebuildSchedule`` and ``ReconcileSchedule`` deployed, in place of the template's."""
     leaves, groups = _local_site(urls, per_leaf, sections)
     numbers = [i for group in groups for i in group]
     cap = max(1, math.ceil(per_leaf * 1.5)) if leaves > 1 else per_leaf * 2
@@ -640,6 +642,8 @@ def measure(
         params["SectionRules"] = SECTION_RULES
     if schedule:
         params["RebuildSchedule"] = schedule
+    if reconcile_schedule:
+        params["ReconcileSchedule"] = reconcile_schedule
     with LocalDeployment(site_url=SITE, parameters=params) as dep:
         window = int(dep.template.resolve({"Ref": "IngestBatchingWindowSeconds"}))
         schedule = str(dep.template.resolve({"Ref": "RebuildSchedule"}))
@@ -1434,21 +1438,30 @@ def main() -> int:
         help="deploy with this RebuildSchedule, e.g. 'rate(3 minutes)' (default: the template's)",
     )
     parser.add_argument(
+        "--reconcile",
+        metavar="RATE",
+        help="deploy with this ReconcileSchedule, e.g. 'rate(7 days)' (default: the template's)",
+    )
+    parser.add_argument(
         "--no-observer",
         action="store_true",
         help="leave out the search engine observer (measured by benchmarks/observer_cost.py)",
     )
     args = parser.parse_args()
-    if args.schedule:
-        _rate_minutes(args.schedule)  # only rate(N unit) is modelled
+    for expression in (args.schedule, args.reconcile):
+        if expression:
+            _rate_minutes(expression)  # only rate(N unit) is modelled
     started = time.perf_counter()
     sites = [
-        model(measure(urls, changes, args.urls_per_leaf, schedule=args.schedule), args.idle_pollers)
+        model(
+            measure(urls, changes, args.urls_per_leaf, False, args.schedule, args.reconcile),
+            args.idle_pollers,
+        )
         for urls, changes in (args.sizes or SIZES)
     ]
     if not args.no_sections:
         urls, changes = SECTION_SIZE
-        measured = measure(urls, changes, args.urls_per_leaf, True, args.schedule)
+        measured = measure(urls, changes, args.urls_per_leaf, True, args.schedule, args.reconcile)
         sites.append(model(measured, args.idle_pollers))
     prices = {k: v for k, v in PRICE.items()}
     observer = None if args.no_observer else with_observer(sites)

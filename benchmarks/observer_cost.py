@@ -20,8 +20,9 @@ Priced a month (30 days of ``24 * 60 / ObserveIntervalMinutes`` runs), us-east-1
   handler's measured CPU. https://aws.amazon.com/lambda/pricing/
 * DynamoDB on-demand: writes by item size (1 KB units), Query reads eventually consistent
   (half a unit per 4 KB). https://aws.amazon.com/dynamodb/pricing/on-demand/
-* Secrets Manager: $0.40 per secret a month and $0.05 per 10,000 API calls.
-  https://aws.amazon.com/secrets-manager/pricing/
+* Secrets Manager: $0.40 per secret a month and $0.05 per 10,000 API calls; the secrets are
+  the distinct ARNs the deployment's two parameters name (one, shared by both engines, as
+  docs/search-engines.md advises). https://aws.amazon.com/secrets-manager/pricing/
 * CloudWatch: $0.30 per custom metric a month (the alarms' three; ``SectionMetrics=true`` adds
   11 a section and 3 a host), $0.10 per standard alarm a month, logs $0.50 per GB ingested.
   https://aws.amazon.com/cloudwatch/pricing/
@@ -141,6 +142,9 @@ def measure(sections: int) -> dict[str, Any]:
         report = dep.observe()
         cpu = time.process_time() - started
         log_bytes = sum(len(line) + 1 for line in list(dep.output.tail)[output_before:])
+        secrets = {
+            dep.parameters.get(name, "") for name in ("SearchConsoleSecretArn", "BingSecretArn")
+        }
         observations = [
             item_size(item)
             for item in dep.dynamodb.scan(TableName=dep.stack.tables["StateTable"])["Items"]
@@ -148,6 +152,7 @@ def measure(sections: int) -> dict[str, Any]:
         ]
     return {
         "sections": sections,
+        "secrets": len(secrets - {""}),
         "calls": dict(sorted(meter.calls.items())),
         "write_units": meter.write_units,
         "query_bytes": meter.query_bytes,
@@ -177,7 +182,7 @@ def model(measured: dict[str, Any], hosts: int = 1, interval_minutes: int = 60) 
     per_section = measured["observations_written"] / sections * 24 * 60 / interval_minutes
     window_bytes = per_section * WINDOW_DAYS * measured["observation_item_bytes"]
     query_rru = sections * math.ceil(window_bytes / 4096) * 0.5
-    secrets = 2
+    secrets = measured["secrets"]
     secret_calls = calls.get("secretsmanager.GetSecretValue", 0)
     usd = {
         "lambda": hosts * runs * run_seconds * MEMORY_GB * PRICE["gb_s"]

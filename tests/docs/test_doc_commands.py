@@ -81,6 +81,10 @@ RUN_ELSEWHERE = {
         ".venv/bin/python benchmarks/cost_model.py --sizes 1000000:100000 --no-sections "
         "--schedule 'rate(3 minutes)'"
     ): "tests/docs/test_benchmarks.py runs it with --schedule at a tiny size",
+    (
+        ".venv/bin/python benchmarks/cost_model.py --sizes 1000000:100000 --no-sections "
+        "--reconcile 'rate(7 days)'"
+    ): "tests/docs/test_benchmarks.py runs it with --reconcile at a tiny size",
     "git add pyproject.toml uv.lock requirements-uv.txt layers/shared/requirements.txt": (
         "the developer's own commit; tests/template/test_layer_requirements.py checks the files"
     ),
@@ -303,6 +307,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # the credentials docs/search-engines.md stores in Secrets Manager (their form, not a key)
     (work / "service-account.json").write_text(json.dumps(SERVICE_ACCOUNT_FORM))
     (work / "bing-api-key.txt").write_text("0123456789abcdef0123456789abcdef")
+    both = {**SERVICE_ACCOUNT_FORM, "api_key": "0123456789abcdef0123456789abcdef"}
+    (work / "search-engine-keys.json").write_text(json.dumps(both))
     # commands are shown as run from the repository root
     shutil.copytree(ROOT / "events", work / "events")
     return work

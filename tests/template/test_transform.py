@@ -242,7 +242,7 @@ def test_rebuild_and_reconcile_schedules_use_their_parameters(cfn: Template) -> 
         if "Ref" in r["Properties"].get("ScheduleExpression", {})  # the observer's: a rate
     }
     assert set(schedules) == {"RebuildSchedule", "ReconcileSchedule"}
-    assert cfn["Parameters"]["RebuildSchedule"]["Default"] == "rate(5 minutes)"
+    assert cfn["Parameters"]["RebuildSchedule"]["Default"] == "rate(4 minutes)"
     assert cfn["Parameters"]["ReconcileSchedule"]["Default"] == "rate(1 day)"
     for name, props in schedules.items():
         (target,) = props["Targets"]

@@ -14,8 +14,12 @@ from moto import mock_aws
 from sitemap_updater.observe.credentials import (
     CredentialsError,
     bing_api_key,
+    engine_clients,
     service_account_info,
 )
+from sitemap_updater.observe.settings import ObserveConfig
+from sitemap_updater.sections import SectionRules
+from sitemap_updater_local.standins.keys import make_key
 
 PRIVATE = "-----BEGIN PRIVATE KEY-----\nSECRET-KEY-MATERIAL\n-----END PRIVATE KEY-----\n"
 KEY = {
@@ -69,3 +73,32 @@ def test_the_bing_key_as_text_or_json(secrets: Any) -> None:
         with pytest.raises(CredentialsError) as caught:
             bing_api_key(secrets, _stored(secrets, bad))
         assert "k3y" not in str(caught.value) and "words" not in str(caught.value)
+
+
+def test_one_secret_can_hold_both_engines_keys(secrets: Any) -> None:
+    arn = _stored(secrets, json.dumps({**KEY, "api_key": "k3y"}))
+    assert service_account_info(secrets, arn) == KEY  # the Bing key stays out of Google's
+    assert bing_api_key(secrets, arn) == "k3y"
+
+
+def test_a_shared_secret_is_read_once_a_run(secrets: Any) -> None:
+    key = make_key("https://oauth2.googleapis.com/token")
+    arn = _stored(secrets, json.dumps({**key.info, "api_key": "k3y"}))
+    config = ObserveConfig(
+        state_table_name="state",
+        bucket_name="bucket",
+        url_table_name="urls",
+        site_url="https://www.example.com",
+        public_base_url="",
+        section_rules=SectionRules.parse(""),
+        search_console_secret_arn=arn,
+        bing_secret_arn=arn,
+    )
+    reads: list[str] = []
+    secrets.meta.events.register(
+        "before-parameter-build.secrets-manager.GetSecretValue",
+        lambda params, **_: reads.append(params["SecretId"]),
+    )
+    engines = engine_clients(config, secrets)
+    assert engines.search_console is not None and engines.bing is not None
+    assert reads == [arn]

@@ -78,7 +78,8 @@ class LocalDeployment:
         self.parameters = dict(parameters or {})
         self.faults = faults
         #: template parameter -> a secret's text: each is stored in the emulated Secrets
-        #: Manager and the parameter set to its ARN (as an operator does before deploying)
+        #: Manager and the parameter set to its ARN (as an operator does before deploying); the
+        #: same text in two parameters is one secret
         self.secrets = dict(secrets or {})
         self.output = FunctionOutput()
         self._mock: Any = None
@@ -131,10 +132,13 @@ class LocalDeployment:
         # The emulator's own clients come from a session of their own: injected faults are
         # meant for the functions, not for the harness that inspects the results.
         session = local_session(REGION)
+        stored: dict[str, str] = {}  # the same text is one secret, its ARN in each parameter
         for parameter, text in self.secrets.items():
-            name = f"{parameter}-{len(self.parameters)}"
-            arn = session.client("secretsmanager").create_secret(Name=name, SecretString=text)
-            self.parameters[parameter] = arn["ARN"]
+            if text not in stored:
+                name = f"{parameter}-{len(self.parameters)}"
+                made = session.client("secretsmanager").create_secret(Name=name, SecretString=text)
+                stored[text] = made["ARN"]
+            self.parameters[parameter] = stored[text]
         self.dynamodb = session.client("dynamodb")
         self.s3 = session.client("s3")
         self.sqs = session.client("sqs")

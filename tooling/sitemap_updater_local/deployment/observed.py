@@ -111,7 +111,9 @@ def observed_site(
                 "HealthRequestsPerSecond": "10",
                 **(parameters or {}),
             }
-            secrets = {"SearchConsoleSecretArn": json.dumps(key.info), "BingSecretArn": BING_KEY}
+            # one secret for both engines, as docs/search-engines.md advises
+            shared = json.dumps({**key.info, "api_key": BING_KEY})
+            secrets = {"SearchConsoleSecretArn": shared, "BingSecretArn": shared}
             with LocalDeployment(
                 template, origin, parameters=settings, clock=clock, secrets=secrets
             ) as deployment:
