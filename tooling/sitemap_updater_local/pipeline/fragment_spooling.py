@@ -28,11 +28,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import IO, Final
 
-import orjson
-
 from sitemap_updater.ingest.events import decode_body
-from sitemap_updater.ingest.fast import fast_change
+from sitemap_updater.ingest.fast import fast_changes
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection, upsert_change
+from sitemap_updater.ingest.wire import DecodeError, WireChange, decode_change
 from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.render.fragments import entry_fragments, recognized_fragment
@@ -238,22 +237,31 @@ def judge_block(
     """Judge the lines of one JSONL block; with ``spool`` (a spool's directory), append the
     changes to its files here instead of returning them."""
     collect = _Collector(layout, max_bytes)
-    seq = block.seq
     name = block.name
-    for line in body_texts(block.text(), name, block.first_line):
+    # most lines are one change object with its own time, in normalized form: the fast path
+    # decides them together, without a default time; the rest get the full judge
+    records: list[tuple[int, str] | Problem] = list(
+        body_texts(block.text(), name, block.first_line)
+    )
+    places: list[int] = []
+    changes: list[WireChange] = []
+    lengths: list[int] = []
+    for place, line in enumerate(records):
+        if type(line) is tuple:
+            try:
+                changes.append(decode_change(line[1]))
+            except DecodeError:
+                continue
+            places.append(place)
+            lengths.append(len(line[1]))
+    events = dict(zip(places, fast_changes(changes, lengths, None, layout.sites, now), strict=True))
+    seq = block.seq
+    for place, line in enumerate(records):
         if isinstance(line, Problem):
             collect.out.problems.append(line)
             continue
         seq += 1
-        # most lines are one change object with its own time, in normalized form: the fast
-        # path decides them without a default time; the rest get the full judge
-        text = line[1]
-        try:
-            event = fast_change(
-                orjson.loads(text), None, None, sites=layout.sites, now=now, body_length=len(text)
-            )
-        except orjson.JSONDecodeError:
-            event = None
+        event = events.get(place)
         if event is None:
             _judge_body(collect, name, line, _stamp(now, seq), now)
         else:
