@@ -242,7 +242,7 @@ def _fast_body(
     if not 1 <= len(decoded) <= MAX_ARRAY_ENTRIES:
         return None
     events = fast_changes(decoded, [length] * len(decoded), sent_at, sites, now, first=0)
-    if any(event is None for event in events):
+    if not all(events):  # a change is truthy, None is not
         return None
     return DecodedBody("array", tuple(cast("list[ChangeEvent]", events)))
 
