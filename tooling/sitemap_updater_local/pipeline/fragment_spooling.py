@@ -27,6 +27,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import cast
 
 from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.fast import fast_changes
@@ -248,8 +249,8 @@ def _judge_lines(layout: Layout, now: datetime, block: Block, max_bytes: int) ->
             lengths.append(len(line[1]))
     events = fast_changes(changes, lengths, None, layout.sites, now)
     if len(events) == len(records) and all(events):  # the common block: all decided
-        for event in events:
-            collect.recognized(event)  # type: ignore[arg-type]
+        for recognized in cast("list[ChangeEvent]", events):
+            collect.recognized(recognized)
         return collect.finish()
     decided = dict(zip(places, events, strict=True))
     seq = block.seq

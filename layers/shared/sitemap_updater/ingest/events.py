@@ -235,7 +235,7 @@ def _fast_body(
 ) -> DecodedBody | None:
     """The judgement of a body whose changes are all already in normalized form
     (``ingest.fast``), or ``None`` when one of them is not."""
-    if type(decoded) is not list:
+    if not isinstance(decoded, list):
         event = fast_change(decoded, None, sent_at, sites, now, length)
         # tuple.__new__ straight: the named tuple's own __new__ is Python code (once an event)
         return None if event is None else tuple.__new__(DecodedBody, ("object", (event,)))

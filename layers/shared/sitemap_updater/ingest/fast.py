@@ -217,7 +217,7 @@ def fast_changes(
             continue
         occurred_at, instant = when
         index = None if first is None else first + place
-        if type(change) is WireDelete:
+        if isinstance(change, WireDelete):
             append(delete_change(url, occurred_at, index=index, instant=instant))
             continue
         entry = _upsert(change, form, url, room)
