@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_updater.ingest.events import careful_decode_body, decode_body
-from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change
+from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change, fast_changes
 from sitemap_updater.ingest.item_size import item_size, live_item_size
 from sitemap_updater.ingest.judged import ChangeEvent
 from sitemap_updater.ingest.ordering import (
@@ -28,6 +28,7 @@ from sitemap_updater.ingest.ordering import (
     format_instant,
     instant_text,
 )
+from sitemap_updater.ingest.wire import DecodeError, decode_change
 from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.entry import Alternate, Entry, Image
 from sitemap_updater.protocol.extensions.news import News
@@ -41,6 +42,18 @@ from sitemap_updater.store.items import live_item
 from tests.property.strategies import NOW, SETTINGS, SITE, SITE_LISTS, lastmods, some_of, urls
 
 site_lists = st.sampled_from(SITE_LISTS)
+
+
+def _fast(body: str, default_time: datetime | None, sites: Sites) -> ChangeEvent | None:
+    """The fast path's change of a one-object body (``None``: the wire decoder refuses it, or
+    the fast path is not sure)."""
+    try:
+        change = decode_change(body)
+    except DecodeError:
+        return None
+    return fast_change(change, None, default_time, sites, NOW, len(body))
+
+
 #: section names, and values that are not one
 sections = st.sampled_from(["products", "a", "blog-2", "x" * 32, "x" * 33, "Products", "", "a_b"])
 
@@ -289,7 +302,7 @@ def test_normalized_objects_get_the_careful_judgement(
     careful = careful_decode_body(body, sent_at=sent_at, site=sites, now=NOW)
     assert fast == careful
     # what build spools from the fast path alone: no default time, its own fragment
-    recognized = fast_change(decoded, None, None, sites, NOW, len(body))
+    recognized = _fast(body, None, sites)
     if recognized is None:
         return
     (event,) = careful.items
@@ -314,9 +327,7 @@ def test_a_fast_item_is_never_larger_than_its_body_allows(
 ) -> None:
     """The bound that lets the fast path skip counting the item (``ingest.fast``)."""
     body = json.dumps(decoded, separators=(",", ":"))
-    event = fast_change(
-        decoded, index=None, default_time=NOW, sites=sites, now=NOW, body_length=len(body)
-    )
+    event = _fast(body, NOW, sites)
     if event is None or event.entry is None:
         return
     size = live_item_size(event.entry, event.event_key, event.digest, event.section)
@@ -335,7 +346,7 @@ def test_a_body_too_large_for_one_item_is_refused_with_the_reason() -> None:
     images = [{"loc": f"{SITE.origin}/{i:04d}/" + "i" * 400} for i in range(1000)]
     body = json.dumps({"action": "upsert", "url": SITE.root_url, "images": images})
     assert len(body) > ROOMY_BODY
-    assert fast_change(json.loads(body), None, NOW, sites_of(SITE), NOW, len(body)) is None
+    assert _fast(body, NOW, sites_of(SITE)) is None
     judged = decode_body(body, sent_at=NOW, site=SITE, now=NOW)
     assert judged == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW)
     (rejection,) = judged.rejections
@@ -355,9 +366,7 @@ def test_a_typical_event_is_decided_by_the_fast_path() -> None:
         "images": [{"loc": "https://cdn.example.net/42.jpg"}],
     }
     body = json.dumps(decoded)
-    event = fast_change(
-        decoded, index=None, default_time=None, sites=sites_of(SITE), now=NOW, body_length=len(body)
-    )
+    event = _fast(body, None, sites_of(SITE))
     assert event is not None
     assert (event,) == careful_decode_body(body, sent_at=NOW, site=SITE, now=NOW).items
 
@@ -380,9 +389,7 @@ def test_an_event_whose_url_needs_normalizing_is_decided_by_the_fast_path(
         "images": [{"loc": "https://cdn.example.net/größe 42.jpg"}],
     }
     body = json.dumps(decoded)
-    event = fast_change(
-        decoded, index=None, default_time=NOW, sites=sites_of(SITE), now=NOW, body_length=len(body)
-    )
+    event = _fast(body, NOW, sites_of(SITE))
     assert event is not None
     assert event.loc == loc
     assert event.entry is not None
@@ -416,6 +423,29 @@ def test_arrays_of_normalized_objects_get_the_careful_judgement(
     assert fast == careful_decode_body(body, sent_at=sent_at, site=sites, now=NOW)
 
 
+@SETTINGS
+@given(st.lists(normalized_objects(), max_size=4), site_lists, st.sampled_from([None, 0, 3]))
+def test_many_changes_at_once_get_the_judgement_of_each_alone(
+    decoded: list[dict[str, Any]], sites: Sites, first: int | None
+) -> None:
+    """What ``build`` asks of a block of lines, and ingest of an array body."""
+    bodies = [json.dumps(obj) for obj in decoded]
+    changes, lengths = [], []
+    for body in bodies:
+        try:
+            changes.append(decode_change(body))
+        except DecodeError:
+            continue
+        lengths.append(len(body))
+    sent_at = NOW - timedelta(seconds=1)
+    at_once = fast_changes(changes, lengths, sent_at, sites, NOW, first=first)
+    each = [
+        fast_change(change, None if first is None else first + n, sent_at, sites, NOW, length)
+        for n, (change, length) in enumerate(zip(changes, lengths, strict=True))
+    ]
+    assert at_once == each
+
+
 def test_a_typical_event_of_a_site_list_is_decided_by_the_fast_path() -> None:
     sites = SITE_LISTS[1]
     decoded = {
@@ -430,9 +460,7 @@ def test_a_typical_event_of_a_site_list_is_decided_by_the_fast_path() -> None:
         "section": "products",
     }
     body = json.dumps(decoded)
-    event = fast_change(
-        decoded, index=None, default_time=None, sites=sites, now=NOW, body_length=len(body)
-    )
+    event = _fast(body, None, sites)
     assert event is not None
     assert event.section == "products"
     assert (event,) == careful_decode_body(body, sent_at=NOW, site=sites, now=NOW).items

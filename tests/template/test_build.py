@@ -66,6 +66,8 @@ def test_layer_holds_the_shared_package_idna_and_zlib_ng_only(build_dir: Path) -
     assert list((python / "zlib_ng").glob("zlib_ng.cpython-312-aarch64-linux-gnu.so"))
     # the URL parser of the normalizer's compiled path, arm64 too
     assert list(python.glob("can_ada.cpython-312-aarch64-linux-gnu.so"))
+    # the judge's decoder of change objects into typed structs, arm64 too
+    assert list((python / "msgspec").glob("_core.cpython-312-aarch64-linux-gnu.so"))
     assert not top_level_names(python) & NEVER_SHIPPED
 
 

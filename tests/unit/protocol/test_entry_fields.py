@@ -7,8 +7,8 @@ import json
 from datetime import UTC, datetime
 
 from sitemap_updater.ingest.contract import ChangeObject
-from sitemap_updater.ingest.fast import UPSERT_FIELDS
 from sitemap_updater.ingest.ordering import canonical_entry_json, content_digest
+from sitemap_updater.ingest.wire import UPSERT_FIELDS
 from sitemap_updater.protocol import Site
 from sitemap_updater.protocol.entry import (
     ENTRY_FIELDS,

@@ -2,9 +2,9 @@
 
 Judging a record and rendering its ``<url>`` fragment cost far more than reading it, so a build
 hands the records to worker processes: a JSONL file in blocks of whole lines, other sources in
-chunks of records. A record's default time depends only on its position (``change_reader``), so
-the result is the same whatever the number of processes. Blocks come back in order, at most two
-per process in flight, which keeps memory bounded.
+chunks of records (``source_blocks``). A record's default time depends only on its position
+(``change_reader``), so the result is the same whatever the number of processes. Blocks come
+back in order, at most two per process in flight, which keeps memory bounded.
 
 Each valid change is spooled as ``(hash, ordering key, space, payload)``: the space is where
 the deployment's ``Layout`` publishes the URL (its host and section, ``Layout.space_for``), the
@@ -17,6 +17,7 @@ delete ``None``. The payload of an upsert that holds a News article is the pair 
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -26,39 +27,27 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import IO, Final
-
-import orjson
+from typing import cast
 
 from sitemap_updater.ingest.events import decode_body
-from sitemap_updater.ingest.fast import fast_change
+from sitemap_updater.ingest.fast import fast_changes
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection, upsert_change
+from sitemap_updater.ingest.wire import DecodeError, WireChange, decode_change
 from sitemap_updater.protocol import SitemapError
 from sitemap_updater.protocol.entry import Entry
 from sitemap_updater.protocol.render.fragments import entry_fragments, recognized_fragment
 from sitemap_updater.store.items import Item, live_item
 from sitemap_updater.store.keys import url_hash
 from sitemap_updater.store.spaces import Layout
-from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
-from sitemap_updater_local.inputs.opening import is_url, open_source
-from sitemap_updater_local.inputs.records import BodyLine, Problem, RawEntry, SourceError
+from sitemap_updater_local.inputs.records import BodyLine, Problem, RawEntry
 from sitemap_updater_local.inputs.sources import (
-    Record,
     body_texts,
-    count_bodies,
-    iter_records,
-    sniff_kind,
 )
 from sitemap_updater_local.pipeline.change_reader import rejected
 from sitemap_updater_local.pipeline.final_state import append_frames, bucket_of, frame_changes
 from sitemap_updater_local.pipeline.ordered_pool import stop_workers, worker_signals
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw
-
-#: Records per chunk handed to a worker.
-CHUNK: Final = 2000
-#: Bytes of a JSONL file per block handed to a worker (cut after a line break).
-BLOCK_BYTES: Final = 1024 << 10
+from sitemap_updater_local.pipeline.source_blocks import Block, Work
 
 #: One change as spooled: URL hash, ordering key, space, payload (fragment, refusal, either with
 #: the item of the page's News article, or None: delete).
@@ -72,27 +61,6 @@ class Judged:
     frames: dict[int, bytes] = field(default_factory=dict)
     changes: int = 0
     problems: list[Problem] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """Whole lines of a JSONL source, starting at line ``first_line`` (1-based), with ``seq``
-    records before them: ``data``, or, for a local file, ``length`` bytes of it from ``offset``
-    (so that a worker reads them itself instead of receiving them through a pipe)."""
-
-    name: str
-    first_line: int
-    seq: int
-    data: bytes = b""
-    offset: int = 0
-    length: int = 0
-
-    def text(self) -> bytes:
-        if self.length == 0:
-            return self.data
-        with open(self.name, "rb") as fh:
-            fh.seek(self.offset)
-            return fh.read(self.length)
 
 
 class _Collector:
@@ -237,28 +205,8 @@ def judge_block(
 ) -> Judged:
     """Judge the lines of one JSONL block; with ``spool`` (a spool's directory), append the
     changes to its files here instead of returning them."""
-    collect = _Collector(layout, max_bytes)
-    seq = block.seq
-    name = block.name
-    for line in body_texts(block.text(), name, block.first_line):
-        if isinstance(line, Problem):
-            collect.out.problems.append(line)
-            continue
-        seq += 1
-        # most lines are one change object with its own time, in normalized form: the fast
-        # path decides them without a default time; the rest get the full judge
-        text = line[1]
-        try:
-            event = fast_change(
-                orjson.loads(text), None, None, sites=layout.sites, now=now, body_length=len(text)
-            )
-        except orjson.JSONDecodeError:
-            event = None
-        if event is None:
-            _judge_body(collect, name, line, _stamp(now, seq), now)
-        else:
-            collect.recognized(event)
-    judged = collect.finish()
+    with _no_cycle_collection():
+        judged = _judge_lines(layout, now, block, max_bytes)
     if spool is not None:
         for bucket, data in judged.frames.items():
             append_frames(spool, bucket, data)
@@ -266,60 +214,57 @@ def judge_block(
     return judged
 
 
-Work = Block | list[RawEntry | BodyLine] | Problem
-
-
-def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterator[Block | Problem]:
-    """The stream cut into blocks of whole lines, each knowing its first line and the records
-    before it, and a problem in place of each line too long to read; ``local``: the stream is
-    the file ``name`` itself, so blocks carry offsets."""
-    line, seq, offset = 1, 0, 0
-    for block in LineBlocks(stream, BLOCK_BYTES):
-        if isinstance(block, Overlong):
-            yield Problem(f"{name}:{line}", block.reason)
-            line += 1
-            offset += block.length
-            continue
-        yield _block(name, line, seq, block, offset if local else None)
-        seq += count_bodies(block, name, line)
-        line += block.count(b"\n")
-        offset += len(block)
-
-
-def _block(name: str, line: int, seq: int, data: bytes, offset: int | None) -> Block:
-    if offset is None:
-        return Block(name, line, seq, data)
-    return Block(name, line, seq, offset=offset, length=len(data))
-
-
-def _chunks(records: Iterable[Record]) -> Iterator[list[RawEntry | BodyLine] | Problem]:
-    """Chunks of records to judge; problems of the source itself pass through alone."""
-    chunk: list[RawEntry | BodyLine] = []
-    for record in records:
-        if isinstance(record, Problem):
-            yield record
-            continue
-        chunk.append(record)
-        if len(chunk) >= CHUNK:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-def source_work(location: str, csv_format: CsvFormat | None = None) -> Iterator[Work]:
-    """The work of a source, in order: JSONL in blocks of lines, other kinds in chunks of
-    records (``csv_format``: how to read a CSV source). Raises ``SourceError`` when the source
-    as a whole cannot be read."""
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """The cycle collector paused: judging a block allocates many small containers and makes
+    no reference cycle, so the collections they would set off (each scanning every object
+    still alive) find nothing."""
+    paused = gc.isenabled()
+    gc.disable()
     try:
-        with open_source(location) as stream:
-            if sniff_kind(stream) == "jsonl":
-                local = not is_url(location) and not stream.gzipped
-                yield from jsonl_blocks(stream, location, local=local)
-            else:
-                yield from _chunks(iter_records(stream, location, csv_format))
-    except (OSError, EOFError) as exc:
-        raise SourceError(f"{location}: cannot read: {exc}") from exc
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _judge_lines(layout: Layout, now: datetime, block: Block, max_bytes: int) -> Judged:
+    collect = _Collector(layout, max_bytes)
+    name = block.name
+    # most lines are one change object with its own time, in normalized form: the fast path
+    # decides them together, without a default time; the rest get the full judge
+    records: list[tuple[int, str] | Problem] = list(
+        body_texts(block.text(), name, block.first_line)
+    )
+    places: list[int] = []
+    changes: list[WireChange] = []
+    lengths: list[int] = []
+    for place, line in enumerate(records):
+        if type(line) is tuple:
+            try:
+                changes.append(decode_change(line[1]))
+            except DecodeError:
+                continue
+            places.append(place)
+            lengths.append(len(line[1]))
+    events = fast_changes(changes, lengths, None, layout.sites, now)
+    if len(events) == len(records) and all(events):  # the common block: all decided
+        for recognized in cast("list[ChangeEvent]", events):
+            collect.recognized(recognized)
+        return collect.finish()
+    decided = dict(zip(places, events, strict=True))
+    seq = block.seq
+    for place, line in enumerate(records):
+        if isinstance(line, Problem):
+            collect.out.problems.append(line)
+            continue
+        seq += 1
+        event = decided.get(place)
+        if event is None:
+            _judge_body(collect, name, line, _stamp(now, seq), now)
+        else:
+            collect.recognized(event)
+    return collect.finish()
 
 
 def default_jobs() -> int:
@@ -341,13 +286,20 @@ def worker_pool(jobs: int) -> Iterator[Executor | None]:
     methods = multiprocessing.get_all_start_methods()
     method = "fork" if _single_threaded() and "fork" in methods else "forkserver"
     context = multiprocessing.get_context(method)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=worker_signals)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker)
     try:
         yield pool
     except BaseException:
         stop_workers(pool)
         raise
     pool.shutdown()
+
+
+def _start_worker() -> None:
+    """A worker's signals (``ordered_pool``), and every object it starts with kept out of the
+    cycle collector's scans: a forked worker holds all the modules of the caller."""
+    worker_signals()
+    gc.freeze()
 
 
 def _single_threaded() -> bool:

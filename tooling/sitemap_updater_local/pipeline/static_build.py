@@ -36,11 +36,7 @@ from sitemap_updater_local.outputs.staged_directory import (
     read_manifest,
 )
 from sitemap_updater_local.pipeline.final_state import ChangeSpool
-from sitemap_updater_local.pipeline.fragment_spooling import (
-    judge,
-    source_work,
-    worker_pool,
-)
+from sitemap_updater_local.pipeline.fragment_spooling import judge, worker_pool
 from sitemap_updater_local.pipeline.site_files import (
     LeafFile,
     LeafFiles,
@@ -48,6 +44,7 @@ from sitemap_updater_local.pipeline.site_files import (
     write_indexes,
     write_news,
 )
+from sitemap_updater_local.pipeline.source_blocks import source_work
 
 
 @dataclass(slots=True)

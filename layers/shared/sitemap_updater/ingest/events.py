@@ -4,11 +4,11 @@ Pure: no AWS, no clock of its own (``now`` and the SQS send time are passed in).
 rejection names the field, the offending value and the rule it broke. In an array body each
 entry is judged on its own.
 
-Two paths give one judgement. The fast path (:func:`decode_body`) decodes with orjson (several
-times faster than the standard library's decoder) and takes the body when every change of it is
-recognized in normalized form (``ingest.fast``): then the careful path would accept each
-unchanged. Any other body (one orjson cannot read, an EventBridge event, a change with an
-extension or a value to normalize, a bad change) is judged by the careful path alone,
+Two paths give one judgement. The fast path (:func:`decode_body`) decodes the body into typed
+structs (``ingest.wire``: msgspec's compiled decoder reads and shape-checks it in one call) and
+takes it when every change of it is recognized in normalized form (``ingest.fast``): then the
+careful path would accept each unchanged. Any other body (one the wire decoder refuses, an
+EventBridge event, a change with an extension, a bad change) is judged by the careful path alone,
 :func:`careful_decode_body`: the standard library's decoder, whose messages name the line and
 column of a JSON error, the contract's models and the protocol core's normalizers (which it
 skips, like the fast path, for values the one recognizer of normalized form accepts). So every
@@ -22,11 +22,9 @@ import json
 import sys
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
-import orjson
-
-from sitemap_updater.ingest.fast import fast_change
+from sitemap_updater.ingest.fast import fast_change, fast_changes
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES, live_item_size
 from sitemap_updater.ingest.judged import (
     MISSING,
@@ -40,6 +38,7 @@ from sitemap_updater.ingest.judged import (
     upsert_change,
 )
 from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES, looks_like_eventbridge
+from sitemap_updater.ingest.wire import DecodeError, WireChange, decode_changes
 from sitemap_updater.protocol.entry import EXTRA_FIELDS, Entry, entry_of
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.normalized import normal_form, recognize
@@ -218,8 +217,8 @@ def decode_body(body: str, *, sent_at: datetime, site: Site | Sites, now: dateti
     """
     sites = site if type(site) is Sites else sites_of(site)
     try:
-        decoded: Any = orjson.loads(body)
-    except (orjson.JSONDecodeError, TypeError):
+        decoded = decode_changes(body)
+    except DecodeError:
         return careful_decode_body(body, sent_at=sent_at, site=sites, now=now)
     fast = _fast_body(decoded, len(body), sent_at, sites, now)
     if fast is not None:
@@ -228,23 +227,24 @@ def decode_body(body: str, *, sent_at: datetime, site: Site | Sites, now: dateti
 
 
 def _fast_body(
-    decoded: Any, length: int, sent_at: datetime, sites: Sites, now: datetime
+    decoded: WireChange | list[WireChange],
+    length: int,
+    sent_at: datetime,
+    sites: Sites,
+    now: datetime,
 ) -> DecodedBody | None:
     """The judgement of a body whose changes are all already in normalized form
     (``ingest.fast``), or ``None`` when one of them is not."""
-    if type(decoded) is dict:
+    if not isinstance(decoded, list):
         event = fast_change(decoded, None, sent_at, sites, now, length)
         # tuple.__new__ straight: the named tuple's own __new__ is Python code (once an event)
         return None if event is None else tuple.__new__(DecodedBody, ("object", (event,)))
-    if type(decoded) is not list or not 1 <= len(decoded) <= MAX_ARRAY_ENTRIES:
+    if not 1 <= len(decoded) <= MAX_ARRAY_ENTRIES:
         return None
-    events = []
-    for i, item in enumerate(decoded):
-        event = fast_change(item, i, sent_at, sites, now, length)
-        if event is None:
-            return None
-        events.append(event)
-    return DecodedBody("array", tuple(events))
+    events = fast_changes(decoded, [length] * len(decoded), sent_at, sites, now, first=0)
+    if not all(events):  # a change is truthy, None is not
+        return None
+    return DecodedBody("array", tuple(cast("list[ChangeEvent]", events)))
 
 
 def careful_decode_body(

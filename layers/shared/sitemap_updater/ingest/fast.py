@@ -4,17 +4,18 @@ perhaps its URLs.
 Most producers send what ingest would store: a URL on one of the sites in normalized form, a
 lastmod in ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ssZ``, a priority with one decimal, plain
 alternates and images, a section name. :func:`fast_change` recognizes such an object straight
-from the decoded JSON: it checks the object's shape as the contract's models would, and leaves
-its values to the protocol core's one recognizer of normalized form (``protocol.normalized``),
+from the struct the wire decoder filled (``ingest.wire``, which checks the object's shape as the
+contract's models would), and leaves its values to the protocol core's one recognizer of
+normalized form (``protocol.normalized``),
 without models or normalizers, and makes the change of the entry it gives (``build`` renders its
 ``<url>`` straight from that entry, ``render.fragments.recognized_fragment``). It answers
-``None`` whenever it is not sure (any other field, type or form, an extra field such as videos,
-a value the normalizers would change); the careful path then judges the object and, for a bad
-one, names the rule it breaks. Its URLs (the change's, its alternates', its images') may also be
-ones the careful judge's normalizers change (an IRI, an upper-case host, a default port, a
-space): the fast path then calls those same normalizers. So the fast path decides only what the
-careful path would accept, with the values it would store, and property tests compare the two
-on arbitrary bodies.
+``None`` whenever it is not sure (a form or value the normalizers would change; the wire
+decoder refuses any other field, such as videos, or type); the careful path then judges the
+object and, for a bad one, names the rule it breaks. Its URLs (the change's, its alternates',
+its images') may also be ones the careful judge's normalizers change (an IRI, an upper-case
+host, a default port, a space): the fast path then calls those same normalizers. So the fast
+path decides only what the careful path would accept, with the values it would store, and
+property tests compare the two on arbitrary bodies.
 
 The item-size rule needs no counting on this path: a fast-path item holds only ASCII strings
 that each appear in the body as one JSON string, and every attribute name or list overhead it
@@ -29,9 +30,10 @@ careful judge, which counts. A URL normalized here may be longer than its text i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Final
+from typing import Final
 
 from sitemap_updater.ingest.item_size import MAX_ITEM_BYTES
 from sitemap_updater.ingest.judged import (
@@ -44,12 +46,14 @@ from sitemap_updater.ingest.judged import (
     upsert_change,
 )
 from sitemap_updater.ingest.ordering import format_instant, instant_text
-from sitemap_updater.protocol.entry import (
-    PLAIN_FIELDS,
-    Entry,
-    normalize_alternates,
-    normalize_images,
+from sitemap_updater.ingest.wire import (
+    WireAlternate,
+    WireChange,
+    WireDelete,
+    WireImage,
+    WireUpsert,
 )
+from sitemap_updater.protocol.entry import Entry, normalize_alternates, normalize_images
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.normalized import (
     NormalForm,
@@ -60,44 +64,11 @@ from sitemap_updater.protocol.urls import Site, normalize_url
 from sitemap_updater.sections import is_section
 from sitemap_updater.sites import Sites
 
-#: The fields of an upsert the fast path knows: the entry's plain fields (``protocol.entry``) and
-#: the change's own; any other one (an extra such as videos, or a producer's own field, which the
-#: contract ignores) takes the careful path.
-UPSERT_FIELDS: Final = frozenset(
-    {"action", "occurred_at", "section", *(field.wire for field in PLAIN_FIELDS)}
-)
-DELETE_FIELDS: Final = frozenset({"action", "url", "occurred_at", "section"})
 #: More than the fixed parts of a URL item (key, hash, state, ordering key, digest: about 220
 #: bytes) ever take.
 FIXED_ALLOWANCE: Final = 1024
 #: Bodies up to this many characters never make a fast-path item too large (module text).
 ROOMY_BODY: Final = MAX_ITEM_BYTES - WRITER_ALLOWANCE_BYTES - FIXED_ALLOWANCE
-_ABSENT: Final[Any] = object()
-
-
-def _alternates(value: Any) -> list[list[str]] | None:
-    """``[hreflang, href]`` of each alternate object (their values are checked by the
-    recognizer); ``None``: not a list of such objects."""
-    if type(value) is not list:
-        return None
-    pairs = []
-    for item in value:
-        if type(item) is not dict or len(item) != 2 or "hreflang" not in item or "href" not in item:
-            return None
-        pairs.append([item["hreflang"], item["href"]])
-    return pairs
-
-
-def _images(value: Any) -> list[str] | None:
-    """The loc of each image object; ``None``: not a list of such objects."""
-    if type(value) is not list:
-        return None
-    locs = []
-    for item in value:
-        if type(item) is not dict or len(item) != 1 or "loc" not in item:
-            return None
-        locs.append(item["loc"])
-    return locs
 
 
 #: ``format_instant`` of the earliest accepted ``occurred_at``.
@@ -111,25 +82,25 @@ def _latest_text(now: datetime) -> str:
 
 
 def _occurred_at(
-    raw_time: Any, default_time: datetime | None, now: datetime
+    raw_time: str | None, default_time: datetime | None, now: datetime, latest: str
 ) -> tuple[datetime, str | None] | None:
-    """The instant of ``occurred_at`` and, when the text gave it, its ``format_instant``;
-    ``None``: not sure."""
+    """The instant of ``occurred_at`` and, when the text gave it, its ``format_instant``
+    (``latest``: ``_latest_text(now)``); ``None``: not sure."""
     if raw_time is None:
         return None if default_time is None else (default_time, None)
-    if type(raw_time) is not str:
-        return None
     instant = instant_text(raw_time)
-    try:
-        if instant is None:
+    if instant is None:
+        try:
             return parse_occurred_at(raw_time, now), None
-        occurred_at = datetime.fromisoformat(raw_time)  # in UTC: the text ends in Z
+        except ValueError:
+            return None
+    # the texts are fixed-width, so they compare as the instants do (check_instant's bounds)
+    if not EARLIEST_TEXT <= instant <= latest:
+        return None
+    try:
+        return datetime.fromisoformat(raw_time), instant  # in UTC: the text ends in Z
     except ValueError:
         return None
-    # the texts are fixed-width, so they compare as the instants do (check_instant's bounds)
-    if not EARLIEST_TEXT <= instant <= _latest_text(now):
-        return None
-    return occurred_at, instant
 
 
 def _normalized_loc(url: str, sites: Sites, now: datetime) -> tuple[str, NormalForm] | None:
@@ -149,34 +120,31 @@ def _normalized_loc(url: str, sites: Sites, now: datetime) -> tuple[str, NormalF
 
 
 def _renormalized(
-    site: Site, raw_alternates: Any, raw_images: Any
+    site: Site, alternates: list[WireAlternate], images: list[WireImage]
 ) -> tuple[list[list[str]], list[str]] | None:
     """The alternates (``[hreflang, href]``) and image URLs as the careful judge's own
     normalizers give them; ``None``: one breaks a rule (the careful judge names it)."""
     try:
-        alternates = () if raw_alternates is _ABSENT else normalize_alternates(site, raw_alternates)
-        images = () if raw_images is _ABSENT else normalize_images(raw_images)
+        normalized = normalize_alternates(
+            site, [{"hreflang": a.hreflang, "href": a.href} for a in alternates]
+        )
+        image_locs = normalize_images([{"loc": image.loc} for image in images])
     except SitemapError:
         return None
-    return [[a.hreflang, a.href] for a in alternates], [image.loc for image in images]
+    return [[a.hreflang, a.href] for a in normalized], [image.loc for image in image_locs]
 
 
-def _upsert(obj: dict[str, Any], form: NormalForm, url: str, room: int) -> Entry | None:
-    """The entry of the upsert ``obj`` on ``url`` if its values are recognized and the URLs
-    among them normalized here take at most ``room`` characters; ``None``: not sure."""
-    if not UPSERT_FIELDS.issuperset(obj):
-        return None
-    raw_alternates = obj.get("alternates", _ABSENT)
-    pairs = [] if raw_alternates is _ABSENT else _alternates(raw_alternates)
-    raw_images = obj.get("images", _ABSENT)
-    locs = [] if raw_images is _ABSENT else _images(raw_images)
-    if pairs is None or locs is None:
-        return None
-    lastmod, changefreq, priority = obj.get("lastmod"), obj.get("changefreq"), obj.get("priority")
+def _upsert(change: WireUpsert, form: NormalForm, url: str, room: int) -> Entry | None:
+    """The entry of ``change`` on ``url`` if its values are recognized and the URLs among them
+    normalized here take at most ``room`` characters; ``None``: not sure."""
+    alternates, images = change.alternates, change.images
+    pairs = [[a.hreflang, a.href] for a in alternates] if alternates else []
+    locs = [image.loc for image in images] if images else []
+    lastmod, changefreq, priority = change.lastmod, change.changefreq, change.priority
     entry = recognize_rest(form, url, lastmod, changefreq, priority, pairs, locs)
     if entry is None and (pairs or locs):
         # perhaps a URL among them needs normalizing, as the careful judge would
-        renormalized = _renormalized(form.site, raw_alternates, raw_images)
+        renormalized = _renormalized(form.site, alternates, images)
         if renormalized is None:
             return None
         pairs, locs = renormalized
@@ -187,53 +155,74 @@ def _upsert(obj: dict[str, Any], form: NormalForm, url: str, room: int) -> Entry
 
 
 def fast_change(
-    obj: Any,
+    change: WireChange,
     index: int | None,
     default_time: datetime | None,
     sites: Sites,
     now: datetime,
     body_length: int,
 ) -> ChangeEvent | None:
-    """The change the careful judge would make of ``obj`` (a decoded change object), if every
-    value is in normalized form (``protocol.normalized``) for the listed site its URL is on, or
-    is a URL that the careful judge's normalizers make so, and its section (if any) is a section
-    name, so that the careful judge would accept the change with these values; ``None``: not
-    sure. ``index`` is the object's position in an array body (``None``: the body is the
-    object).
+    """The change the careful judge would make of ``change`` (a change object the wire decoder
+    read, ``ingest.wire``), if every value is in normalized form (``protocol.normalized``) for
+    the listed site its URL is on, or is a URL that the careful judge's normalizers make so,
+    and its section (if any) is a section name, so that the careful judge would accept the
+    change with these values; ``None``: not sure. ``index`` is the object's position in an
+    array body (``None``: the body is the object).
 
     ``default_time`` is the ``occurred_at`` of a change without one (``None``: such a change is
     not recognized), ``now`` the judge's clock (aware), ``body_length`` the characters of the
     whole message body: a body longer than :data:`ROOMY_BODY` is left to the careful judge,
     which counts the item's size (see the module text).
     """
-    if type(obj) is not dict or body_length > ROOMY_BODY:
-        return None
-    url = obj.get("url")
-    if type(url) is not str:
-        return None
-    site = sites.site_of(url)
-    form = None if site is None else normal_form(site, now)
-    #: characters the item may take beyond the body: URLs normalized here count whole
-    room = ROOMY_BODY - body_length
-    if form is None or not form.on_site(url):
-        located = _normalized_loc(url, sites, now)
-        if located is None or len(located[0]) > room:
-            return None
-        url, form = located
-        room -= len(url)
-    when = _occurred_at(obj.get("occurred_at"), default_time, now)
-    if when is None:
-        return None
-    section = obj.get("section")
-    if section is not None and not is_section(section):
-        return None
-    occurred_at, instant = when
-    action = obj.get("action")
-    if action == "delete":
-        if not DELETE_FIELDS.issuperset(obj):
-            return None
-        return delete_change(url, occurred_at, index=index, instant=instant)
-    entry = _upsert(obj, form, url, room) if action == "upsert" else None
-    if entry is None:
-        return None
-    return upsert_change(entry, occurred_at, section, index=index, instant=instant)
+    return fast_changes((change,), (body_length,), default_time, sites, now, first=index)[0]
+
+
+def fast_changes(
+    changes: Sequence[WireChange],
+    lengths: Sequence[int],
+    default_time: datetime | None,
+    sites: Sites,
+    now: datetime,
+    *,
+    first: int | None = None,
+) -> list[ChangeEvent | None]:
+    """:func:`fast_change` of each change, the ``n``-th from a body of ``lengths[n]``
+    characters, at index ``first + n`` (``first`` ``None``: each is a body of its own). One
+    call for many changes (the changes of an array body, or the lines of a file ``build``
+    reads): the checks that depend only on the clock and the sites are made once."""
+    latest = _latest_text(now)
+    site_of = sites.site_of
+    result: list[ChangeEvent | None] = []
+    append = result.append
+    for place, (change, body_length) in enumerate(zip(changes, lengths, strict=True)):
+        if body_length > ROOMY_BODY:
+            append(None)
+            continue
+        url = change.url
+        site = site_of(url)
+        form = None if site is None else normal_form(site, now)
+        #: characters the item may take beyond the body: URLs normalized here count whole
+        room = ROOMY_BODY - body_length
+        if form is None or not form.on_site(url):
+            located = _normalized_loc(url, sites, now)
+            if located is None or len(located[0]) > room:
+                append(None)
+                continue
+            url, form = located
+            room -= len(url)
+        when = _occurred_at(change.occurred_at, default_time, now, latest)
+        section = change.section
+        if when is None or (section is not None and not is_section(section)):
+            append(None)
+            continue
+        occurred_at, instant = when
+        index = None if first is None else first + place
+        if isinstance(change, WireDelete):
+            append(delete_change(url, occurred_at, index=index, instant=instant))
+            continue
+        entry = _upsert(change, form, url, room)
+        if entry is None:
+            append(None)
+            continue
+        append(upsert_change(entry, occurred_at, section, index=index, instant=instant))
+    return result

@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any, Final, Literal
 
 import orjson
@@ -31,6 +32,7 @@ RANK_DELETE: Final = "1"
 _PLAIN_KEYS: Final = 6
 #: The digested text of each priority at one decimal.
 _TENTH_TEXTS: Final = {k / 10: f"{k / 10:.1f}" for k in range(11)}
+_IMAGE_LOC: Final = itemgetter(0)
 
 
 def format_instant(moment: datetime) -> str:
@@ -77,9 +79,10 @@ def _canonical_fields(entry: Entry, section: str | None) -> dict[str, Any]:
     always was. Keys in sorted order when there is neither (the common case)."""
     priority, alternates, images = entry.priority, entry.alternates, entry.images
     fields: dict[str, Any] = {
-        "alternates": [[a.hreflang, a.href] for a in alternates] if alternates else [],
+        # an alternate is its (hreflang, href), an image its (loc,): lists of them, in C
+        "alternates": list(map(list, alternates)) if alternates else [],
         "changefreq": entry.changefreq,
-        "images": [i.loc for i in images] if images else [],
+        "images": list(map(_IMAGE_LOC, images)) if images else [],
         "lastmod": entry.lastmod,
         "loc": entry.loc,
         # a priority at one decimal (the common case) has its text ready; zero is formatted,
