@@ -28,8 +28,8 @@ from sitemap_updater_local.inputs.sitemaps.sitemap_rows import (
     ChildSitemap,
     iter_sitemap_items,
     release,
-    url_row,
 )
+from sitemap_updater_local.inputs.sitemaps.url_elements import url_record
 from sitemap_updater_local.inputs.sitemaps.xml_guard import XML_OPTIONS, local_name
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines
 from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
@@ -189,7 +189,7 @@ def reference_items(stream: IO[bytes], location: str) -> Iterator[Row | Problem 
                         return
                 continue
             if root_kind == "urlset" and name == "url":
-                yield url_row(element, location)
+                yield url_record(element, location)
                 release(element)
             elif root_kind == "sitemapindex" and name == "sitemap":
                 where = f"{location}:{element.sourceline}"

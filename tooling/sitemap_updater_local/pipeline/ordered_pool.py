@@ -4,9 +4,11 @@ At most two tasks per worker are in flight: a result is taken back before a furt
 handed out, so memory stays bounded whatever the number of tasks. Results that need no
 worker (:meth:`OrderedPool.ready`) wait their turn behind the tasks given before them.
 
-Workers ignore SIGINT: Ctrl-C on a terminal reaches every process of the group, and only the
-calling process decides what it means. When the caller stops early (Ctrl-C, an error), its
-workers are ended at once (:func:`stop_workers`) instead of finishing the tasks in flight.
+Workers are forked from a fork server that has loaded the modules the tasks need
+(``preload``), so that no worker loads them again. Workers ignore SIGINT: Ctrl-C on a terminal
+reaches every process of the group, and only the calling process decides what it means. When
+the caller stops early (Ctrl-C, an error), its workers are ended at once (:func:`stop_workers`)
+instead of finishing the tasks in flight.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Final
 
@@ -50,11 +52,15 @@ def stop_workers(executor: ProcessPoolExecutor) -> None:
 
 
 class OrderedPool[T]:
-    """Runs tasks on ``workers`` processes (started on the first task); use as a context
-    manager, which stops them."""
+    """Runs tasks on ``workers`` processes (started on the first task), forked from a fork
+    server that has imported the ``preload`` modules (a server already running keeps what it
+    imported); use as a context manager, which stops them."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, preload: Sequence[str] = ()) -> None:
         self._workers = workers
+        # forkserver: workers never inherit the threads or open files of this process
+        self._context = multiprocessing.get_context("forkserver")
+        self._preload = ["__main__", *preload]
         self._executor: ProcessPoolExecutor | None = None
         self._pending: deque[Future[T] | T] = deque()
         self._in_flight = 0
@@ -67,10 +73,9 @@ class OrderedPool[T]:
     def submit(self, task: Callable[..., T], *args: Any) -> Iterator[T]:
         """Hands ``task(*args)`` to a worker; yields the results whose turn has come."""
         if self._executor is None:
-            # forkserver: workers never inherit the threads or open files of this process
-            context = multiprocessing.get_context("forkserver")
+            self._context.set_forkserver_preload(self._preload)
             self._executor = ProcessPoolExecutor(
-                max_workers=self._workers, mp_context=context, initializer=worker_signals
+                max_workers=self._workers, mp_context=self._context, initializer=worker_signals
             )
         self._pending.append(self._executor.submit(task, *args))
         self._in_flight += 1
