@@ -67,6 +67,11 @@ def release_before(element: etree._Element) -> None:
         node, parent = parent, parent.getparent()
 
 
+def _outer_urls(element: etree._Element) -> Iterator[etree._Element]:
+    """The ``<url>`` elements (of any namespace) that hold ``element``."""
+    return element.iterancestors("{*}url")
+
+
 @dataclass(frozen=True, slots=True)
 class ChildSitemap:
     """A child sitemap an index lists, for the caller to read with :func:`read_sitemap_rows`."""
@@ -146,7 +151,8 @@ class _Reader:
             return Problem(f"{self.location}:{element.sourceline}", entity)
         if self.record == "url":
             row = url_row(element, self.location, self.dropped)
-            if not self.count % RELEASE_EVERY:
+            # a <url> inside another is freed with it: the outer one is still to be read
+            if not self.count % RELEASE_EVERY and next(_outer_urls(element), None) is None:
                 release_before(element)
             return row
         return _index_child(element, self)
