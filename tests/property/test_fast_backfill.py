@@ -24,12 +24,13 @@ from sitemap_updater_local.inputs.csv_rows import BLOCK, iter_csv_rows
 from sitemap_updater_local.inputs.opening import child_location
 from sitemap_updater_local.inputs.records import Note, Problem, Row, SourceError
 from sitemap_updater_local.inputs.sitemaps.sitemap_rows import (
+    RELEASE_EVERY,
     ROOTS,
     ChildSitemap,
     iter_sitemap_items,
     release,
-    url_row,
 )
+from sitemap_updater_local.inputs.sitemaps.url_elements import url_record
 from sitemap_updater_local.inputs.sitemaps.xml_guard import XML_OPTIONS, local_name
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines
 from tests.property.strategies import NOW, SETTINGS, SITE, lastmods, urls
@@ -170,7 +171,8 @@ def test_a_line_over_the_field_limit_is_csvs_error() -> None:
 
 def reference_items(stream: IO[bytes], location: str) -> Iterator[Row | Problem | ChildSitemap]:
     """Every start and end event of the document, read as the reader did before it asked
-    lxml for the ends of ``<url>`` and ``<sitemap>`` alone (children are not followed)."""
+    lxml for the ends of ``<url>`` and ``<sitemap>`` alone (children are not followed), each
+    ``<url>`` read from its whole element (a ``<url>`` inside another takes nothing from it)."""
     parser = etree.iterparse(stream, events=("start", "end"), **XML_OPTIONS)
     root_kind = ""
     seen = {location}
@@ -189,8 +191,7 @@ def reference_items(stream: IO[bytes], location: str) -> Iterator[Row | Problem 
                         return
                 continue
             if root_kind == "urlset" and name == "url":
-                yield url_row(element, location)
-                release(element)
+                yield url_record(element, location)  # each read whole, nothing freed
             elif root_kind == "sitemapindex" and name == "sitemap":
                 where = f"{location}:{element.sourceline}"
                 locs = [c for c in element if local_name(c.tag)[1] == "loc"]
@@ -239,6 +240,18 @@ ends = st.sampled_from(["</urlset>", "</sitemapindex>", "</foo>", "</x:urlset>",
 def test_sitemap_reader_gives_what_every_event_gives(root: str, body: str, end: str) -> None:
     data = (root + body + end).encode("utf-8")
     # notes (a root outside the sitemap namespace, tags dropped) are not records
+    items = [
+        i for i in iter_sitemap_items(io.BytesIO(data), "/maps/s.xml") if not isinstance(i, Note)
+    ]
+    assert items == list(reference_items(io.BytesIO(data), "/maps/s.xml"))
+
+
+@SETTINGS
+@given(st.lists(xml_pieces, max_size=12).map("".join), st.integers(0, 3 * RELEASE_EVERY))
+def test_what_is_freed_on_the_way_takes_nothing_from_any_entry(body: str, before: int) -> None:
+    # enough entries before ``body`` that the reader frees what it read inside it
+    plain = "<url><loc>https://www.example.com/p</loc></url>\n" * before
+    data = f"<urlset {NS}>{plain}{body}{plain}</urlset>".encode()
     items = [
         i for i in iter_sitemap_items(io.BytesIO(data), "/maps/s.xml") if not isinstance(i, Note)
     ]

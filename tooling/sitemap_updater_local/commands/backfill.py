@@ -57,6 +57,8 @@ from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_core
 
 #: Lines written to the output at a time.
 WRITE_BATCH = 4096
+#: What the workers that read the children of an index need, loaded once by their fork server.
+WORKER_MODULES = ("sitemap_updater_local.pipeline.backfill_events",)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -184,7 +186,11 @@ def run(args: argparse.Namespace) -> int:
             emit, write = writer.add, writer.write
 
         cores = usable_cores()
-        pool = stack.enter_context(OrderedPool[ChildResult](cores)) if cores > 1 else None
+        pool = (
+            stack.enter_context(OrderedPool[ChildResult](cores, preload=WORKER_MODULES))
+            if cores > 1
+            else None
+        )
         progress = _progress(args, stack)
         policy = SourcePolicy(
             origins=frozenset(origin_of(o) for o in args.allow_origin),

@@ -357,12 +357,16 @@ class Backfill:
 
     def _read(self, records: Iterator[Item]) -> None:
         stats = self.stats
+        policy = self._policy
         try:
             for record in records:
                 if not stats.read % PROGRESS_EVERY:
                     self._tick()
-                if type(record) is Row:
-                    self._count(record.file)
+                if type(record) is Row:  # most records: counted here, the cap checked
+                    stats.read += 1
+                    policy.records_read += 1
+                    if policy.records_read > policy.max_records:
+                        self._count(record.file, 0)  # raises: over the cap
                     self._entry(record)
                 elif isinstance(record, ChildSitemap):
                     self._children.append(record)

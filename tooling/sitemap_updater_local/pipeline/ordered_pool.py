@@ -4,18 +4,24 @@ At most two tasks per worker are in flight: a result is taken back before a furt
 handed out, so memory stays bounded whatever the number of tasks. Results that need no
 worker (:meth:`OrderedPool.ready`) wait their turn behind the tasks given before them.
 
-Workers ignore SIGINT: Ctrl-C on a terminal reaches every process of the group, and only the
-calling process decides what it means. When the caller stops early (Ctrl-C, an error), its
-workers are ended at once (:func:`stop_workers`) instead of finishing the tasks in flight.
+Workers are forked from the calling process when it runs no other thread (a command line run:
+they start at once, every module loaded), else from a fork server that has loaded the modules
+the tasks need (``preload``), so that they never inherit the caller's threads and no worker
+loads those modules again. Workers ignore SIGINT: Ctrl-C on a terminal
+reaches every process of the group, and only the calling process decides what it means. When
+the caller stops early (Ctrl-C, an error), its workers are ended at once (:func:`stop_workers`)
+instead of finishing the tasks in flight.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import os
 import signal
+import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Final
 
@@ -49,12 +55,32 @@ def stop_workers(executor: ProcessPoolExecutor) -> None:
         process.join()
 
 
-class OrderedPool[T]:
-    """Runs tasks on ``workers`` processes (started on the first task); use as a context
-    manager, which stops them."""
+def single_threaded() -> bool:
+    """Whether this process runs one thread, C-level threads included (Linux: its tasks)."""
+    try:
+        return threading.active_count() == 1 and len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
-    def __init__(self, workers: int) -> None:
+
+def _context(preload: Sequence[str]) -> multiprocessing.context.BaseContext:
+    """fork when this process runs one thread (multiprocessing flushes the standard streams
+    first); else a fork server that has imported ``preload`` (one already running keeps what
+    it imported)."""
+    if "fork" in multiprocessing.get_all_start_methods() and single_threaded():
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["__main__", *preload])
+    return context
+
+
+class OrderedPool[T]:
+    """Runs tasks on ``workers`` processes (started on the first task; ``preload``: the modules
+    the tasks need); use as a context manager, which stops them."""
+
+    def __init__(self, workers: int, preload: Sequence[str] = ()) -> None:
         self._workers = workers
+        self._preload = preload
         self._executor: ProcessPoolExecutor | None = None
         self._pending: deque[Future[T] | T] = deque()
         self._in_flight = 0
@@ -67,10 +93,10 @@ class OrderedPool[T]:
     def submit(self, task: Callable[..., T], *args: Any) -> Iterator[T]:
         """Hands ``task(*args)`` to a worker; yields the results whose turn has come."""
         if self._executor is None:
-            # forkserver: workers never inherit the threads or open files of this process
-            context = multiprocessing.get_context("forkserver")
             self._executor = ProcessPoolExecutor(
-                max_workers=self._workers, mp_context=context, initializer=worker_signals
+                max_workers=self._workers,
+                mp_context=_context(self._preload),
+                initializer=worker_signals,
             )
         self._pending.append(self._executor.submit(task, *args))
         self._in_flight += 1

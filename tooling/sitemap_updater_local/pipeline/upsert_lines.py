@@ -105,21 +105,27 @@ def _number(text: str) -> float | None:
 def plain_line(entry: Entry) -> str:
     """The upsert line of an entry recognized in normalized form (plain fields alone): each
     value is ASCII that JSON writes as it is, so the line is put together directly."""
-    line = '{"action":"upsert","url":"' + entry.loc + '"'
-    if entry.lastmod is not None:
-        line += ',"lastmod":"' + entry.lastmod + '"'
-    if entry.changefreq is not None:
-        line += ',"changefreq":"' + entry.changefreq + '"'
-    if entry.priority is not None:
-        line += ',"priority":' + PRIORITY_JSON[entry.priority]
-    if entry.alternates:
+    loc, lastmod, changefreq, priority = entry.loc, entry.lastmod, entry.changefreq, entry.priority
+    alternates, images = entry.alternates, entry.images
+    if changefreq is None and priority is None and not alternates and not images:
+        if lastmod is None:
+            return f'{{"action":"upsert","url":"{loc}"}}'
+        return f'{{"action":"upsert","url":"{loc}","lastmod":"{lastmod}"}}'
+    line = f'{{"action":"upsert","url":"{loc}"'
+    if lastmod is not None:
+        line += f',"lastmod":"{lastmod}"'
+    if changefreq is not None:
+        line += f',"changefreq":"{changefreq}"'
+    if priority is not None:
+        line += ',"priority":' + PRIORITY_JSON[priority]
+    if alternates:
         line += (
             ',"alternates":['
-            + ",".join(f'{{"hreflang":"{a.hreflang}","href":"{a.href}"}}' for a in entry.alternates)
+            + ",".join(f'{{"hreflang":"{a.hreflang}","href":"{a.href}"}}' for a in alternates)
             + "]"
         )
-    if entry.images:
-        line += ',"images":[' + ",".join(f'{{"loc":"{i.loc}"}}' for i in entry.images) + "]"
+    if images:
+        line += ',"images":[' + ",".join(f'{{"loc":"{i.loc}"}}' for i in images) + "]"
     return line + "}"
 
 
@@ -151,16 +157,16 @@ class UpsertLines:
 
     def fast(self, row: Row) -> str | None:
         """The line of a row, if every value is already normalized; ``None``: not sure."""
-        priority = row.priority
-        number = None if priority is None else _number(priority)
-        if priority is not None and number is None:
-            return None
-        form = self._form or self._form_of(row.loc)
+        _, _, loc, lastmod, changefreq, priority, alternates, images = row
+        number = None
+        if priority is not None:
+            number = _number(priority)
+            if number is None:
+                return None
+        form = self._form or self._form_of(loc)
         if form is None:
             return None
-        entry = recognize(
-            form, row.loc, row.lastmod, row.changefreq, number, row.alternates, row.images
-        )
+        entry = recognize(form, loc, lastmod, changefreq, number, alternates, images)
         return None if entry is None else plain_line(entry)
 
     def careful(

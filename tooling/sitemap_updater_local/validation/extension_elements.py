@@ -32,7 +32,7 @@ from sitemap_updater.protocol.limits import (
 )
 from sitemap_updater.protocol.urls import Site, normalize_url
 from sitemap_updater_local.inputs.records import Problem, RawEntry, Row, raw_entry
-from sitemap_updater_local.inputs.sitemaps.sitemap_rows import url_row
+from sitemap_updater_local.inputs.sitemaps.url_elements import url_row
 from sitemap_updater_local.pipeline.raw_entries import (
     Repaired,
     bad_element,

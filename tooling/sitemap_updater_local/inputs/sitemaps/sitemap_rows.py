@@ -2,35 +2,26 @@
 
 lxml reports only the end of the ``<url>`` and ``<sitemap>`` elements (whatever their
 namespace); the root element and any DOCTYPE (whose entities are never expanded) are told apart
-by a second parser that reads the bytes only until the root's start tag (``RootProbe``). Each
-finished element is freed with the siblings before it, so memory stays flat. An entry is a Row, or a
-:class:`~sitemap_updater_local.inputs.records.RawEntry` when it carries videos or a news
-object; what cannot be read is a :class:`~sitemap_updater_local.inputs.records.Problem` naming
-the file and line; what is dropped from entries is said once per file by a
+by a second parser that reads the bytes only until the root's start tag (``RootProbe``). What
+was read is freed every few elements (``release_before``), so memory stays flat. An entry
+(``url_elements``) is a Row, or a :class:`~sitemap_updater_local.inputs.records.RawEntry` when
+it carries videos or a news object; what cannot be read is a
+:class:`~sitemap_updater_local.inputs.records.Problem` naming the file and line; what is
+dropped from entries is said once per file by a
 :class:`~sitemap_updater_local.inputs.records.Note`. The policies are in docs/cli.md.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import IO, Final, cast
+from typing import IO, Final
 from urllib.parse import urlsplit
 
 from lxml import etree
 
-from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
-from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
-from sitemap_updater.protocol.limits import (
-    IMAGE_NS,
-    MAX_LOC_LENGTH,
-    MAX_URLS,
-    NEWS_NS,
-    VIDEO_NS,
-    XHTML_NS,
-)
+from sitemap_updater.protocol.limits import MAX_URLS
 from sitemap_updater_local.inputs.opening import (
     SCHEMES,
     BudgetError,
@@ -39,7 +30,7 @@ from sitemap_updater_local.inputs.opening import (
     open_source,
 )
 from sitemap_updater_local.inputs.records import Note, Problem, RawEntry, Row, SourceError, quote
-from sitemap_updater_local.inputs.sitemaps.sitemap_extensions import news_fields, video_fields
+from sitemap_updater_local.inputs.sitemaps.url_elements import drop_notes, element_text, url_row
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
@@ -51,175 +42,8 @@ from sitemap_updater_local.inputs.sitemaps.xml_guard import (
 MAX_INDEX_DEPTH: Final = 1
 #: The root elements read, each with the element that holds one record.
 ROOTS: Final = {"urlset": "url", "sitemapindex": "sitemap"}
-#: Short names of the extension namespaces, for notes.
-_PREFIXES: Final = {IMAGE_NS: "image", XHTML_NS: "xhtml", VIDEO_NS: "video", NEWS_NS: "news"}
-#: Why a dropped tag is dropped, by its name in a note.
-_WHY: Final = {
-    "xhtml:link media": "Google's separate-mobile-URL link; the page is kept, the contract "
-    "carries language alternates only",
-    "video:rating": "not part of the producer contract",
-    "video:view_count": "not part of the producer contract",
-}
-_DEPRECATED: Final = "Google deprecated it in 2022"
-_UNKNOWN: Final = "not read: not part of the sitemap protocol or the producer contract"
-#: Characters of a ``<loc>`` past which it is refused before it is normalized (the longest
-#: valid URL has 2,048 once normalized; normalizing a huge text would cost time and memory).
-_MAX_LOC_CHARS: Final = 1 << 16
-
-# What a child of <url> is, by its tag (see _kind).
-_OTHER, _LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY, _LINK, _IMAGE, _VIDEO, _NEWS = range(9)
-_FIELDS: Final = {"lastmod": _LASTMOD, "changefreq": _CHANGEFREQ, "priority": _PRIORITY}
-_EXTENSIONS: Final = {
-    (XHTML_NS, "link"): _LINK,
-    (IMAGE_NS, "image"): _IMAGE,
-    (VIDEO_NS, "video"): _VIDEO,
-    (NEWS_NS, "news"): _NEWS,
-}
-#: Kinds of the tags met so far; a document with many distinct tags stops adding to it.
-_KIND_CACHE: dict[object, int] = {}
-_KIND_CACHE_SIZE: Final = 1024
-
-
-def _classify(tag: object) -> int:
-    ns, name = local_name(tag)
-    if ns in _PREFIXES:
-        return _EXTENSIONS.get((ns, name), _OTHER)
-    if name == "loc":
-        return _LOC
-    return _FIELDS.get(name, _OTHER)
-
-
-def _kind(tag: object) -> int:
-    kind = _KIND_CACHE.get(tag)
-    if kind is None:
-        kind = _classify(tag)
-        if len(_KIND_CACHE) < _KIND_CACHE_SIZE:
-            _KIND_CACHE[tag] = kind
-    return kind
-
-
-def _text(element: etree._Element) -> str | None:
-    text = (element.text or "").strip()
-    return text or None
-
-
-def _tag_name(tag: object) -> str:
-    ns, name = local_name(tag)
-    prefix = _PREFIXES.get(ns)
-    return f"{prefix}:{name}" if prefix else f"<{name}>" if not ns else f"{{{ns}}}{name}"
-
-
-def _image_locs(image: etree._Element) -> list[str]:
-    """The ``loc`` values of one ``<image:image>`` element, in order."""
-    return [_text(part) or "" for part in image if local_name(part.tag)[1] == "loc"]
-
-
-@dataclass(slots=True)
-class _Parts:
-    locs: int = 0
-    loc: str | None = None
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    alternates: list[tuple[str, str]] | None = None
-    images: list[str] | None = None
-    videos: list[dict[str, object]] | None = None
-    news: dict[str, object] | None = None
-
-
-def _link(child: etree._Element, parts: _Parts, dropped: list[str]) -> None:
-    if child.get("rel") != "alternate":
-        dropped.append(f"xhtml:link rel={child.get('rel')}")
-    elif child.get("hreflang") is None and child.get("media") is not None:
-        dropped.append("xhtml:link media")
-    else:
-        if parts.alternates is None:
-            parts.alternates = []
-        parts.alternates.append((child.get("hreflang") or "", child.get("href") or ""))
-
-
-def _read_child(child: etree._Element, parts: _Parts, dropped: list[str]) -> None:
-    kind = _kind(child.tag)
-    if kind == _LOC:
-        parts.locs += 1
-        parts.loc = _text(child)
-    elif kind == _LASTMOD:
-        parts.lastmod = _text(child)  # an empty <lastmod/> is no lastmod
-    elif kind == _CHANGEFREQ:
-        parts.changefreq = _text(child)
-    elif kind == _PRIORITY:
-        parts.priority = _text(child)
-    elif kind == _LINK:
-        _link(child, parts, dropped)
-    elif kind == _IMAGE:
-        if parts.images is None:
-            parts.images = []
-        parts.images.extend(_image_locs(child))
-    elif kind == _VIDEO:
-        if parts.videos is None:
-            parts.videos = []
-        parts.videos.append(video_fields(child, dropped))
-    elif kind == _NEWS:
-        parts.news = news_fields(child, dropped)
-    elif isinstance(child.tag, str):
-        dropped.append(_tag_name(child.tag))
-
-
-def url_row(
-    element: etree._Element, location: str, dropped: Counter[str] | None = None
-) -> Row | RawEntry | Problem:
-    """The entry of one ``<url>`` element; tags not read are counted in ``dropped``."""
-    parts = _Parts()
-    names: list[str] = []
-    for child in element:
-        _read_child(child, parts, names)
-    if dropped is not None and names:
-        dropped.update(set(names))
-    line = cast(int, element.sourceline)
-    where = f"{location}:{line}"
-    if parts.loc is None:
-        return Problem(where, "loc: missing: every <url> needs a <loc>")
-    if parts.locs > 1:
-        return Problem(where, f"loc: {parts.locs} <loc> elements in one <url>: it must hold one")
-    loc = parts.loc
-    if len(loc) > _MAX_LOC_CHARS:
-        return Problem(
-            where,
-            f"loc: {len(loc):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
-            "characters once normalized",
-        )
-    alternates = () if parts.alternates is None else tuple(parts.alternates)
-    images = () if parts.images is None else tuple(parts.images)
-    if parts.videos is None and parts.news is None:
-        return Row(
-            location, line, loc, parts.lastmod, parts.changefreq, parts.priority, alternates, images
-        )
-    return RawEntry(
-        where,
-        loc,
-        parts.lastmod,
-        parts.changefreq,
-        parts.priority,
-        alternates,
-        images,
-        tuple(parts.videos or ()),
-        parts.news,
-    )
-
-
-def drop_notes(location: str, dropped: Counter[str]) -> Iterator[Note]:
-    """One note per kind of tag dropped from the entries of a file."""
-    for name, count in sorted(dropped.items()):
-        why = _WHY.get(name) or (
-            _DEPRECATED if re.split(r"[:}@]", name)[-1] in _DEPRECATED_NAMES else _UNKNOWN
-        )
-        yield Note(
-            location, f"{name} dropped from {count} entr{'y' if count == 1 else 'ies'} ({why})"
-        )
-
-
-#: Tags Google deprecated: its News and video tags of 2022, and its old mobile sitemap tag.
-_DEPRECATED_NAMES: Final = frozenset((*DEPRECATED_NEWS_FIELDS, *DEPRECATED_VIDEO_FIELDS, "mobile"))
+#: ``<url>`` elements read between two frees of what was read (:func:`release_before`).
+RELEASE_EVERY: Final = 64
 
 
 def release(element: etree._Element) -> None:
@@ -229,6 +53,23 @@ def release(element: etree._Element) -> None:
     if parent is not None:
         while element.getprevious() is not None:
             del parent[0]
+
+
+def release_before(element: etree._Element) -> None:
+    """Free every element before ``element`` in the document, all of them finished: the
+    siblings before it and before each of its ancestors (constant memory, at one cost for
+    many elements)."""
+    node, parent = element, element.getparent()
+    while parent is not None:
+        index = parent.index(node)
+        if index:
+            del parent[:index]
+        node, parent = parent, parent.getparent()
+
+
+def _outer_urls(element: etree._Element) -> Iterator[etree._Element]:
+    """The ``<url>`` elements (of any namespace) that hold ``element``."""
+    return element.iterancestors("{*}url")
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +87,9 @@ def iter_sitemap_rows(
     stream: IO[bytes], location: str, *, depth: int = 0, policy: SourcePolicy | None = None
 ) -> Iterator[Row | RawEntry | Problem | Note]:
     """Entries of a urlset, or of every child of a sitemap index (followed in order)."""
+    if depth >= MAX_INDEX_DEPTH:  # a child: an index it lists is a problem, never followed
+        yield from iter_sitemap_items(stream, location, depth=depth, policy=policy)  # type: ignore[misc]
+        return
     for item in iter_sitemap_items(stream, location, depth=depth, policy=policy):
         if isinstance(item, ChildSitemap):
             yield from read_sitemap_rows(item.location, depth=item.depth, policy=policy)
@@ -262,6 +106,7 @@ class _Reader:
         self.depth = depth
         self.policy = policy
         self.record = ""
+        self.suffix = ""
         self.count = 0
         self.dropped: Counter[str] = Counter()
         #: children listed again (or the index itself), read once
@@ -275,6 +120,7 @@ class _Reader:
             return
         root = self.probe.root
         self.record = ROOTS[root[1]] if root is not None else "?"
+        self.suffix = "}" + self.record
         note = self.probe.namespace_note()
         if note is not None:
             yield Note(self.location, note + "; read anyway")
@@ -287,27 +133,29 @@ class _Reader:
                 return True
         return False
 
-    def element(self, element: etree._Element) -> Iterator[Item]:
-        """The record of an element (lxml reports ``<url>`` and ``<sitemap>`` of any parent)."""
+    def element(self, element: etree._Element) -> Item | None:
+        """The record of an element (lxml reports ``<url>`` and ``<sitemap>`` of any parent);
+        ``None`` for one that holds no record."""
         tag = element.tag
-        if tag != self.record and not tag.endswith("}" + self.record):
-            return
+        if tag != self.record and not tag.endswith(self.suffix):
+            return None
         self.count += 1
         if self.count > MAX_URLS:
-            yield Problem(
+            return Problem(
                 f"{self.location}:{element.sourceline}",
                 f"over the limit of {MAX_URLS:,} entries per file (sitemaps.org): "
                 "this entry and the rest of the file are skipped",
             )
-            return
         entity = self.probe.entity_in(element)
         if entity is not None:
-            yield Problem(f"{self.location}:{element.sourceline}", entity)
-        elif self.record == "url":
-            yield url_row(element, self.location, self.dropped)
-            release(element)
-        else:
-            yield from _index_child(element, self)
+            return Problem(f"{self.location}:{element.sourceline}", entity)
+        if self.record == "url":
+            row = url_row(element, self.location, self.dropped)
+            # a <url> inside another is freed with it: the outer one is still to be read
+            if not self.count % RELEASE_EVERY and next(_outer_urls(element), None) is None:
+                release_before(element)
+            return row
+        return _index_child(element, self)
 
 
 def iter_sitemap_items(
@@ -326,9 +174,11 @@ def iter_sitemap_items(
                 started = True
                 if (yield from reader.begin()):
                     return
-            yield from reader.element(element)
-            if reader.count > MAX_URLS:
-                break
+            item = reader.element(element)
+            if item is not None:
+                yield item
+                if reader.count > MAX_URLS:
+                    break
     except etree.XMLSyntaxError as exc:
         if not started and reader.probe.refusal(ROOTS) is not None:
             yield from reader.start()
@@ -349,40 +199,38 @@ def iter_sitemap_items(
         )
 
 
-def _index_child(element: etree._Element, reader: _Reader) -> Iterator[Problem | ChildSitemap]:
+def _index_child(element: etree._Element, reader: _Reader) -> Problem | ChildSitemap | None:
+    """The child a ``<sitemap>`` element lists, the problem that keeps it from being followed,
+    or ``None`` for a child already listed."""
     where = f"{reader.location}:{element.sourceline}"
     locs = [c for c in element if local_name(c.tag)[1] == "loc"]
-    child_loc = _text(locs[0]) if locs else None
+    child_loc = element_text(locs[0]) if locs else None
     release(element)
     if child_loc is None:
-        yield Problem(where, "loc: missing: every <sitemap> needs a <loc>")
-        return
+        return Problem(where, "loc: missing: every <sitemap> needs a <loc>")
     if len(locs) > 1:
-        yield Problem(
+        return Problem(
             where,
             f"loc: {len(locs)} <loc> elements in one <sitemap>: it must hold one; not followed",
         )
-        return
     scheme = urlsplit(child_loc).scheme.lower()
     if scheme and scheme not in SCHEMES:
-        yield Problem(
+        return Problem(
             where,
             f"loc: {quote(child_loc)} is not followed: scheme {scheme!r} is not allowed "
             "(only http and https)",
         )
-        return
     if reader.depth >= MAX_INDEX_DEPTH:
-        yield Problem(
+        return Problem(
             where,
             f"loc: {quote(child_loc)} is not followed: a sitemap index must not list another index",
         )
-        return
     target = child_location(reader.location, child_loc)
     if target in reader.policy.seen or target == reader.location:
         reader.repeats += 1
-        return
+        return None
     reader.policy.seen.add(target)
-    yield ChildSitemap(target, reader.depth + 1)
+    return ChildSitemap(target, reader.depth + 1)
 
 
 def read_sitemap_rows(
