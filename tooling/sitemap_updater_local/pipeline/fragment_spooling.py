@@ -20,7 +20,6 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-import threading
 from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -45,7 +44,11 @@ from sitemap_updater_local.inputs.sources import (
 )
 from sitemap_updater_local.pipeline.change_reader import rejected
 from sitemap_updater_local.pipeline.final_state import append_frames, bucket_of, frame_changes
-from sitemap_updater_local.pipeline.ordered_pool import stop_workers, worker_signals
+from sitemap_updater_local.pipeline.ordered_pool import (
+    single_threaded,
+    stop_workers,
+    worker_signals,
+)
 from sitemap_updater_local.pipeline.raw_entries import entry_from_raw
 from sitemap_updater_local.pipeline.source_blocks import Block, Work
 
@@ -284,7 +287,7 @@ def worker_pool(jobs: int) -> Iterator[Executor | None]:
         yield None
         return
     methods = multiprocessing.get_all_start_methods()
-    method = "fork" if _single_threaded() and "fork" in methods else "forkserver"
+    method = "fork" if single_threaded() and "fork" in methods else "forkserver"
     context = multiprocessing.get_context(method)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_start_worker)
     try:
@@ -300,14 +303,6 @@ def _start_worker() -> None:
     cycle collector's scans: a forked worker holds all the modules of the caller."""
     worker_signals()
     gc.freeze()
-
-
-def _single_threaded() -> bool:
-    """Whether this process runs one thread, C-level threads included (Linux: its tasks)."""
-    try:
-        return threading.active_count() == 1 and len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        return False
 
 
 def judge(
