@@ -37,8 +37,11 @@ $(UV): requirements-uv.txt
 	touch $(UV)
 
 # The project, every extra and exactly the versions of uv.lock; nothing else stays in $(VENV).
+# Compiled to bytecode once here: every process the suite starts (the commands the docs show, the
+# benchmarks, the SAM CLI, checkov, the replays' workers) then loads moto, botocore and the rest
+# from it, also where PYTHONDONTWRITEBYTECODE is set and Python would compile them afresh each time.
 $(STAMP): pyproject.toml uv.lock $(UV)
-	$(UV_ENV) $(UV) sync --locked --quiet --extra dev --extra iac --group bootstrap
+	$(UV_ENV) $(UV) sync --locked --quiet --compile-bytecode --extra dev --extra iac --group bootstrap
 	touch $(STAMP)
 
 # Stops at once, offline, when pyproject.toml asks for what uv.lock does not pin.
