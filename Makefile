@@ -12,8 +12,9 @@ LOCK_ARGS ?=
 UV_ENV := UV_PROJECT_ENVIRONMENT="$(abspath $(VENV))" UV_PYTHON="$(abspath $(BIN))/python" \
           UV_PYTHON_DOWNLOADS=never
 # The suite runs on every core (pytest-xdist); a test file stays on one worker, so its
-# module-scoped fixtures (the fault replays, the moto server) are built once.
-XDIST  ?= -n auto --dist loadfile
+# module-scoped fixtures (the fault replays, the moto server) are built once. Files are handed
+# out in collection order, the longest first (tests/conftest.py), not by their number of tests.
+XDIST  ?= -n auto --dist loadfile --no-loadscope-reorder
 
 .PHONY: venv python-check lock-check lock test lint format typecheck unit demo bench sam-build clean
 
