@@ -12,8 +12,9 @@ LOCK_ARGS ?=
 UV_ENV := UV_PROJECT_ENVIRONMENT="$(abspath $(VENV))" UV_PYTHON="$(abspath $(BIN))/python" \
           UV_PYTHON_DOWNLOADS=never
 # The suite runs on every core (pytest-xdist); a test file stays on one worker, so its
-# module-scoped fixtures (the fault replays, the moto server) are built once.
-XDIST  ?= -n auto --dist loadfile
+# module-scoped fixtures (the fault replays, the moto server) are built once. Files are handed
+# out in collection order, the longest first (tests/conftest.py), not by their number of tests.
+XDIST  ?= -n auto --dist loadfile --no-loadscope-reorder
 
 .PHONY: venv python-check lock-check lock test lint format typecheck unit demo bench sam-build clean
 
@@ -37,8 +38,11 @@ $(UV): requirements-uv.txt
 	touch $(UV)
 
 # The project, every extra and exactly the versions of uv.lock; nothing else stays in $(VENV).
+# Compiled to bytecode once here: every process the suite starts (the commands the docs show, the
+# benchmarks, the SAM CLI, checkov, the replays' workers) then loads moto, botocore and the rest
+# from it, also where PYTHONDONTWRITEBYTECODE is set and Python would compile them afresh each time.
 $(STAMP): pyproject.toml uv.lock $(UV)
-	$(UV_ENV) $(UV) sync --locked --quiet --extra dev --extra iac --group bootstrap
+	$(UV_ENV) $(UV) sync --locked --quiet --compile-bytecode --extra dev --extra iac --group bootstrap
 	touch $(STAMP)
 
 # Stops at once, offline, when pyproject.toml asks for what uv.lock does not pin.

@@ -56,8 +56,34 @@ def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     return monkeypatch
 
 
+#: The longest files of the suite, longest first (measured with ``--durations``); the fault
+#: replays lead, as their module fixtures run in processes of their own beside the rest.
+LONGEST_FIRST = (
+    "reliability/test_faults.py",
+    "reliability/test_faults_more_seeds.py",
+    "docs/test_benchmarks.py",
+    "docs/test_doc_commands.py",
+    "integration/cli/test_peer_corpus.py",
+    "reliability/test_crashes.py",
+    "e2e/test_observe.py",
+    "reliability/test_scale_split.py",
+    "integration/rebuild/test_hostile_objects.py",
+    "integration/cli/test_build_safety.py",
+    "integration/ingest/test_rejections.py",
+    "property/test_incremental_equals_full.py",
+)
+
+
+def _start_rank(item: pytest.Item) -> int:
+    path = item.path.as_posix()
+    return next(
+        (rank for rank, name in enumerate(LONGEST_FIRST) if path.endswith("tests/" + name)),
+        len(LONGEST_FIRST),
+    )
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The fault-replay files first: their module fixtures are the longest single pieces of the
-    suite, so started first on a worker they end with the rest of the suite instead of after it
-    (pytest-xdist hands out whole files in collection order)."""
-    items.sort(key=lambda item: not item.path.name.startswith("test_faults"))
+    """The longest files first, the rest in collection order: pytest-xdist hands out whole files
+    in this order (``--dist loadfile --no-loadscope-reorder``, see the Makefile), so a long file
+    never starts last and keeps one worker busy alone while the other has finished."""
+    items.sort(key=_start_rank)
