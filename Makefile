@@ -78,7 +78,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Coverage of both packages is reported at the end (pyproject.toml, [tool.coverage]).
+# Our own packages are compiled to bytecode first, as the installed ones are: every command the
+# suite starts in a process of its own would otherwise compile them afresh where
+# PYTHONDONTWRITEBYTECODE is set (about 0.06 s each).
 test: lock-check lint typecheck
+	$(BIN)/python -m compileall -q -j 0 layers/shared/sitemap_updater tooling functions
 	$(BIN)/pytest $(XDIST) --cov $(PYTEST_ARGS)
 
 unit: $(STAMP)

@@ -707,7 +707,7 @@ def measure(
         if run["mode"] != "incremental" or run["feed_gap"]:
             raise RuntimeError(f"the scheduled run was not incremental: {run}")
 
-        # the daily reconcile
+        # the reconcile (ReconcileSchedule)
         full = dep.rebuild(full=True)
         reconcile_metered = handlers.take()
         reconcile_runs = _invocations(rebuild_durations)
@@ -1318,7 +1318,7 @@ def print_table(sites: list[dict[str, Any]]) -> None:
     for key in ("wru_per_change", "rru_per_change", "duration_s_per_invocation"):
         print(f"  {key:<32}" + "".join(f"{s['ingest'][key]:>16,.4f}" for s in sites))
     print(
-        "\nDaily reconcile (full rebuild): per-file work as measured, per-URL work times the "
+        "\nThe reconcile (full rebuild): per-file work as measured, per-URL work times the "
         "real URLs:"
     )
     for key in (

@@ -131,7 +131,7 @@ def _another_schedule_is_priced_from_a_slice_of_its_own_period(default: dict[str
     ``--reconcile`` deploys that ReconcileSchedule, priced at its number of runs."""
     args = ("--json", "--no-sections", "--no-observer", "--sizes", "80000:2880")
     every_10 = json.loads(
-        run("cost_model.py", *args, "--schedule", "rate(10 minutes)", "--reconcile", "rate(7 days)")
+        run("cost_model.py", *args, "--schedule", "rate(10 minutes)", "--reconcile", "rate(1 day)")
     )
     assert every_10["observer"] is None
     period = {"default": default, "every_10": every_10["sites"][0]}
@@ -150,11 +150,11 @@ def _another_schedule_is_priced_from_a_slice_of_its_own_period(default: dict[str
     reconciles = {
         name: site["measured"]["template"]["ReconcileSchedule"] for name, site in period.items()
     }
-    assert reconciles == {"default": "rate(1 day)", "every_10": "rate(7 days)"}
-    assert period["every_10"]["reconciles_per_month"] == pytest.approx(30 / 7)
-    assert period["default"]["reconciles_per_month"] == 30
+    assert reconciles == {"default": "rate(7 days)", "every_10": "rate(1 day)"}
+    assert period["default"]["reconciles_per_month"] == pytest.approx(30 / 7)
+    assert period["every_10"]["reconciles_per_month"] == 30
     reconcile_usd = {name: s["usd_per_month_by_part"]["reconcile"] for name, s in period.items()}
-    assert reconcile_usd["every_10"] < reconcile_usd["default"]
+    assert reconcile_usd["default"] < reconcile_usd["every_10"]  # weekly costs less than daily
 
 
 def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> None:

@@ -243,7 +243,7 @@ def test_rebuild_and_reconcile_schedules_use_their_parameters(cfn: Template) -> 
     }
     assert set(schedules) == {"RebuildSchedule", "ReconcileSchedule"}
     assert cfn["Parameters"]["RebuildSchedule"]["Default"] == "rate(4 minutes)"
-    assert cfn["Parameters"]["ReconcileSchedule"]["Default"] == "rate(1 day)"
+    assert cfn["Parameters"]["ReconcileSchedule"]["Default"] == "rate(7 days)"
     for name, props in schedules.items():
         (target,) = props["Targets"]
         assert target["Arn"] == {"Fn::GetAtt": ["RebuildFunction", "Arn"]}
