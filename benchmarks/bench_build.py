@@ -255,34 +255,23 @@ def install_peers() -> tuple[Path, Path]:
     npm_dir, pip_dir = PEER_CACHE / "npm", PEER_CACHE / "pip"
     if not (npm_dir / "node_modules" / "sitemap").is_dir():
         npm_dir.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                "--prefix",
-                str(npm_dir),
-                SITEMAP_JS,
-            ],
-            check=True,
-        )
+        npm = ["npm", "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(npm_dir)]
+        _install(SITEMAP_JS, npm)
     if not (pip_dir / "xml_sitemap_writer.py").is_file():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--target",
-                str(pip_dir),
-                XML_SITEMAP_WRITER,
-            ],
-            check=True,
-        )
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--target", str(pip_dir)]
+        _install(XML_SITEMAP_WRITER, pip)
     return npm_dir / "node_modules", pip_dir
+
+
+def _install(peer: str, command: list[str]) -> None:
+    """Install ``peer`` with ``command``; stops with one line when that fails (a registry out of
+    reach, say), rather than a traceback."""
+    try:
+        subprocess.run([*command, peer], check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise SystemExit(
+            f"could not install the peer {peer} ({error}); try again, or pass --no-peers"
+        ) from None
 
 
 #: One worker's share of the floor: events file, byte range of its lines, output files to deflate.
