@@ -81,6 +81,14 @@ def test_the_rebuild_handler_does_import_them() -> None:
     assert "sitemap_updater.protocol.urlset" in loaded
 
 
+def test_the_rebuild_loads_the_full_rebuild_s_scan_only_for_a_full_run() -> None:
+    # a scheduled run is incremental: the parallel Scan, its spools and the identities are
+    # imported by the run that rebuilds every shard, not by the cold start
+    full_only = ("sitemap_updater.rebuild.steps.full", "sitemap_updater.rebuild.inputs.spools")
+    assert not set(full_only) & loaded_by("rebuild")
+    assert set(full_only) <= loaded_by("rebuild", then="import sitemap_updater.rebuild.steps.full")
+
+
 def test_the_rebuild_loads_indexnow_s_sending_side_only_with_a_key() -> None:
     # IndexNow is off without a key (the default): its pending sets and their submission are
     # not imported; the rebuild makes its IndexNow step only when the settings hold a key
