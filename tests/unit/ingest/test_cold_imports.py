@@ -34,10 +34,15 @@ REBUILD_ONLY = (
 OBSERVER_ONLY = ("sitemap_updater.observe", "sitemap_updater.engines")
 
 
-#: What only the clients of the search engines need (google-auth, which signs with cryptography):
-#: the observer loads them when a run makes the client of an engine turned on. (cryptography
-#: itself is not checked: here, unlike on Lambda, botocore loads it through pyOpenSSL.)
-ENGINE_CLIENTS_ONLY = ("google", "sitemap_updater.engines.search_console")
+#: What only the clients of the search engines need (google-auth, which signs with cryptography,
+#: and the reading of Search Console's answers): the observer loads them when a run makes the
+#: client of an engine turned on. (cryptography itself is not checked: here, unlike on Lambda,
+#: botocore loads it through pyOpenSSL.)
+ENGINE_CLIENTS_ONLY = (
+    "google",
+    "sitemap_updater.engines.search_console",
+    "sitemap_updater.engines.console_answers",
+)
 
 
 def loaded_by(function: str, then: str = "pass", **env: str) -> set[str]:
@@ -115,9 +120,11 @@ def test_the_observer_imports_no_engine_client_library_until_a_run_makes_a_clien
     # what credentials.engine_clients imports when Search Console is on loads them: the list
     # above names what the observer does load then
     with_client = loaded_by("observe", then="import sitemap_updater.engines.search_console")
-    assert {"google.auth", "sitemap_updater.engines.search_console"} <= set(
-        engine_clients_only(with_client)
-    )
+    assert {
+        "google.auth",
+        "sitemap_updater.engines.search_console",
+        "sitemap_updater.engines.console_answers",
+    } <= set(engine_clients_only(with_client))
 
 
 @pytest.mark.parametrize("function", ["ingest", "rebuild", "observe"])
