@@ -34,10 +34,15 @@ REBUILD_ONLY = (
 OBSERVER_ONLY = ("sitemap_updater.observe", "sitemap_updater.engines")
 
 
-#: What only the clients of the search engines need (google-auth, which signs with cryptography):
-#: the observer loads them when a run makes the client of an engine turned on. (cryptography
-#: itself is not checked: here, unlike on Lambda, botocore loads it through pyOpenSSL.)
-ENGINE_CLIENTS_ONLY = ("google", "sitemap_updater.engines.search_console")
+#: What only the clients of the search engines need (google-auth, which signs with cryptography,
+#: and the reading of Search Console's answers): the observer loads them when a run makes the
+#: client of an engine turned on. (cryptography itself is not checked: here, unlike on Lambda,
+#: botocore loads it through pyOpenSSL.)
+ENGINE_CLIENTS_ONLY = (
+    "google",
+    "sitemap_updater.engines.search_console",
+    "sitemap_updater.engines.console_answers",
+)
 
 
 def loaded_by(function: str, then: str = "pass", **env: str) -> set[str]:
@@ -81,6 +86,14 @@ def test_the_rebuild_handler_does_import_them() -> None:
     assert "sitemap_updater.protocol.urlset" in loaded
 
 
+def test_the_rebuild_loads_the_full_rebuild_s_scan_only_for_a_full_run() -> None:
+    # a scheduled run is incremental: the parallel Scan, its spools and the identities are
+    # imported by the run that rebuilds every shard, not by the cold start
+    full_only = ("sitemap_updater.rebuild.steps.full", "sitemap_updater.rebuild.inputs.spools")
+    assert not set(full_only) & loaded_by("rebuild")
+    assert set(full_only) <= loaded_by("rebuild", then="import sitemap_updater.rebuild.steps.full")
+
+
 def test_the_rebuild_loads_indexnow_s_sending_side_only_with_a_key() -> None:
     # IndexNow is off without a key (the default): its pending sets and their submission are
     # not imported; the rebuild makes its IndexNow step only when the settings hold a key
@@ -107,9 +120,11 @@ def test_the_observer_imports_no_engine_client_library_until_a_run_makes_a_clien
     # what credentials.engine_clients imports when Search Console is on loads them: the list
     # above names what the observer does load then
     with_client = loaded_by("observe", then="import sitemap_updater.engines.search_console")
-    assert {"google.auth", "sitemap_updater.engines.search_console"} <= set(
-        engine_clients_only(with_client)
-    )
+    assert {
+        "google.auth",
+        "sitemap_updater.engines.search_console",
+        "sitemap_updater.engines.console_answers",
+    } <= set(engine_clients_only(with_client))
 
 
 @pytest.mark.parametrize("function", ["ingest", "rebuild", "observe"])

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from sitemap_updater.engines.console_answers import Inspection
 from sitemap_updater.engines.exceptions import EngineError, QuotaExhausted
 from sitemap_updater.engines.health import PageHealth, check_page
 from sitemap_updater.engines.pacing import HostPacer
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
     # the engines' clients are made by ``credentials.engine_clients`` only for the engines turned
     # on: google-auth and its cryptography load then, never in a cold start without them
     from sitemap_updater.engines.bing import BingWebmaster
+    from sitemap_updater.engines.console_answers import Inspection
     from sitemap_updater.engines.search_console import SearchConsole
 
 #: a run starts no request with less than this left of its time

@@ -11,12 +11,15 @@ each the worst of the run: :data:`ALARM_METRICS`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
-from sitemap_updater.engines.console_answers import SitemapStatus
 from sitemap_updater.observability import logger
+
+if TYPE_CHECKING:
+    # Search Console's answers are read only when it is turned on (``engines.search_console``)
+    from sitemap_updater.engines.console_answers import SitemapStatus
 
 #: section figure -> (metric name, unit); shares are sent as percentages
 SECTION_METRICS: Final = {

@@ -52,7 +52,6 @@ from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedSt
 from sitemap_updater.rebuild.state.removals import RemovalStore
 from sitemap_updater.rebuild.state.retire import RetireLedger
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow, open_window
-from sitemap_updater.rebuild.steps.full import rebuild_all
 from sitemap_updater.rebuild.steps.incremental import rebuild_changed
 from sitemap_updater.rebuild.steps.index import publish_index
 from sitemap_updater.rebuild.steps.objects import RunObjects
@@ -163,6 +162,10 @@ class RebuildService:
         # The previous run died after writing objects: rewrite rather than trust the hashes.
         recovering = run.published.in_flight is not None
         if window.read is None:
+            # a full rebuild is rare (asked for, or a gap in the feed): its Scan, spools and
+            # identities are loaded only then, not at every cold start
+            from sitemap_updater.rebuild.steps.full import rebuild_all
+
             rebuild_all(self.tools, run)
         else:
             rebuild_changed(self.tools, run, window.read, force=recovering)
