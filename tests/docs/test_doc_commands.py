@@ -36,6 +36,7 @@ from moto.server import ThreadedMotoServer
 
 from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
 from sitemap_updater_local.validation.document import validate_document, validate_path
+from tests.helpers.interrupt import default_interrupt
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The pages whose commands and samples are run: the README first, then docs/ in name order.
@@ -580,6 +581,7 @@ def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_interrupt,  # stopped with Ctrl-C
     )
     assert serve.stdout is not None
     try:

@@ -22,6 +22,7 @@ from sitemap_updater_local.cli import main
 from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory
 from sitemap_updater_local.pipeline import site_files
 from sitemap_updater_local.pipeline.static_build import build_static
+from tests.helpers.interrupt import default_interrupt
 from tests.integration.cli.support import SITE, page_urls, published, write_gz
 
 
@@ -282,11 +283,6 @@ def _wait_for(condition: Callable[[], bool], process: subprocess.Popen[bytes]) -
         time.sleep(0.005)
 
 
-def _default_interrupt() -> None:
-    """In the child, before the command starts: SIGINT takes its default action again."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _group_alive(pgid: int) -> list[str]:
     """The live (not zombie) processes of a process group."""
     listing = subprocess.run(
@@ -332,7 +328,7 @@ def test_a_stopped_build_stops_its_workers_and_leaves_the_output_as_it_was(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        preexec_fn=_default_interrupt,
+        preexec_fn=default_interrupt,
     )
     try:
         if phase == "judging":

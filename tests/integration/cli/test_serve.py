@@ -22,6 +22,7 @@ from sitemap_updater.sites import Sites
 from sitemap_updater.view import SECURITY_HEADERS, VIEW_NAMES, view_files
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.commands.build import build_static
+from tests.helpers.interrupt import default_interrupt
 
 COM, DE = "https://www.example.com", "https://www.example.de"
 COMMAND = [sys.executable, "-m", "sitemap_updater_local.cli", "serve"]
@@ -40,6 +41,7 @@ def _start(directory: Path) -> Running:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_interrupt,  # stopped with Ctrl-C
     )
     assert process.stdout is not None
     lines = [process.stdout.readline()]
