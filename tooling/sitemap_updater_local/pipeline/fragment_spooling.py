@@ -26,17 +26,16 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import cast
 
 from sitemap_updater.ingest.events import decode_body
-from sitemap_updater.ingest.fast import fast_changes
+from sitemap_updater.ingest.fast import Decided, decide_together, decided_keys, fast_change
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection, upsert_change
 from sitemap_updater.ingest.wire import DecodeError, WireChange, decode_change
 from sitemap_updater.protocol import SitemapError
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.entry import Entry, plain_fields
 from sitemap_updater.protocol.render.fragments import entry_fragments, recognized_fragment
 from sitemap_updater.store.items import Item, live_item
-from sitemap_updater.store.keys import url_hash
+from sitemap_updater.store.keys import url_hash, url_hashes
 from sitemap_updater.store.spaces import Layout
 from sitemap_updater_local.inputs.records import BodyLine, Problem, RawEntry
 from sitemap_updater_local.inputs.sources import (
@@ -81,9 +80,24 @@ class _Collector:
         self._buckets: defaultdict[int, list[Spooled]] = defaultdict(list)
         self._ready = 0
 
+    def decided(self, changes: list[Decided]) -> None:
+        """The changes the fast path decided with their batch (``ingest.fast.batch``): each
+        fragment straight from its plain values (``render.fragments.recognized_fragment``)."""
+        space_for, max_bytes, buckets = self.layout.space_for, self.max_bytes, self._buckets
+        hashes = url_hashes([change[1] for change in changes])
+        for uh, (_, key), (_, url, _, _, section, values) in zip(
+            hashes, decided_keys(changes), changes, strict=True
+        ):
+            if values is None:
+                buckets[bucket_of(uh)].append((uh, key, "", None))
+                continue
+            payload = recognized_fragment(url, *values, max_bytes=max_bytes)
+            buckets[bucket_of(uh)].append((uh, key, space_for(url, section), payload))
+        self._ready += len(changes)
+
     def recognized(self, event: ChangeEvent) -> None:
-        """A change the fast path judged (``ingest.fast``): its fragment straight from its
-        recognized entry (``render.fragments.recognized_fragment``)."""
+        """A change the fast path judged alone (``ingest.fast``): its fragment straight from
+        its recognized entry (``render.fragments.recognized_fragment``)."""
         loc = event.loc
         uh = url_hash(loc)
         self._ready += 1
@@ -91,7 +105,7 @@ class _Collector:
         if event.entry is None:
             changes.append((uh, event.event_key, "", None))
             return
-        payload = recognized_fragment(event.entry, max_bytes=self.max_bytes)
+        payload = recognized_fragment(*plain_fields(event.entry), max_bytes=self.max_bytes)
         changes.append((uh, event.event_key, self.layout.space_for(loc, event.section), payload))
 
     def upsert(self, loc: str, ev: str, entry: Entry, section: str | None = None) -> None:
@@ -250,23 +264,25 @@ def _judge_lines(layout: Layout, now: datetime, block: Block, max_bytes: int) ->
                 continue
             places.append(place)
             lengths.append(len(line[1]))
-    events = fast_changes(changes, lengths, None, layout.sites, now)
-    if len(events) == len(records) and all(events):  # the common block: all decided
-        for recognized in cast("list[ChangeEvent]", events):
-            collect.recognized(recognized)
+    sites = layout.sites
+    batch = decide_together(changes, lengths, None, sites, now)
+    collect.decided(batch.decided)
+    settled = {places[change[0]] for change in batch.decided}
+    for n in batch.alone:
+        event = fast_change(changes[n], None, None, sites, now, lengths[n])
+        if event is not None:
+            collect.recognized(event)
+            settled.add(places[n])
+    if len(settled) == len(records):  # the common block: all decided
         return collect.finish()
-    decided = dict(zip(places, events, strict=True))
     seq = block.seq
     for place, line in enumerate(records):
         if isinstance(line, Problem):
             collect.out.problems.append(line)
             continue
         seq += 1
-        event = decided.get(place)
-        if event is None:
+        if place not in settled:
             _judge_body(collect, name, line, _stamp(now, seq), now)
-        else:
-            collect.recognized(event)
     return collect.finish()
 
 

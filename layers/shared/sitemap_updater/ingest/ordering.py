@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any, Final, Literal
@@ -51,6 +52,8 @@ def format_instant(moment: datetime) -> str:
 #: their own: ``YYYY-MM-DDThh:mm:ssZ`` with no, three or six decimals (as ``toISOString`` and
 #: most clients write it).
 _UTC_FORM: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3}|\.\d{6})?Z")
+#: Characters of that form with six decimals: its text is the instant's, less the separators.
+_SIX_DECIMALS: Final = len("YYYY-MM-DDThh:mm:ss.ffffffZ")
 
 
 def instant_text(raw: str) -> str | None:
@@ -62,10 +65,21 @@ def instant_text(raw: str) -> str | None:
     """
     if _UTC_FORM.fullmatch(raw) is None:
         return None
-    if len(raw) == 27:  # six decimals: the same digits without the separators
+    if len(raw) == _SIX_DECIMALS:  # the same digits without the separators
         return raw.replace("-", "").replace(":", "")
     head = raw[:19].replace("-", "").replace(":", "")
     return f"{head}.{raw[20:-1]}000Z" if len(raw) == 24 else f"{head}.000000Z"
+
+
+def instant_texts(raws: Sequence[str]) -> list[str | None]:
+    """:func:`instant_text` of each of ``raws``, the six-decimal form (the commonest) read in
+    one pass."""
+    return [
+        raw.replace("-", "").replace(":", "")
+        if len(raw) == _SIX_DECIMALS and matched is not None
+        else instant_text(raw)
+        for raw, matched in zip(raws, map(_UTC_FORM.fullmatch, raws), strict=True)
+    ]
 
 
 def _sha256_hex(text: str) -> str:
@@ -133,6 +147,39 @@ def content_digest(entry: Entry, section: str | None = None) -> str:
     if data.isascii() and b"\x7f" not in data:
         return hashlib.sha256(data).hexdigest()
     return _sha256_hex(canonical_entry_json(entry, section))
+
+
+def plain_digest(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    alternates: Sequence[tuple[str, str]],
+    images: Sequence[str],
+    section: str | None = None,
+) -> str:
+    """:func:`content_digest` of an entry of plain fields alone, given as its values
+    (``protocol.entry.plain_fields``), each recognized in normalized form
+    (``protocol.normalized``), and of its change's section (a section name).
+
+    Every such value is ASCII without a quote, a backslash or a control character (URLs of the
+    normalized characters, dates, table words, language tags, slugs), so its JSON string is
+    its text in quotes, and the canonical JSON is written straight, keys in sorted order.
+    """
+    pairs = ",".join([f'["{hreflang}","{href}"]' for hreflang, href in alternates])
+    locs = '","'.join(images)
+    locs_json = f'"{locs}"' if images else ""
+    changefreq_json = "null" if changefreq is None else f'"{changefreq}"'
+    lastmod_json = "null" if lastmod is None else f'"{lastmod}"'
+    priority_json = "null" if priority is None else f'"{_TENTH_TEXTS[priority]}"'
+    text = (
+        f'{{"alternates":[{pairs}],"changefreq":{changefreq_json},"images":[{locs_json}],'
+        f'"lastmod":{lastmod_json},"loc":"{loc}","priority":{priority_json}'
+    )
+    if section is not None:
+        text += f',"section":"{section}"'
+    text += "}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def delete_digest(loc: str) -> str:

@@ -337,6 +337,16 @@ extras_of: Final[Callable[[Entry], tuple[Any, ...]]] = (
 )
 
 
+def plain_fields(
+    entry: Entry,
+) -> tuple[str, str | None, str | None, float | None, tuple[Alternate, ...], list[str]]:
+    """The plain fields of ``entry`` in :func:`plain_entry`'s order, alternates as
+    ``(hreflang, href)`` pairs, images as their URLs (what ``render.element.plain_fragment`` and
+    ``ingest.ordering.plain_digest`` take)."""
+    images = [image.loc for image in entry.images]
+    return entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.alternates, images
+
+
 def plain_entry(
     loc: str,
     lastmod: str | None,

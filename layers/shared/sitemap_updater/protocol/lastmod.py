@@ -12,6 +12,8 @@ more than one day after ``now``.
 from __future__ import annotations
 
 import re
+from collections import deque
+from collections.abc import Collection
 from datetime import UTC, date, datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Final, cast
@@ -30,6 +32,8 @@ FUTURE_TOLERANCE: Final = timedelta(days=1)
 FIELD: Final = "lastmod"
 #: The earliest normalized value (a date or a time compares as text with it).
 EARLIEST: Final = "1970-01-01"
+#: Characters of a normalized date without its time.
+DATE_LENGTH: Final = len("YYYY-MM-DD")
 _EARLIEST_RULE: Final = "must not be before 1970-01-01 (UTC)"
 
 
@@ -97,7 +101,7 @@ def _moment_if_normalized(value: str) -> datetime | None:
     if NORMALIZED_FORM.fullmatch(value) is None:
         return None
     try:
-        if len(value) == 10:
+        if len(value) == DATE_LENGTH:
             day = date.fromisoformat(value)
             return datetime(day.year, day.month, day.day, tzinfo=UTC)
         return datetime.fromisoformat(value)
@@ -114,14 +118,45 @@ def is_normalized_lastmod(value: str, now: datetime) -> bool:
     if NORMALIZED_FORM.fullmatch(value) is None:
         return False
     try:
-        if len(value) == 10:
+        if len(value) == DATE_LENGTH:
             date.fromisoformat(value)
         else:
             datetime.fromisoformat(value)
     except ValueError:
         return False
     latest_time, latest_day = _latest(now)
-    return EARLIEST <= value <= (latest_day if len(value) == 10 else latest_time)
+    return EARLIEST <= value <= (latest_day if len(value) == DATE_LENGTH else latest_time)
+
+
+#: Normalized values joined by line breaks (see :func:`all_normalized_lastmods`).
+_NORMALIZED_LINES: Final = re.compile(
+    f"(?:{NORMALIZED_FORM.pattern})(?:\n(?:{NORMALIZED_FORM.pattern}))*"
+)
+
+
+def all_normalized_lastmods(values: Collection[str], now: datetime) -> bool:
+    """Whether :func:`is_normalized_lastmod` holds for each of ``values`` (strings), decided at
+    once: one match of them all joined by line breaks, which no value in normalized form
+    holds, one parse each in C, and the bounds on the smallest and largest text of each width.
+    ``False`` only means "not sure": the caller then asks of each value alone."""
+    if not values:
+        return True
+    text = "\n".join(values)
+    if text.count("\n") != len(values) - 1 or _NORMALIZED_LINES.fullmatch(text) is None:
+        return False
+    days = [value for value in values if len(value) == DATE_LENGTH]
+    times = [value for value in values if len(value) != DATE_LENGTH]
+    try:
+        deque(map(date.fromisoformat, days), maxlen=0)
+        deque(map(datetime.fromisoformat, times), maxlen=0)
+    except ValueError:
+        return False
+    latest_time, latest_day = _latest(now)
+    return (
+        min(values) >= EARLIEST
+        and (not days or max(days) <= latest_day)
+        and (not times or max(times) <= latest_time)
+    )
 
 
 @lru_cache(maxsize=8)

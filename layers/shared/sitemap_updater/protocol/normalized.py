@@ -17,14 +17,18 @@ news object) are never recognized: their rules are the normalizers' alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from functools import cache
 from typing import Any, Final
 
 from sitemap_updater.protocol.entry import Entry, plain_entry, tenth
 from sitemap_updater.protocol.languages.tags import is_hreflang
-from sitemap_updater.protocol.lastmod import is_normalized_lastmod
+from sitemap_updater.protocol.lastmod import (
+    DATE_LENGTH,
+    all_normalized_lastmods,
+    is_normalized_lastmod,
+)
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL, MAX_LOC_LENGTH
 from sitemap_updater.protocol.urls import (
     NORMALIZED_PATH,
@@ -32,21 +36,22 @@ from sitemap_updater.protocol.urls import (
     already_normalized,
     escapes_and_length_ok,
 )
+from sitemap_updater.protocol.urls.batch import plain_each
 
 #: Distinct lastmod dates whose check a :class:`NormalForm` remembers (emptied when full): the
 #: dates of a site's pages repeat, most of all in the sitemaps a backfill reads.
 DATE_CACHE: Final = 4096
-DATE_LENGTH: Final = len("YYYY-MM-DD")
 
 
 @cache
-def _on_origin(origin: str) -> Callable[[str], bool]:
+def _on_origin(origin: str) -> tuple[Callable[[str], bool], str | None]:
     """A test equal to ``site.owns(url) and already_normalized(url)``, one regular expression
     where the site's origin has the plain form (lowercase host, no port) that
-    :func:`already_normalized` requires of every URL."""
+    :func:`already_normalized` requires of every URL, and the origin as a pattern (``None``:
+    the origin has not that form, and the test refuses every URL)."""
     root = origin + "/"
     if not already_normalized(root):
-        return lambda url: False
+        return (lambda url: False), None
     matches = re.compile(re.escape(root) + NORMALIZED_PATH).fullmatch
 
     def on_site(url: str) -> bool:
@@ -54,20 +59,36 @@ def _on_origin(origin: str) -> Callable[[str], bool]:
             len(url) <= MAX_LOC_LENGTH and matches(url) is not None and escapes_and_length_ok(url)
         )
 
-    return on_site
+    return on_site, re.escape(origin)
 
 
 class NormalForm:
     """The checks of normalized form for one site at one clock (``now``, aware)."""
 
-    __slots__ = ("_dates", "now", "on_site", "site")
+    __slots__ = ("_dates", "_origin", "now", "on_site", "site")
 
     def __init__(self, site: Site, now: datetime) -> None:
         self.site = site
         #: whether a URL (a string) is on the site and in normalized form
-        self.on_site = _on_origin(site.origin)
+        self.on_site, self._origin = _on_origin(site.origin)
         self.now = now
         self._dates: dict[str, bool] = {}
+
+    def on_site_each(self, urls: Sequence[str]) -> list[bool]:
+        """:attr:`on_site` of each of ``urls`` (strings): one match each for those in the
+        plain form (``urls.batch``), the test itself for the others."""
+        if self._origin is None:
+            return [False] * len(urls)
+        on_site = self.on_site
+        plain = plain_each(urls, self._origin)
+        return [known or on_site(url) for known, url in zip(plain, urls, strict=True)]
+
+    def refused_lastmods(self, values: Collection[str]) -> set[str]:
+        """The texts among ``values`` that :meth:`lastmod` does not recognize: none when they
+        are all recognized at once (``lastmod.all_normalized_lastmods``)."""
+        if all_normalized_lastmods(values, self.now):
+            return set()
+        return {value for value in values if not self.lastmod(value)}
 
     def lastmod(self, value: object) -> bool:
         """Whether ``value`` is a lastmod text ``normalize_lastmod`` returns unchanged."""
@@ -98,6 +119,24 @@ class NormalForm:
                 return False
         return len(pairs) < 2 or _each_language_once(pairs)
 
+    def alternates_each(self, lists: Sequence[Sequence[tuple[str, str]]]) -> list[bool]:
+        """:meth:`alternates` of each list of ``(hreflang, href)`` pairs (strings): at once for
+        the lists whose hrefs are all on the site in the plain form (``urls.batch``) and whose
+        tags are all language tags, list by list for the others."""
+        hrefs = [href for pairs in lists for _, href in pairs]
+        plain = iter(plain_each(hrefs, self._origin) if self._origin else [False] * len(hrefs))
+        tags = {hreflang for pairs in lists for hreflang, _ in pairs}
+        tags_known = all(map(is_hreflang, tags))
+        result: list[bool] = []
+        for pairs in lists:
+            if not pairs:
+                result.append(True)
+            elif all([next(plain) for _ in pairs]) and tags_known:
+                result.append(len(pairs) < 2 or _each_language_once(pairs))
+            else:
+                result.append(self.alternates(pairs))
+        return result
+
     def _elsewhere(self, href: str) -> bool:
         return self.site.alternate_ok(href) and already_normalized(href)
 
@@ -115,9 +154,32 @@ def images_normalized(locs: Sequence[Any], site: Site) -> bool:
     for loc in locs:
         if type(loc) is not str or not already_normalized(loc):
             return False
-    if len(locs) > 1 and len(set(locs)) != len(locs):
+    if not _each_image_once(locs):
         return False
     return site.media_hosts is None or all(map(site.media_ok, locs))
+
+
+def images_normalized_each(lists: Sequence[Sequence[str]], site: Site) -> list[bool]:
+    """:func:`images_normalized` of each list of image URLs (strings): at once for the lists
+    whose URLs are all in the plain form (``urls.batch``), when ``site`` allows images on any
+    host; list by list for the others."""
+    if site.media_hosts is not None:
+        return [not locs or images_normalized(locs, site) for locs in lists]
+    plain = iter(plain_each([loc for locs in lists for loc in locs]))
+    return [
+        not locs
+        or (
+            _each_image_once(locs)
+            if all([next(plain) for _ in locs])
+            else images_normalized(locs, site)
+        )
+        for locs in lists
+    ]
+
+
+def _each_image_once(locs: Sequence[str]) -> bool:
+    """Whether there are at most 1,000 image URLs, none listed twice."""
+    return len(locs) <= MAX_IMAGES_PER_URL and (len(locs) < 2 or len(set(locs)) == len(locs))
 
 
 #: The forms of the latest few (site, clock) pairs (see :func:`normal_form`), by the site's

@@ -98,7 +98,9 @@ class ChunkRenderer:
                 [
                     url_element(
                         e.loc,
-                        e,
+                        e.lastmod,
+                        e.changefreq,
+                        e.priority,
                         extension(e)
                         if e.alternates or e.images or extras_of(e) != NO_EXTRAS
                         else "",

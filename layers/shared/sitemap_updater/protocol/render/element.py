@@ -20,6 +20,7 @@ tests/property/test_fast_judge.py compare them).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from sitemap_updater.protocol.entry import EXTRA_FIELDS, NO_EXTRAS, Alternate, Entry, extras_of
@@ -59,15 +60,20 @@ _LASTMOD_FORM: Final = NORMALIZED_FORM.fullmatch
 _CLEAN_TAIL: Final = r"(?:[A-Za-z0-9\-._~!$()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
 
 
-def url_element(loc: str, entry: Entry, extensions: str) -> str:
+def url_element(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    extensions: str,
+) -> str:
     """The ``<url>`` text of an entry whose values are already checked: ``loc``, its loc
     escaped, then its lastmod, changefreq and priority, then ``extensions``, the text of its
     alternates, images and extra fields; a changefreq or priority outside the tables is a
     ``KeyError``."""
-    lastmod = entry.lastmod
     return (
         f"<url><loc>{loc}</loc>{'' if lastmod is None else f'<lastmod>{lastmod}</lastmod>'}"
-        f"{CHANGEFREQ_TEXT[entry.changefreq]}{PRIORITY_ELEMENT[entry.priority]}{extensions}"
+        f"{CHANGEFREQ_TEXT[changefreq]}{PRIORITY_ELEMENT[priority]}{extensions}"
         "</url>\n"
     )
 
@@ -96,24 +102,32 @@ def escape_plain(text: str) -> str:
     return text
 
 
-def plain_fragment(entry: Entry) -> str:
-    """The ``<url>`` text of an entry of plain fields alone, when each value is already known
-    to be in normalized form (URLs on the site, or for images anywhere, of the normalized
-    characters; a normalized lastmod; language codes), as the recognizer of normalized form
-    knows of the entries it recognizes. It checks nothing: a value outside the changefreq and
-    priority tables is a ``KeyError``."""
+def plain_fragment(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    alternates: Sequence[tuple[str, str]],
+    images: Sequence[str],
+) -> str:
+    """The ``<url>`` text of an entry of plain fields alone, given as its values (alternates as
+    ``(hreflang, href)`` pairs, images as their URLs: ``protocol.entry.plain_fields``), when
+    each is already known to be in normalized form (URLs on the site, or for images anywhere,
+    of the normalized characters; a normalized lastmod; language codes), as the recognizer of
+    normalized form knows of the entries it recognizes. It checks nothing: a value outside the
+    changefreq and priority tables is a ``KeyError``."""
     extensions = ""
-    if entry.alternates:
+    if alternates:
         extensions = "".join(
             [
-                f"{ALTERNATE_OPEN}{a.hreflang}{ALTERNATE_HREF}{a.href}{ALTERNATE_CLOSE}"
-                for a in entry.alternates
+                f"{ALTERNATE_OPEN}{hreflang}{ALTERNATE_HREF}{href}{ALTERNATE_CLOSE}"
+                for hreflang, href in alternates
             ]
         )
-    if entry.images:
-        extensions += "".join([f"{IMAGE_OPEN}{image.loc}{IMAGE_CLOSE}" for image in entry.images])
+    if images:
+        extensions += "".join([f"{IMAGE_OPEN}{image}{IMAGE_CLOSE}" for image in images])
     # a normalized value holds no < > or ": & and ' are the two to escape
-    return escape_plain(url_element(entry.loc, entry, extensions))
+    return escape_plain(url_element(loc, lastmod, changefreq, priority, extensions))
 
 
 def too_large_reason(loc: str, max_bytes: int) -> str:
@@ -186,7 +200,7 @@ class EntryRenderer:
             if entry.alternates or entry.images or extras_of(entry) != NO_EXTRAS
             else ""
         )
-        return url_element(loc, entry, extensions)
+        return url_element(loc, entry.lastmod, entry.changefreq, entry.priority, extensions)
 
     def _checked_loc(self, loc: str) -> str:
         """Not the common case (normalized, on the site, nothing to escape): check all, so that

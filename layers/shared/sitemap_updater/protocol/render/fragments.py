@@ -141,13 +141,22 @@ def entry_fragment(entry: Entry, site: Site, *, max_bytes: int) -> bytes:
     return fragment
 
 
-def recognized_fragment(entry: Entry, *, max_bytes: int) -> bytes | str:
-    """The ``<url>`` fragment of an entry the recognizer of normalized form gave (plain fields
-    alone, each already in normalized form: ``render.element.plain_fragment``) in a file of at
-    most ``max_bytes``, or the ``loc: reason`` of one alone over that cap."""
-    fragment = plain_fragment(entry).encode("utf-8")
+def recognized_fragment(
+    loc: str,
+    lastmod: str | None,
+    changefreq: str | None,
+    priority: float | None,
+    alternates: Sequence[tuple[str, str]],
+    images: Sequence[str],
+    *,
+    max_bytes: int,
+) -> bytes | str:
+    """The ``<url>`` fragment of an entry's plain values that the recognizer of normalized form
+    recognized (``render.element.plain_fragment``) in a file of at most ``max_bytes``, or the
+    ``loc: reason`` of an entry alone over that cap."""
+    fragment = plain_fragment(loc, lastmod, changefreq, priority, alternates, images).encode()
     if len(fragment) > max_bytes - URLSET_FRAME_BYTES:
-        return too_large(entry.loc, max_bytes)
+        return too_large(loc, max_bytes)
     return fragment
 
 

@@ -50,10 +50,11 @@ _HOST_LABEL: Final = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?")
 # checked apart, see already_normalized). normalize_url returns such a URL unchanged.
 #: What follows the origin's ``/`` in a URL in normalized form ('%' is checked apart).
 NORMALIZED_PATH: Final = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*"
-_NORMALIZED_NO_PORT: Final = re.compile(
+#: The origin of a URL in normalized form without a port: a lower-case scheme and host.
+NORMALIZED_ORIGIN: Final = (
     r"https?://[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*"
-    r"/" + NORMALIZED_PATH
 )
+_NORMALIZED_NO_PORT: Final = re.compile(NORMALIZED_ORIGIN + "/" + NORMALIZED_PATH)
 #: A ``%XX`` in normalized form: upper-case hex, and not an unreserved character's escape.
 _NORMAL_ESCAPE: Final = re.compile(
     r"%(?!2[DE]|3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE])[0-9A-F]{2}"
@@ -62,7 +63,7 @@ _ANY_ESCAPE: Final = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 #: A URL this long or shorter fits the length rule however much XML escaping lengthens it (at
 #: most six times, ``'`` becoming ``&apos;``).
-_NEVER_TOO_LONG: Final = MAX_LOC_LENGTH // 6
+NEVER_TOO_LONG: Final = MAX_LOC_LENGTH // 6
 
 
 def _reject(value: object, rule: str, field: str = "loc") -> InvalidUrlError:
@@ -167,7 +168,7 @@ def escapes_and_length_ok(url: str) -> bool:
         return False
     if "/." in url and _has_dot_segment(url):
         return False
-    if MIN_LOC_LENGTH <= length <= _NEVER_TOO_LONG:
+    if MIN_LOC_LENGTH <= length <= NEVER_TOO_LONG:
         return True
     return MIN_LOC_LENGTH <= xml_length(url) <= MAX_LOC_LENGTH
 

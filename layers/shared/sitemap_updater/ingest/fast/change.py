@@ -15,7 +15,9 @@ object and, for a bad one, names the rule it breaks. Its URLs (the change's, its
 its images') may also be ones the careful judge's normalizers change (an IRI, an upper-case
 host, a default port, a space): the fast path then calls those same normalizers. So the fast
 path decides only what the careful path would accept, with the values it would store, and
-property tests compare the two on arbitrary bodies.
+property tests compare the two on arbitrary bodies. Many changes at once (the lines of a
+``build`` block, an array body) are decided together by ``ingest.fast.batch``, which asks this
+module of any change its shared checks are not sure of.
 
 The item-size rule needs no counting on this path: a fast-path item holds only ASCII strings
 that each appear in the body as one JSON string, and every attribute name or list overhead it
@@ -30,7 +32,6 @@ careful judge, which counts. A URL normalized here may be longer than its text i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Final
@@ -76,7 +77,7 @@ EARLIEST_TEXT: Final = format_instant(EARLIEST)
 
 
 @lru_cache(maxsize=8)
-def _latest_text(now: datetime) -> str:
+def latest_text(now: datetime) -> str:
     """``format_instant`` of the latest accepted ``occurred_at`` for a judge clock of ``now``."""
     return format_instant(now + MAX_FUTURE_SKEW)
 
@@ -85,7 +86,7 @@ def _occurred_at(
     raw_time: str | None, default_time: datetime | None, now: datetime, latest: str
 ) -> tuple[datetime, str | None] | None:
     """The instant of ``occurred_at`` and, when the text gave it, its ``format_instant``
-    (``latest``: ``_latest_text(now)``); ``None``: not sure."""
+    (``latest``: ``latest_text(now)``); ``None``: not sure."""
     if raw_time is None:
         return None if default_time is None else (default_time, None)
     instant = instant_text(raw_time)
@@ -103,7 +104,7 @@ def _occurred_at(
         return None
 
 
-def _normalized_loc(url: str, sites: Sites, now: datetime) -> tuple[str, NormalForm] | None:
+def normalized_loc(url: str, sites: Sites, now: datetime) -> tuple[str, NormalForm] | None:
     """``url``, not in normalized form, as the careful judge's own normalizer (``normalize_url``)
     makes it, if that is in normalized form on a listed site, and that site's form; ``None``:
     not sure. An IRI, an upper-case host, a default port or a space is then decided on the fast
@@ -174,55 +175,27 @@ def fast_change(
     whole message body: a body longer than :data:`ROOMY_BODY` is left to the careful judge,
     which counts the item's size (see the module text).
     """
-    return fast_changes((change,), (body_length,), default_time, sites, now, first=index)[0]
-
-
-def fast_changes(
-    changes: Sequence[WireChange],
-    lengths: Sequence[int],
-    default_time: datetime | None,
-    sites: Sites,
-    now: datetime,
-    *,
-    first: int | None = None,
-) -> list[ChangeEvent | None]:
-    """:func:`fast_change` of each change, the ``n``-th from a body of ``lengths[n]``
-    characters, at index ``first + n`` (``first`` ``None``: each is a body of its own). One
-    call for many changes (the changes of an array body, or the lines of a file ``build``
-    reads): the checks that depend only on the clock and the sites are made once."""
-    latest = _latest_text(now)
-    site_of = sites.site_of
-    result: list[ChangeEvent | None] = []
-    append = result.append
-    for place, (change, body_length) in enumerate(zip(changes, lengths, strict=True)):
-        if body_length > ROOMY_BODY:
-            append(None)
-            continue
-        url = change.url
-        site = site_of(url)
-        form = None if site is None else normal_form(site, now)
-        #: characters the item may take beyond the body: URLs normalized here count whole
-        room = ROOMY_BODY - body_length
-        if form is None or not form.on_site(url):
-            located = _normalized_loc(url, sites, now)
-            if located is None or len(located[0]) > room:
-                append(None)
-                continue
-            url, form = located
-            room -= len(url)
-        when = _occurred_at(change.occurred_at, default_time, now, latest)
-        section = change.section
-        if when is None or (section is not None and not is_section(section)):
-            append(None)
-            continue
-        occurred_at, instant = when
-        index = None if first is None else first + place
-        if isinstance(change, WireDelete):
-            append(delete_change(url, occurred_at, index=index, instant=instant))
-            continue
-        entry = _upsert(change, form, url, room)
-        if entry is None:
-            append(None)
-            continue
-        append(upsert_change(entry, occurred_at, section, index=index, instant=instant))
-    return result
+    if body_length > ROOMY_BODY:
+        return None
+    url = change.url
+    site = sites.site_of(url)
+    form = None if site is None else normal_form(site, now)
+    #: characters the item may take beyond the body: URLs normalized here count whole
+    room = ROOMY_BODY - body_length
+    if form is None or not form.on_site(url):
+        located = normalized_loc(url, sites, now)
+        if located is None or len(located[0]) > room:
+            return None
+        url, form = located
+        room -= len(url)
+    when = _occurred_at(change.occurred_at, default_time, now, latest_text(now))
+    section = change.section
+    if when is None or (section is not None and not is_section(section)):
+        return None
+    occurred_at, instant = when
+    if isinstance(change, WireDelete):
+        return delete_change(url, occurred_at, index=index, instant=instant)
+    entry = _upsert(change, form, url, room)
+    if entry is None:
+        return None
+    return upsert_change(entry, occurred_at, section, index=index, instant=instant)
