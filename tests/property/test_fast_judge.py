@@ -316,7 +316,7 @@ def test_normalized_objects_get_the_careful_judgement(
     assert site is not None
     if event.entry is not None:
         assert recognized.entry is not None
-        fragment = recognized_fragment(*plain_fields(recognized.entry), max_bytes=MAX_BYTES)
+        fragment = recognized_fragment(plain_fields(recognized.entry), max_bytes=MAX_BYTES)
         assert fragment == entry_fragment(event.entry, site, max_bytes=MAX_BYTES)
 
 

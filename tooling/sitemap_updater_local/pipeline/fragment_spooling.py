@@ -85,13 +85,13 @@ class _Collector:
         fragment straight from its plain values (``render.fragments.recognized_fragment``)."""
         space_for, max_bytes, buckets = self.layout.space_for, self.max_bytes, self._buckets
         hashes = url_hashes([change[1] for change in changes])
-        for uh, (_, key), (_, url, _, _, section, values) in zip(
+        for uh, (_, key), (_, url, _, _, section, fields) in zip(
             hashes, decided_keys(changes), changes, strict=True
         ):
-            if values is None:
+            if fields is None:
                 buckets[bucket_of(uh)].append((uh, key, "", None))
                 continue
-            payload = recognized_fragment(url, *values, max_bytes=max_bytes)
+            payload = recognized_fragment(fields, max_bytes=max_bytes)
             buckets[bucket_of(uh)].append((uh, key, space_for(url, section), payload))
         self._ready += len(changes)
 
@@ -105,7 +105,7 @@ class _Collector:
         if event.entry is None:
             changes.append((uh, event.event_key, "", None))
             return
-        payload = recognized_fragment(*plain_fields(event.entry), max_bytes=self.max_bytes)
+        payload = recognized_fragment(plain_fields(event.entry), max_bytes=self.max_bytes)
         changes.append((uh, event.event_key, self.layout.space_for(loc, event.section), payload))
 
     def upsert(self, loc: str, ev: str, entry: Entry, section: str | None = None) -> None:

@@ -23,7 +23,7 @@ from typing import Any, Final, Literal
 
 import orjson
 
-from sitemap_updater.protocol.entry import EXTRA_FIELDS, NO_EXTRAS, Entry, extras_of
+from sitemap_updater.protocol.entry import EXTRA_FIELDS, NO_EXTRAS, Entry, PlainFields, extras_of
 from sitemap_updater.store.items import plain_value
 
 RANK_UPSERT: Final = "0"
@@ -149,23 +149,16 @@ def content_digest(entry: Entry, section: str | None = None) -> str:
     return _sha256_hex(canonical_entry_json(entry, section))
 
 
-def plain_digest(
-    loc: str,
-    lastmod: str | None,
-    changefreq: str | None,
-    priority: float | None,
-    alternates: Sequence[tuple[str, str]],
-    images: Sequence[str],
-    section: str | None = None,
-) -> str:
-    """:func:`content_digest` of an entry of plain fields alone, given as its values
-    (``protocol.entry.plain_fields``), each recognized in normalized form
+def plain_digest(fields: PlainFields, section: str | None = None) -> str:
+    """:func:`content_digest` of an entry of plain fields alone, given as its plain values
+    (``protocol.entry.PlainFields``), each recognized in normalized form
     (``protocol.normalized``), and of its change's section (a section name).
 
     Every such value is ASCII without a quote, a backslash or a control character (URLs of the
     normalized characters, dates, table words, language tags, slugs), so its JSON string is
     its text in quotes, and the canonical JSON is written straight, keys in sorted order.
     """
+    loc, lastmod, changefreq, priority, alternates, images = fields
     pairs = ",".join([f'["{hreflang}","{href}"]' for hreflang, href in alternates])
     locs = '","'.join(images)
     locs_json = f'"{locs}"' if images else ""

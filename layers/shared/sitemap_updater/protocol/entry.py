@@ -337,12 +337,16 @@ extras_of: Final[Callable[[Entry], tuple[Any, ...]]] = (
 )
 
 
-def plain_fields(
-    entry: Entry,
-) -> tuple[str, str | None, str | None, float | None, tuple[Alternate, ...], list[str]]:
-    """The plain fields of ``entry`` in :func:`plain_entry`'s order, alternates as
-    ``(hreflang, href)`` pairs, images as their URLs (what ``render.element.plain_fragment`` and
-    ``ingest.ordering.plain_digest`` take)."""
+#: An entry's plain fields as plain values, in :func:`plain_entry`'s order: loc, lastmod,
+#: changefreq, priority, alternates as ``(hreflang, href)`` pairs, image URLs (what
+#: ``render.element.plain_fragment`` and ``ingest.ordering.plain_digest`` read).
+PlainFields = tuple[
+    str, str | None, str | None, float | None, Sequence[tuple[str, str]], Sequence[str]
+]
+
+
+def plain_fields(entry: Entry) -> PlainFields:
+    """The plain fields of ``entry`` (:data:`PlainFields`)."""
     images = [image.loc for image in entry.images]
     return entry.loc, entry.lastmod, entry.changefreq, entry.priority, entry.alternates, images
 

@@ -35,7 +35,7 @@ from sitemap_updater.ingest.ordering import (
     plain_digest,
 )
 from sitemap_updater.ingest.wire import WireChange, WireDelete, WireUpsert
-from sitemap_updater.protocol.entry import plain_entry, tenth
+from sitemap_updater.protocol.entry import PlainFields, plain_entry, tenth
 from sitemap_updater.protocol.limits import CHANGEFREQS
 from sitemap_updater.protocol.normalized import NormalForm, images_normalized_each, normal_form
 from sitemap_updater.sections import is_section
@@ -46,9 +46,9 @@ from sitemap_updater.sites import Sites
 PlainValues = tuple[str | None, str | None, float | None, list[tuple[str, str]], list[str]]
 #: A change decided with its batch, as a plain tuple (the batch makes one for each change):
 #: its place in the batch, its URL in normalized form, its instant and that instant's
-#: ``format_instant`` text, the section it names, and for an upsert its plain values
-#: (``None``: a delete).
-Decided = tuple[int, str, datetime, str, str | None, PlainValues | None]
+#: ``format_instant`` text, the section it names, and for an upsert its plain fields
+#: (``protocol.entry.PlainFields``; ``None``: a delete).
+Decided = tuple[int, str, datetime, str, str | None, PlainFields | None]
 #: The alternates or images of an upsert that has none (shared, never changed).
 _NONE: Final[list[Any]] = []
 
@@ -78,14 +78,14 @@ def fast_changes(
         index = None if first is None else first + place
         result[place] = fast_change(changes[place], index, default_time, sites, now, lengths[place])
     keys = decided_keys(batch.decided)
-    for (place, url, moment, _, section, values), (digest, key) in zip(
+    for (place, url, moment, _, section, fields), (digest, key) in zip(
         batch.decided, keys, strict=True
     ):
         index = None if first is None else first + place
-        if values is None:  # a delete names no section (judged.delete_change)
+        if fields is None:  # a delete names no section (judged.delete_change)
             result[place] = ChangeEvent(index, "delete", url, None, moment, digest, key)
         else:
-            entry = plain_entry(url, *values)
+            entry = plain_entry(*fields)
             result[place] = ChangeEvent(index, "upsert", url, entry, moment, digest, key, section)
     return result
 
@@ -95,12 +95,12 @@ def decided_keys(changes: Sequence[Decided]) -> list[tuple[str, str]]:
     ``judged.upsert_change`` and ``judged.delete_change`` make them."""
     result: list[tuple[str, str]] = []
     append = result.append
-    for _, url, moment, instant, section, values in changes:
-        if values is None:
+    for _, url, moment, instant, section, fields in changes:
+        if fields is None:
             digest = delete_digest(url)
             append((digest, event_key(moment, "delete", digest, instant=instant)))
         else:
-            digest = plain_digest(url, *values, section)
+            digest = plain_digest(fields, section)
             append((digest, event_key(moment, "upsert", digest, instant=instant)))
     return result
 
@@ -141,7 +141,8 @@ def decide_together(
         ):
             alone.append(place)
         else:
-            decided.append((place, url, when[0], when[1], section, values))
+            fields = None if values is None else (url, *values)
+            decided.append((place, url, when[0], when[1], section, fields))
     return Batch(decided, alone)
 
 

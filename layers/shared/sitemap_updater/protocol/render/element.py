@@ -20,10 +20,16 @@ tests/property/test_fast_judge.py compare them).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Final
 
-from sitemap_updater.protocol.entry import EXTRA_FIELDS, NO_EXTRAS, Alternate, Entry, extras_of
+from sitemap_updater.protocol.entry import (
+    EXTRA_FIELDS,
+    NO_EXTRAS,
+    Alternate,
+    Entry,
+    PlainFields,
+    extras_of,
+)
 from sitemap_updater.protocol.errors import (
     ForeignHostError,
     InvalidChangefreqError,
@@ -102,20 +108,13 @@ def escape_plain(text: str) -> str:
     return text
 
 
-def plain_fragment(
-    loc: str,
-    lastmod: str | None,
-    changefreq: str | None,
-    priority: float | None,
-    alternates: Sequence[tuple[str, str]],
-    images: Sequence[str],
-) -> str:
-    """The ``<url>`` text of an entry of plain fields alone, given as its values (alternates as
-    ``(hreflang, href)`` pairs, images as their URLs: ``protocol.entry.plain_fields``), when
-    each is already known to be in normalized form (URLs on the site, or for images anywhere,
-    of the normalized characters; a normalized lastmod; language codes), as the recognizer of
-    normalized form knows of the entries it recognizes. It checks nothing: a value outside the
-    changefreq and priority tables is a ``KeyError``."""
+def plain_fragment(fields: PlainFields) -> str:
+    """The ``<url>`` text of an entry of plain fields alone, given as its plain values
+    (``protocol.entry.PlainFields``), when each is already known to be in normalized form (URLs
+    on the site, or for images anywhere, of the normalized characters; a normalized lastmod;
+    language codes), as the recognizer of normalized form knows of the entries it recognizes.
+    It checks nothing: a value outside the changefreq and priority tables is a ``KeyError``."""
+    loc, lastmod, changefreq, priority, alternates, images = fields
     extensions = ""
     if alternates:
         extensions = "".join(

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from itertools import batched
 from typing import Final
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.protocol.entry import Entry, PlainFields
 from sitemap_updater.protocol.errors import EntryTooLargeError, SitemapError
 from sitemap_updater.protocol.gzipio import InflateError, inflate
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
@@ -141,22 +141,13 @@ def entry_fragment(entry: Entry, site: Site, *, max_bytes: int) -> bytes:
     return fragment
 
 
-def recognized_fragment(
-    loc: str,
-    lastmod: str | None,
-    changefreq: str | None,
-    priority: float | None,
-    alternates: Sequence[tuple[str, str]],
-    images: Sequence[str],
-    *,
-    max_bytes: int,
-) -> bytes | str:
+def recognized_fragment(fields: PlainFields, *, max_bytes: int) -> bytes | str:
     """The ``<url>`` fragment of an entry's plain values that the recognizer of normalized form
     recognized (``render.element.plain_fragment``) in a file of at most ``max_bytes``, or the
     ``loc: reason`` of an entry alone over that cap."""
-    fragment = plain_fragment(loc, lastmod, changefreq, priority, alternates, images).encode()
+    fragment = plain_fragment(fields).encode()
     if len(fragment) > max_bytes - URLSET_FRAME_BYTES:
-        return too_large(loc, max_bytes)
+        return too_large(fields[0], max_bytes)
     return fragment
 
 
