@@ -351,6 +351,29 @@ def test_the_rows_are_reached_from_the_keyboard(page: Page, served: Served) -> N
     assert page.wait("document.activeElement.href") == listed[-1]
 
 
+#: Scrolls the rows to the top and gives the focused element's link once the rows the scroll
+#: brings into view are drawn (the page draws them on the next frame; this reads the one after).
+SCROLL_TO_TOP_THEN_FOCUS = """new Promise((done) => {
+    const box = document.getElementById('rows');
+    const after = () => requestAnimationFrame(() => done(document.activeElement.href || null));
+    box.addEventListener('scroll', () => requestAnimationFrame(after), { once: true });
+    box.scrollTop = 0;
+})"""
+
+
+def test_a_scroll_of_the_rows_keeps_the_focus_in_the_detail(page: Page, big: Served) -> None:
+    """Drawing the rows again (a scroll, or the one the End key sets off) leaves the detail pane
+    of the same URL as it is, so a link focused in it keeps the focus."""
+    name = file_named(big, "products")
+    listed = [u.findtext("sm:loc", namespaces=NS) for u in urls_of(big.root / name)]
+    open_file(page, big, name)
+    page.evaluate("document.getElementById('rows').focus()")
+    page.press("End", key_code=35)
+    assert page.wait("document.querySelector('#detail h2 a').href") == listed[-1]
+    page.evaluate("document.querySelector('#detail h2 a').focus()")
+    assert page.evaluate(SCROLL_TO_TOP_THEN_FOCUS) == listed[-1]
+
+
 def test_a_50000_url_file_draws_only_the_rows_in_view(page: Page, big: Served) -> None:
     name = file_named(big, "products")
     listed = [u.findtext("sm:loc", namespaces=NS) for u in urls_of(big.root / name)]

@@ -348,11 +348,16 @@ function select(i) {
   render();
 }
 
+// the URL the detail pane shows: drawn again only when another is selected, so that a redraw
+// of the rows (a scroll) never takes the focus from a link in the pane
+let detailShown = null;
+
 function detail() {
   const pane = $('detail');
   const u = view.shown[view.active];
   pane.hidden = !u;
-  if (!u) return;
+  if (!u || u === detailShown) return;
+  detailShown = u;
   const list = (items) => (items.length ? h('ul', null, ...items.map((i) => h('li', null, ...i))) : muted());
   const extension = (label, node) => h('div', null, h('h3', null, label), h('dl', null, ...fields(node).flatMap(([k, v]) => [h('dt', null, k), h('dd', null, /^https?:/.test(v) ? link(v) : v)])));
   pane.replaceChildren(
