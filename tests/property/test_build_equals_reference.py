@@ -10,8 +10,8 @@ gives from each space's root, the rebuild's own ``render_shard`` over the items 
 with the site of the leaf's host, the News files a full rebuild makes of the live items
 (``NewsDesk.replace_all``), and an index per host listing that host's files (its empty-site
 file when it has none), its News files last. The two must write the same files, byte for byte,
-and report the same problems in the same order, here over two hosts with path rules and named
-sections.
+and report the same problems in the same order, over two hosts with path rules and named
+sections, and over one host (whose changes the fast path decides a block at a time).
 """
 
 from __future__ import annotations
@@ -250,6 +250,7 @@ def _built(
     return files, problems
 
 
+@pytest.mark.parametrize("layout", [TWO_HOSTS, ONE_HOST], ids=["two hosts", "one host"])
 @SETTINGS
 @given(
     # the first line is a change object, so that the file is read as JSONL
@@ -261,6 +262,7 @@ def _built(
 )
 def test_build_writes_what_the_careful_path_writes(
     tmp_path_factory: pytest.TempPathFactory,
+    layout: Layout,
     body: list[str],
     max_urls: int,
     max_bytes: int,
@@ -270,10 +272,8 @@ def test_build_writes_what_the_careful_path_writes(
     work = tmp_path_factory.mktemp("build")
     source = work / "events.jsonl"
     source.write_bytes(newline.join(body).encode("utf-8"))
-    expected_files, expected_problems = _reference(
-        source, TWO_HOSTS, max_urls, max_bytes, stylesheet
-    )
-    files, problems = _built(source, TWO_HOSTS, work / "out", max_urls, max_bytes, 1, stylesheet)
+    expected_files, expected_problems = _reference(source, layout, max_urls, max_bytes, stylesheet)
+    files, problems = _built(source, layout, work / "out", max_urls, max_bytes, 1, stylesheet)
     assert problems == expected_problems
     assert files == expected_files
 
