@@ -75,7 +75,8 @@ def served(output: Path) -> Iterator[Running]:
         yield running
     finally:
         running.process.terminate()
-        running.process.wait(timeout=30)
+        # what it still writes is read, so that a full pipe can never hold up its exit
+        running.process.communicate(timeout=30)
 
 
 def _get(url: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
@@ -134,7 +135,8 @@ def test_an_output_from_before_the_view_is_shown_with_this_versions_view(tmp_pat
             assert _get(f"{running.base}/{name}")[2] == body
     finally:
         running.process.terminate()
-        running.process.wait(timeout=30)
+        # what it still writes is read, so that a full pipe can never hold up its exit
+        running.process.communicate(timeout=30)
 
 
 def test_ctrl_c_stops_it_with_one_line_and_status_0(output: Path) -> None:
