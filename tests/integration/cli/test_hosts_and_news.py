@@ -222,10 +222,13 @@ def test_build_writes_the_news_files_the_deployed_rebuild_publishes(
         }
         for i in range(3)
     ]
-    # an article that lost its news object, and one deleted
+    # an article that lost its news object, and one deleted, later than every change above: those
+    # take the time they are sent, which a queue gives in milliseconds, so two messages sent in the
+    # same one would leave the later change of a page to the digest's tie-break
+    later = (now + timedelta(minutes=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
     events += [
-        {"action": "upsert", "url": f"{COM}/n/0", "lastmod": "2026-01-02"},
-        {"action": "delete", "url": f"{COM}/n/1"},
+        {"action": "upsert", "url": f"{COM}/n/0", "lastmod": "2026-01-02", "occurred_at": later},
+        {"action": "delete", "url": f"{COM}/n/1", "occurred_at": later},
     ]
     wave = tmp_path / "wave.jsonl"
     wave.write_text(
