@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,9 @@ def test_workers_write_what_one_process_writes(
     site: list[str],
 ) -> None:
     index = _site_with_troubles(tmp_path)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
     monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
     parallel = _run(index, tmp_path / "parallel.jsonl", capsys, site)
@@ -69,6 +73,7 @@ def test_workers_write_what_one_process_writes(
     single = _run(index, tmp_path / "single.jsonl", capsys, site)
 
     assert parallel == single
+    assert not list(scratch.iterdir())  # the children's files are gone, and their directory
     code, out, err, events = single
     # the bad lastmod costs the field, not its page (a warning): 6 records skipped, not 7
     assert "read 110 record(s); 104 upsert event(s) written to OUT; 6 skipped" in out
@@ -120,15 +125,19 @@ def test_progress_counts_every_record_read(tmp_path: Path, workers: int) -> None
     index = _site_with_troubles(tmp_path)
     counts: list[int] = []
     written: list[str] = []
+    spool = tmp_path / "spool"
+    spool.mkdir()
     with OrderedPool[backfill_events.ChildResult](max(workers, 1)) as pool:
         run = backfill_events.Backfill(
             lambda url, line: written.append(line),
             pool=pool if workers else None,
-            write=written.append,
+            write=lambda path: written.append(Path(path).read_text(encoding="utf-8")),
+            spool=str(spool),
             progress=counts.append,
         )
         stats = run.run(iter_source_items(str(index)))
     assert stats.read == 110
+    assert not list(spool.iterdir())  # each child's file is removed once its lines are written
     assert sum(counts) == stats.read and all(n > 0 for n in counts)
 
 

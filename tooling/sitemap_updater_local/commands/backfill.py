@@ -16,8 +16,8 @@ applied, on disk; see ``final_state``) and each live URL becomes one upsert, so 
 events of a site never resurrects a deleted page. Sitemaps and CSV files are streamed straight
 through; an entry whose values are already in normalized form takes a fast path that writes
 the same line (``upsert_lines``). Writing to a file, the children of a sitemap index are read
-on worker processes (one per core), and their events written in the index's order. Memory
-stays flat in every case.
+on worker processes (one per core), each into a temporary file, and their events written in
+the index's order. Memory stays flat in every case.
 
 The events go to a queue (``--queue-url``, batches of 10, see ``send``) or to a JSONL file
 (``--out``; ``-`` for stdout), which ``send`` or ``simulate`` can replay later. The file is
@@ -32,6 +32,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
+from tempfile import TemporaryDirectory
 from typing import IO
 
 from sitemap_updater.printable import printable
@@ -51,12 +52,11 @@ from sitemap_updater_local.options import (
     csv_format_of,
     sites_of,
 )
+from sitemap_updater_local.outputs.line_writer import LineWriter
 from sitemap_updater_local.outputs.replaced_file import open_replaced, refuse_same_file
 from sitemap_updater_local.pipeline.backfill_events import Backfill, BackfillStats, ChildResult
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
 
-#: Lines written to the output at a time.
-WRITE_BATCH = 4096
 #: What the workers that read the children of an index need, loaded once by their fork server.
 WORKER_MODULES = ("sitemap_updater_local.pipeline.backfill_events",)
 
@@ -118,30 +118,6 @@ def _positive(text: str) -> int:
     return value
 
 
-class _LineWriter:
-    """Writes lines to a text file in batches; :meth:`flush` writes what is left."""
-
-    def __init__(self, out: IO[str]) -> None:
-        self._out = out
-        self._lines: list[str] = []
-
-    def add(self, url: str, line: str) -> None:
-        lines = self._lines
-        lines.append(line)
-        if len(lines) >= WRITE_BATCH:
-            self.flush()
-
-    def write(self, text: str) -> None:
-        """Lines already joined, each ending with a line break."""
-        self.flush()
-        self._out.write(text)
-
-    def flush(self) -> None:
-        if self._lines:
-            self._out.write("\n".join(self._lines) + "\n")
-            self._lines.clear()
-
-
 def _progress(args: argparse.Namespace, stack: ExitStack) -> Callable[[int], object] | None:
     """What counts the records read on a progress bar, unless ``--no-progress``."""
     if args.no_progress:
@@ -180,12 +156,18 @@ def run(args: argparse.Namespace) -> int:
                 refuse_same_file(args.source, args.out)
                 replaced = stack.enter_context(open_replaced(args.out))
                 out = replaced.stream
-            writer = _LineWriter(out)
+            writer = LineWriter(out)
             if replaced is None:  # what stdout got so far is out anyway: let it have the rest
                 stack.callback(writer.flush)
-            emit, write = writer.add, writer.write
+            emit, write = writer.add, writer.append_file
 
         cores = usable_cores()
+        # the children's files, removed after the workers that write them are stopped
+        spool = (
+            stack.enter_context(TemporaryDirectory(prefix="sitemap-updater-backfill-"))
+            if cores > 1
+            else None
+        )
         pool = (
             stack.enter_context(OrderedPool[ChildResult](cores, preload=WORKER_MODULES))
             if cores > 1
@@ -205,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
             on_problem=report,
             pool=pool,
             write=write,
+            spool=spool,
             progress=progress,
             policy=policy,
             csv_format=csv_format,

@@ -9,9 +9,11 @@ in the index's order. ``sitemap-updater backfill`` is its command.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from tempfile import NamedTemporaryFile
 from typing import TYPE_CHECKING, Any
 
 from sitemap_updater.protocol import Site, SitemapError
@@ -36,6 +38,7 @@ from sitemap_updater_local.inputs.sitemaps.news_articles import (
     with_article,
 )
 from sitemap_updater_local.inputs.sitemaps.sitemap_rows import ChildSitemap, read_sitemap_rows
+from sitemap_updater_local.outputs.line_writer import LineWriter
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from sitemap_updater_local.pipeline.upsert_lines import UpsertLines, event_line, upsert_event
 
@@ -58,10 +61,10 @@ class BackfillStats:
 
 @dataclass(slots=True)
 class ChildResult:
-    """What reading one child sitemap gave: its event lines (each ending with a line break),
-    how many records it held, how many events it gave, and its problems in order."""
+    """What reading one child sitemap gave: the file of its event lines (each ending with a line
+    break), how many records it held and events it gave, and its problems in order."""
 
-    text: str = ""
+    lines_file: str | None = None
     read: int = 0
     events: int = 0
     problems: list[Problem | Note] = field(default_factory=list)
@@ -77,36 +80,29 @@ def read_child(
     depth: int,
     policy: SourcePolicy,
     articles: dict[str, RawEntry],
+    spool: str,
 ) -> ChildResult:
-    """The events of one child sitemap (run on a worker process, with a copy of the policy
-    holding what the source read so far)."""
-    lines: list[str] = []
+    """The events of one child sitemap, written as they come to a file of the ``spool``
+    directory, so that no process holds a child's lines (run on a worker process, with a
+    copy of the policy holding what the source read so far)."""
     problems: list[Problem | Note] = []
-    backfill = Backfill(
-        lambda url, line: lines.append(line),
-        site=site,
-        on_problem=problems.append,
-        now=now,
-        policy=policy,
-    )
-    backfill.articles = articles  # the articles no page meets are the index's to write
     read_before = policy.bytes_read
-    try:
-        stats = backfill.run(read_sitemap_rows(location, depth=depth, policy=policy))
-    except BudgetError:
-        raise
-    except SourceError as exc:
-        problems.append(Problem(location, str(exc)))
-        stats = backfill.stats
-    text = "\n".join(lines) + "\n" if lines else ""
+    with NamedTemporaryFile("w", encoding="utf-8", dir=spool, delete=False) as out:
+        writer = LineWriter(out)
+        backfill = Backfill(
+            writer.add, site=site, on_problem=problems.append, now=now, policy=policy
+        )
+        backfill.articles = articles  # the articles no page meets are the index's to write
+        try:
+            stats = backfill.run(read_sitemap_rows(location, depth=depth, policy=policy))
+        except BudgetError:
+            raise
+        except SourceError as exc:
+            problems.append(Problem(location, str(exc)))
+            stats = backfill.stats
+        writer.flush()
     read = policy.bytes_read - read_before
-    return ChildResult(text, stats.read, stats.events, problems, read, backfill.merged)
-
-
-def _child_policy(policy: SourcePolicy) -> SourcePolicy:
-    """A copy of ``policy`` for one child: its origins, its caps and what was read so far, with
-    a set of its own of the locations seen."""
-    return replace(policy, seen=set())
+    return ChildResult(out.name, stats.read, stats.events, problems, read, backfill.merged)
 
 
 class Backfill:
@@ -116,9 +112,10 @@ class Backfill:
     judged as ingest judges them, spooled, and reduced to their final state at the end.
     ``site``: the listed sites (``Sites``, as ``SiteUrl`` lists them) or the one site; none:
     the site of the first URL, with ``media_hosts`` and ``alternates_any_host``.
-    With a ``pool`` and ``write``, the children of a sitemap index are read on worker
-    processes once the site is known (given, or told by the first entry of the first child
-    file), and their lines handed to ``write`` in order.
+    With a ``pool``, ``write`` and a ``spool`` directory, the children of a sitemap index are
+    read on worker processes once the site is known (given, or told by the first entry of the
+    first child file), each into a file of the spool, handed to ``write`` in order (then
+    removed). The caller removes the spool itself once the workers are stopped.
     ``progress`` is told how many more records were read, now and then.
     """
 
@@ -132,6 +129,7 @@ class Backfill:
         policy: SourcePolicy | None = None,
         pool: OrderedPool[ChildResult] | None = None,
         write: Callable[[str], None] | None = None,
+        spool: str | None = None,
         progress: Callable[[int], object] | None = None,
         csv_format: CsvFormat | None = None,
         media_hosts: frozenset[str] | None = None,
@@ -143,8 +141,9 @@ class Backfill:
         self._alternates_any_host = alternates_any_host
         self._progress = progress
         self._shown = 0
-        self._pool = pool if write is not None else None
+        self._pool = pool if write is not None and spool is not None else None
         self._write = write
+        self._spool_directory = spool
         self._on_problem = on_problem
         self._policy = policy or SourcePolicy()
         self._now = now or datetime.now(UTC)
@@ -292,7 +291,7 @@ class Backfill:
             self._sites = site_of_first_entry(
                 child.location,
                 child.depth,
-                _child_policy(self._policy),
+                replace(self._policy, seen=set()),
                 self._media_hosts,
                 alternates_any_host=self._alternates_any_host,
             )
@@ -303,9 +302,10 @@ class Backfill:
     def _child(self, child: ChildSitemap, *, hold: bool = False) -> None:
         lines = None if hold else self._pool_lines(child)
         if self._pool is not None and lines is not None:
-            policy = _child_policy(self._policy)
-            args = (lines.sites, self._now, child.location, child.depth, policy)
-            for result in self._pool.submit(read_child, *args, self.articles):
+            # the child's own copy: what was read so far, a set of its own of the locations seen
+            policy = replace(self._policy, seen=set())
+            args = (lines.sites, self._now, child.location, child.depth, policy, self.articles)
+            for result in self._pool.submit(read_child, *args, self._spool_directory):
                 self._apply(result)
             return
         records = read_sitemap_rows(child.location, depth=child.depth, policy=self._policy)
@@ -339,8 +339,9 @@ class Backfill:
             self.articles.pop(loc, None)
         for problem in result.problems:
             self._problem(problem)
-        if result.text and self._write is not None:
-            self._write(result.text)
+        if result.lines_file is not None and self._write is not None:
+            self._write(result.lines_file)
+            os.remove(result.lines_file)
         self._tick()
 
     def _source_problem(self, problem: Problem | Note) -> None:
