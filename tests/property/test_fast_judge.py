@@ -19,7 +19,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemap_updater.ingest.events import careful_decode_body, decode_body
-from sitemap_updater.ingest.fast import FIXED_ALLOWANCE, ROOMY_BODY, fast_change, fast_changes
+from sitemap_updater.ingest.fast import (
+    FIXED_ALLOWANCE,
+    ROOMY_BODY,
+    decide_together,
+    fast_change,
+    fast_changes,
+)
 from sitemap_updater.ingest.item_size import item_size, live_item_size
 from sitemap_updater.ingest.judged import ChangeEvent
 from sitemap_updater.ingest.ordering import (
@@ -465,3 +471,33 @@ def test_a_typical_event_of_a_site_list_is_decided_by_the_fast_path() -> None:
     assert event is not None
     assert event.section == "products"
     assert (event,) == careful_decode_body(body, sent_at=NOW, site=sites, now=NOW).items
+
+
+def test_the_changes_of_each_site_of_a_list_are_decided_together() -> None:
+    """A block of a deployment of several sites: its changes on each site are decided with the
+    others of that site, none asked of the one-change path, in the block's order."""
+    sites = SITE_LISTS[1]
+    urls = [
+        "https://www.example.de/schuhe/1",
+        f"{SITE.origin}/shoes/1",
+        "https://www.example.de/schuhe/2",
+        f"{SITE.origin}/shoes/2",
+        "https://www.example.de/Schuhe/Größe 42",  # normalized, and still on its site
+    ]
+    bodies = [
+        json.dumps({"action": "upsert", "url": url, "occurred_at": "2026-11-20T10:00:01Z"})
+        for url in urls
+    ]
+    changes = [decode_change(body) for body in bodies]
+    lengths = [len(body) for body in bodies]
+
+    batch = decide_together(changes, lengths, None, sites, NOW)
+
+    assert batch.alone == []
+    assert [change[0] for change in batch.decided] == list(range(len(urls)))
+    assert batch.decided[-1][1] == "https://www.example.de/Schuhe/Gr%C3%B6%C3%9Fe%2042"
+    each = [
+        fast_change(change, None, None, sites, NOW, n)
+        for change, n in zip(changes, lengths, strict=True)
+    ]
+    assert fast_changes(changes, lengths, None, sites, NOW) == each

@@ -3,10 +3,11 @@ all, column by column.
 
 ``build`` judges the lines of a file in blocks of thousands, and ingest may receive an array
 body. Asked one by one (:func:`change.fast_change`), each change costs a dozen calls; asked
-together, for a deployment of one site, the URLs of the batch are recognized in one pass
+together, the URLs of the batch on one site are recognized in one pass
 (``protocol.urls.batch``), so are their lastmods, alternates and images
 (``protocol.normalized``), their ``occurred_at`` texts are read in one pass
-(``ordering.instant_texts``) and their sections checked once each. A change whose values all
+(``ordering.instant_texts``) and their sections checked once each; a deployment of several
+sites does so for the changes of each site. A change whose values all
 pass is *decided* here, with the values :func:`change.fast_change` would give it; a URL that
 needs normalizing is normalized as that function does; any other change is left to that
 function alone, which decides it as it decides every change. A property test compares the two
@@ -15,8 +16,10 @@ on arbitrary batches (tests/property/test_fast_judge.py).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import Any, Final, NamedTuple
 
 from sitemap_updater.ingest.fast.change import (
@@ -38,6 +41,7 @@ from sitemap_updater.ingest.wire import WireChange, WireDelete, WireUpsert
 from sitemap_updater.protocol.entry import PlainFields, plain_entry, tenth
 from sitemap_updater.protocol.limits import CHANGEFREQS
 from sitemap_updater.protocol.normalized import NormalForm, images_normalized_each, normal_form
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sections import is_section
 from sitemap_updater.sites import Sites
 
@@ -112,11 +116,49 @@ def decide_together(
     sites: Sites,
     now: datetime,
 ) -> Batch:
-    """The changes of the batch decided together (see the module text); a deployment of
-    several sites leaves each to ``fast_change`` alone."""
-    if len(sites) != 1:
-        return Batch([], list(range(len(changes))))
-    form = normal_form(sites.primary, now)
+    """The changes of the batch decided together (see the module text): in a deployment of
+    several sites, the changes of each site together, in the batch's order; a change whose URL
+    is on no listed site as given is left to ``fast_change`` alone."""
+    if len(sites) == 1:
+        return _decide_on_site(sites.primary, changes, lengths, default_time, sites, now)
+    places_by_site: defaultdict[Site | None, list[int]] = defaultdict(list)
+    site_of = sites.site_of
+    for place, change in enumerate(changes):
+        places_by_site[site_of(change.url)].append(place)
+    decided: list[Decided] = []
+    alone: list[int] = []
+    for site, places in places_by_site.items():
+        if site is None:
+            alone += places
+            continue
+        part = _decide_on_site(
+            site,
+            [changes[place] for place in places],
+            [lengths[place] for place in places],
+            default_time,
+            sites,
+            now,
+        )
+        for place, url, moment, instant, section, fields in part.decided:
+            decided.append((places[place], url, moment, instant, section, fields))
+        alone += [places[place] for place in part.alone]
+    decided.sort(key=itemgetter(0))
+    alone.sort()
+    return Batch(decided, alone)
+
+
+def _decide_on_site(
+    site: Site,
+    changes: Sequence[WireChange],
+    lengths: Sequence[int],
+    default_time: datetime | None,
+    sites: Sites,
+    now: datetime,
+) -> Batch:
+    """:func:`decide_together` of changes whose URLs are on ``site`` or need normalizing (a
+    deployment of one site: every change); one that lands on another listed site once
+    normalized is left to ``fast_change`` alone."""
+    form = normal_form(site, now)
     urls = [change.url for change in changes]
     on_site = form.on_site_each(urls)
     times = _times([change.occurred_at for change in changes], default_time, latest_text(now))
@@ -132,6 +174,9 @@ def decide_together(
             located = normalized_loc(url, sites, now)
             if located is None or len(located[0]) > ROOMY_BODY - length:
                 continue  # fast_change is not sure of it either
+            if located[1].site != site:
+                alone.append(place)  # its values are judged for that site
+                continue
             url = located[0]
         if (
             when is None
