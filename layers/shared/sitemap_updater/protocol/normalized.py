@@ -124,9 +124,12 @@ class NormalForm:
         the lists whose hrefs are all on the site in the plain form (``urls.batch``) and whose
         tags are all language tags, list by list for the others."""
         hrefs = [href for pairs in lists for _, href in pairs]
-        plain = iter(plain_each(hrefs, self._origin) if self._origin else [False] * len(hrefs))
+        marks = plain_each(hrefs, self._origin) if self._origin else [False] * len(hrefs)
         tags = {hreflang for pairs in lists for hreflang, _ in pairs}
         tags_known = all(map(is_hreflang, tags))
+        if tags_known and all(marks):  # the common column: only the once rule is left
+            return [len(pairs) < 2 or _each_language_once(pairs) for pairs in lists]
+        plain = iter(marks)
         result: list[bool] = []
         for pairs in lists:
             if not pairs:
@@ -165,7 +168,10 @@ def images_normalized_each(lists: Sequence[Sequence[str]], site: Site) -> list[b
     host; list by list for the others."""
     if site.media_hosts is not None:
         return [not locs or images_normalized(locs, site) for locs in lists]
-    plain = iter(plain_each([loc for locs in lists for loc in locs]))
+    marks = plain_each([loc for locs in lists for loc in locs])
+    if all(marks):  # the common column: only the count and once rule is left
+        return [not locs or _each_image_once(locs) for locs in lists]
+    plain = iter(marks)
     return [
         not locs
         or (
