@@ -41,7 +41,8 @@ from sitemap_updater.ingest.wire import WireChange, WireDelete, WireUpsert
 from sitemap_updater.protocol.entry import PlainFields, plain_entry, tenth
 from sitemap_updater.protocol.limits import CHANGEFREQS
 from sitemap_updater.protocol.normalized import NormalForm, images_normalized_each, normal_form
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urls import Site, already_normalized
+from sitemap_updater.protocol.urls.compiled import compiled_href
 from sitemap_updater.sections import is_section
 from sitemap_updater.sites import Sites
 
@@ -165,13 +166,16 @@ def _decide_on_site(
     named = {change.section for change in changes if change.section is not None}
     refused_sections = {section for section in named if not is_section(section)}
     plain = iter(_plain_values(form, [c for c in changes if type(c) is WireUpsert]))
+    off_site = [url for url, known in zip(urls, on_site, strict=True) if not known]
+    normalized = iter(_normalized_here(form, off_site))
     decided: list[Decided] = []
     alone: list[int] = []
     for place, (change, length) in enumerate(zip(changes, lengths, strict=True)):
         values = next(plain) if type(change) is WireUpsert else None
         url, when, section = urls[place], times[place], change.section
         if not on_site[place]:
-            located = normalized_loc(url, sites, now)
+            here = next(normalized)
+            located = (here, form) if here is not None else normalized_loc(url, sites, now)
             if located is None or len(located[0]) > ROOMY_BODY - length:
                 continue  # fast_change is not sure of it either
             if located[1].site != site:
@@ -189,6 +193,16 @@ def _decide_on_site(
             fields = None if values is None else (url, *values)
             decided.append((place, url, when[0], when[1], section, fields))
     return Batch(decided, alone)
+
+
+def _normalized_here(form: NormalForm, urls: Sequence[str]) -> list[str | None]:
+    """For each of ``urls`` (not on ``form``'s site as given), what ``change.normalized_loc``
+    makes of it when the compiled parser normalizes it onto this site: the parser's URLs are
+    checked at once, ``form.on_site`` being the site's test and ``already_normalized``'s
+    together; ``None``: ``normalized_loc`` decides."""
+    hrefs = [None if already_normalized(url) else compiled_href(url) for url in urls]
+    marks = iter(form.on_site_each([href for href in hrefs if href is not None]))
+    return [href if href is not None and next(marks) else None for href in hrefs]
 
 
 def _times(

@@ -40,11 +40,18 @@ _PARSER_SAFE: Final = re.compile(
 def compiled_normalize(text: str) -> str | None:
     """The normalized form of ``text`` by the compiled parser, or ``None`` where only the full
     parse may decide."""
+    url = compiled_href(text)
+    return url if url is not None and already_normalized(url) else None
+
+
+def compiled_href(text: str) -> str | None:
+    """What the compiled parser makes of ``text``, without its fragment, before the check that
+    it is in normalized form (a caller that checks a column of them at once makes that check
+    itself); ``None``: ``text`` is not one to hand to the parser, or the parser refused it."""
     if len(text) > MAX_URL_TEXT_LENGTH or _PARSER_SAFE.fullmatch(text) is None:
         return None
     try:
         url = can_ada.parse(text).href
     except ValueError:
         return None
-    url = url.partition("#")[0]
-    return url if already_normalized(url) else None
+    return url.partition("#")[0]
