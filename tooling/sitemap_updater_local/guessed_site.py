@@ -10,16 +10,16 @@ from urllib.parse import urlsplit
 
 from sitemap_updater.sites import Sites
 from sitemap_updater_local.inputs.opening import SourcePolicy
-from sitemap_updater_local.inputs.records import BodyLine, RawEntry, Row, SourceError, raw_entry
+from sitemap_updater_local.inputs.records import BodyLine, Listing, SourceError
 from sitemap_updater_local.inputs.sitemaps.sitemap_rows import read_sitemap_rows
 
 
-def first_url(record: RawEntry | BodyLine | dict[str, Any]) -> object:
+def first_url(record: Listing | BodyLine | dict[str, Any]) -> object:
     """The first URL a record holds: an entry's loc, a change's url (the first change of an
     array body, the detail of an EventBridge event); ``None``: none."""
     body: Any = record
-    if isinstance(record, RawEntry):
-        return record.loc
+    if isinstance(record, Listing):
+        return record.url
     if isinstance(record, BodyLine):
         try:
             body = json.loads(record.text)
@@ -33,7 +33,7 @@ def first_url(record: RawEntry | BodyLine | dict[str, Any]) -> object:
 
 
 def guess_site(
-    record: RawEntry | BodyLine | dict[str, Any],
+    record: Listing | BodyLine | dict[str, Any],
     media_hosts: frozenset[str] | None = None,
     *,
     alternates_any_host: bool = False,
@@ -63,11 +63,10 @@ def site_of_first_entry(
         return None
     records = read_sitemap_rows(location, depth=depth, policy=policy)
     try:
-        first = next((r for r in records if isinstance(r, Row | RawEntry)), None)
+        first = next((r for r in records if isinstance(r, Listing)), None)
         if first is None:
             return None
-        record = raw_entry(first) if isinstance(first, Row) else first
-        return guess_site(record, media_hosts, alternates_any_host=alternates_any_host)
+        return guess_site(first, media_hosts, alternates_any_host=alternates_any_host)
     except (SourceError, ValueError):
         return None
     finally:

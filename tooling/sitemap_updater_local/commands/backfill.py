@@ -1,29 +1,29 @@
 """``sitemap-updater backfill``: the migration path for a site that already has sitemaps.
 
 SOURCE is an existing sitemap or sitemap index (a URL, a file, plain or gzip; the children of
-an index are followed), a CSV of ``url,lastmod``, or a JSONL file of change events. Every
-entry becomes one upsert event of the producer contract::
+an index are followed), a CSV of ``url,lastmod``, or a JSONL file of change events; ``--from``
+may be given more than once, and every source is read, in the order given. Every page becomes
+one upsert event of the producer contract::
 
-    {"action": "upsert", "url": "...", "lastmod": "...", "changefreq": "...", "priority": 0.5}
+    {"action": "upsert", "url": "...", "lastmod": "...", "priority": 0.5, "occurred_at": "..."}
 
-(fields the entry does not have are left out; language alternates and images are carried
-over as ``alternates`` and ``images``). Entries are checked and normalized with the same
-rules as ingest, so every event written or sent will be accepted; an entry that breaks a
-rule is reported on stderr with where it is, skipped, and makes the exit status 1.
+(fields the page does not have are left out; language alternates, images, videos and News
+articles are carried over). Each listing is judged by ingest's own judge, leniently: a field or
+element that breaks a rule is left out with a warning and the page kept, and a listing whose url
+breaks one is reported on stderr with where it is, skipped, and makes the exit status 1.
 
-A JSONL source is first reduced to its final state (last writer wins per URL, deletes
-applied, on disk; see ``final_state``) and each live URL becomes one upsert, so replaying the
-events of a site never resurrects a deleted page. Sitemaps and CSV files are streamed straight
-through; an entry whose values are already in normalized form takes a fast path that writes
-the same line (``upsert_lines``). Writing to a file, the children of a sitemap index are read
-on worker processes (one per core), each into a temporary file, and their events written in
-the index's order. Memory stays flat in every case.
+A page listed more than once (by two child sitemaps, two sources, a JSONL file's later lines) is
+written once, by the one ordering rule: a listing's lastmod is its time, so the newest wins, and
+a JSONL file's deletes are applied (``pipeline.backfill_events``); the summary counts the pages
+met more than once. Each event carries its time as ``occurred_at``, so a change the site sends
+after the backfill wins over it. The records are judged on worker processes (one per core) and
+resolved on disk: memory stays flat in every case.
 
 The events go to a queue (``--queue-url``, batches of 10, see ``send``) or to a JSONL file
 (``--out``; ``-`` for stdout), which ``send`` or ``simulate`` can replay later. The file is
 written under a unique temporary name beside it and moved over ``--out`` only when the run
 gets to its end (``outputs.replaced_file``): a run that stops early leaves the previous file as
-it was, and ``--out`` naming the ``--from`` file is refused.
+it was, and ``--out`` naming a ``--from`` file is refused.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import argparse
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
-from tempfile import TemporaryDirectory
 from typing import IO
 
 from sitemap_updater.printable import printable
@@ -44,7 +43,6 @@ from sitemap_updater_local.inputs.opening import (
     SourcePolicy,
     origin_of,
 )
-from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.options import (
     add_csv_arguments,
     add_media_hosts_argument,
@@ -54,21 +52,19 @@ from sitemap_updater_local.options import (
 )
 from sitemap_updater_local.outputs.line_writer import LineWriter
 from sitemap_updater_local.outputs.replaced_file import open_replaced, refuse_same_file
-from sitemap_updater_local.pipeline.backfill_events import Backfill, BackfillStats, ChildResult
-from sitemap_updater_local.pipeline.ordered_pool import OrderedPool, usable_cores
-
-#: What the workers that read the children of an index need, loaded once by their fork server.
-WORKER_MODULES = ("sitemap_updater_local.pipeline.backfill_events",)
+from sitemap_updater_local.pipeline.backfill_events import Backfill, BackfillStats
+from sitemap_updater_local.pipeline.ordered_pool import default_jobs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from",
-        dest="source",
+        dest="sources",
+        action="append",
         required=True,
         metavar="SOURCE",
         help="sitemap or sitemap index (URL or file, plain or .gz), CSV with a header naming "
-        "url and lastmod columns, or JSONL events",
+        "url and lastmod columns, or JSONL events; repeatable, read in the order given",
     )
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--queue-url", metavar="URL", help="send the events to this SQS queue")
@@ -96,7 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_positive,
         default=MAX_SOURCE_BYTES,
         metavar="N",
-        help="most bytes (uncompressed) read from the source in total "
+        help="most bytes (uncompressed) read from the sources in total "
         f"(default {MAX_SOURCE_BYTES})",
     )
     parser.add_argument(
@@ -104,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_positive,
         default=MAX_SOURCE_RECORDS,
         metavar="N",
-        help=f"most records read from the source in total (default {MAX_SOURCE_RECORDS})",
+        help=f"most records read from the sources in total (default {MAX_SOURCE_RECORDS})",
     )
 
 
@@ -129,9 +125,7 @@ def _progress(args: argparse.Namespace, stack: ExitStack) -> Callable[[int], obj
 
 def run(args: argparse.Namespace) -> int:
     sites = sites_of(args, args.media_hosts)
-
     emit: Callable[[str, str], None]
-    write: Callable[[str], None] | None = None
     report = ProblemReport()
     with ExitStack() as stack:
         sender = replaced = None
@@ -153,51 +147,33 @@ def run(args: argparse.Namespace) -> int:
         else:
             out: IO[str] = sys.stdout
             if args.out != "-":
-                refuse_same_file(args.source, args.out)
+                for source in args.sources:
+                    refuse_same_file(source, args.out)
                 replaced = stack.enter_context(open_replaced(args.out))
                 out = replaced.stream
             writer = LineWriter(out)
             if replaced is None:  # what stdout got so far is out anyway: let it have the rest
                 stack.callback(writer.flush)
-            emit, write = writer.add, writer.append_file
-
-        cores = usable_cores()
-        # the children's files, removed after the workers that write them are stopped
-        spool = (
-            stack.enter_context(TemporaryDirectory(prefix="sitemap-updater-backfill-"))
-            if cores > 1
-            else None
-        )
-        pool = (
-            stack.enter_context(OrderedPool[ChildResult](cores, preload=WORKER_MODULES))
-            if cores > 1
-            else None
-        )
-        progress = _progress(args, stack)
+            emit = writer.add
         policy = SourcePolicy(
             origins=frozenset(origin_of(o) for o in args.allow_origin),
             max_bytes=args.max_bytes,
             max_records=args.max_records,
             keep_page=not args.strict_fields,
         )
-        csv_format = csv_format_of(args)
         backfill = Backfill(
             emit,
-            site=sites,
+            sites=sites,
             on_problem=report,
-            pool=pool,
-            write=write,
-            spool=spool,
-            progress=progress,
+            jobs=default_jobs(),
+            progress=_progress(args, stack),
             policy=policy,
-            csv_format=csv_format,
+            csv_format=csv_format_of(args),
             media_hosts=args.media_hosts,
             alternates_any_host=args.alternates_any_host,
         )
-        records = iter_source_items(args.source, policy, csv_format)
-        stack.callback(records.close)
         # a source that cannot be read, or an AWS error, ends the command (exit status 2)
-        stats = backfill.run(records)
+        stats = backfill.run(args.sources)
         if sender is not None:
             sender.flush()
         failed = 0 if sender is None else len(sender.stats.failures)
@@ -205,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         if not stats.events:
             what = "nothing read" if not stats.read else f"no record of {stats.read} kept"
             kept = f"{args.out} is unchanged" if replaced is not None else "nothing sent"
-            raise NothingKept(f"{what} from {args.source}; {kept}")
+            raise NothingKept(f"{what} from {', '.join(args.sources)}; {kept}")
         if replaced is not None:
             writer.flush()
             replaced.commit()
@@ -218,12 +194,14 @@ def _print_totals(
     """The summary line, whose parts add up to the records read, then the problems by rule."""
     target = f"sent to {args.queue_url}" if args.queue_url else f"written to {args.out}"
     skipped = report.count - report.warnings
-    parts = [f"{stats.events - failed} upsert event(s) {target}", f"{skipped} skipped"]
-    folded = stats.read - stats.events - skipped
+    parts = [
+        f"{stats.events - failed} upsert event(s) {target}",
+        f"{skipped} skipped",
+        f"{stats.repeats} duplicate(s) of a page kept once",
+    ]
+    folded = stats.read - stats.events - skipped - stats.repeats
     if folded > 0:
-        parts.append(f"{folded} merged into another record or superseded")
-    elif folded < 0:
-        parts.append(f"{-folded} more than read (JSONL lines of several changes, unread children)")
+        parts.append(f"{folded} deleted or merged into another record")
     parts.append(f"{failed} not sent")
     print(
         printable("; ".join([f"read {stats.read} record(s)", *parts])),

@@ -1,18 +1,18 @@
-"""``sitemap-updater build``: the sitemap files of a data export, without AWS.
+"""``sitemap-updater build``: the sitemap files of data exports, without AWS.
 
-Reads a JSONL file of change events (the ingest contract) or a CSV of ``url,lastmod`` (a
-sitemap works too), applies last-writer-wins per URL as ingest does, and writes into DIR what
-a rebuild from an empty table would publish for that final state: the same layout (each URL in
-the space of its host and section, ``store.spaces.Layout``), the same shard tree in each space
-(``split_counts`` from the space's root), the same item order (by hash) and the same renderer,
-so the shard files are byte for byte the deployed system's, under the same names
+Reads JSONL files of change events (the ingest contract), CSV files of ``url,lastmod`` or
+sitemaps, every ``--from`` in the order given, keeps the newest change of each page by the rule
+ingest applies, and writes into DIR what a rebuild from an empty table would publish for that
+final state: the same layout (each URL in the space of its host and section,
+``store.spaces.Layout``), the same shard tree in each space, the same item order (by hash) and the
+same renderer, so the shard files are byte for byte the deployed system's, under the same names
 (``sitemap-<section>-r<bits>.xml.gz``). ``--site`` may be given more than once: the first is
 the primary host, whose files and index are at the top of DIR; every other host's are in the
 subdirectory ``DIR/<host>/``, as in the bucket. Each host has its own index, which lists only its
 files. A record whose URL is on none of the sites is rejected.
 
 Memory stays bounded: changes are spooled to temporary files by hash prefix and each shard is
-rendered on its own (see ``pipeline.final_state``). Invalid records are skipped and reported on
+rendered on its own (see ``pipeline.static_build``). Invalid records are skipped and reported on
 stderr: the first 20 one line each with file and line number, then a count per broken rule; the
 command then exits 1.
 
@@ -41,7 +41,7 @@ import time
 
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.printable import printable
-from sitemap_updater.protocol import SitemapError
+from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.sections import SectionRules
@@ -55,9 +55,7 @@ from sitemap_updater_local.options import (
     csv_format_of,
     sites_of,
 )
-from sitemap_updater_local.pipeline.fragment_spooling import (
-    default_jobs,
-)
+from sitemap_updater_local.pipeline.ordered_pool import default_jobs
 from sitemap_updater_local.pipeline.static_build import (
     BuildResult,
     NothingToPublish,
@@ -68,11 +66,13 @@ from sitemap_updater_local.pipeline.static_build import (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from",
-        dest="source",
+        dest="sources",
+        action="append",
         required=True,
         metavar="SOURCE",
         help="JSONL file of change events, CSV with a header naming url and lastmod columns, "
-        "or a sitemap or sitemap index (a file or http(s) URL, plain or .gz)",
+        "or a sitemap or sitemap index (a file or http(s) URL, plain or .gz); repeatable, "
+        "read in the order given",
     )
     add_sites_arguments(
         parser,
@@ -220,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     progress = _Progress()
     try:
         result = build_static(
-            args.source,
+            args.sources,
             sites,
             args.out,
             section_rules=rules,

@@ -21,7 +21,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError
 from tqdm import tqdm
 
-from sitemap_updater.ingest.shapes import looks_like_eventbridge
+from sitemap_updater.ingest.judge import is_event
 from sitemap_updater.printable import printable
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed
 from sitemap_updater.producer.client import ChangeSender
@@ -53,7 +53,7 @@ def changes_of(line: BodyLine) -> Iterator[tuple[str, Any]]:
         for i, entry in enumerate(decoded):
             yield f"{line.where} entry {i}", entry
         return
-    if isinstance(decoded, dict) and looks_like_eventbridge(decoded):
+    if isinstance(decoded, dict) and is_event(decoded):
         detail = decoded.get("detail")
         if isinstance(detail, dict):
             change = dict(detail)

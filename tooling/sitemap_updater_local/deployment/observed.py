@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from sitemap_updater.observe.records import FiguresStore
-from sitemap_updater.protocol.render.fragments import fragments_of as read_fragments
+from sitemap_updater.protocol.urlset import fragments_of as read_fragments
 from sitemap_updater.store.spaces import section_of_file
 from sitemap_updater_local.commands.coverage import figures_of
 from sitemap_updater_local.deployment.clock import SimulatedClock

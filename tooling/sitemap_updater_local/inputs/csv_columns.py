@@ -93,7 +93,7 @@ def read_columns(first: str, where: str, line: int, fmt: CsvFormat) -> Columns:
                     f"{where}: the header has no column {fmt.lastmod_column!r} "
                     f"(--lastmod-column); its columns are {_listed(cells)}"
                 )
-            fmt.names = (("loc", cells[url]),) + (("lastmod", cells[lastmod]),) * (lastmod >= 0)
+            fmt.names = (("url", cells[url]),) + (("lastmod", cells[lastmod]),) * (lastmod >= 0)
             return Columns(delimiter, url, lastmod, line, cells[url])
     delimiter = fmt.delimiter or DELIMITERS[0]
     if fmt.url_column is None and any("://" in cell for cell in _cells(first, delimiter)):

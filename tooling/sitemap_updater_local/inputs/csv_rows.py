@@ -20,7 +20,7 @@ from typing import IO, Any, Final
 
 from sitemap_updater_local.inputs.csv_columns import Columns, CsvFormat, read_columns
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong, split_lines
-from sitemap_updater_local.inputs.records import Problem, Row
+from sitemap_updater_local.inputs.records import Listing, Problem, listing
 from sitemap_updater_local.inputs.spreadsheet_dates import DateOrder, spreadsheet_lastmod
 
 #: Bytes read at a time on the fast path (then cut after the block's last line break).
@@ -64,7 +64,7 @@ def recoded(stream: IO[bytes], encoding: str) -> IO[bytes]:
 
 def _row(
     row: list[str], name: str, line: int, columns: Columns, order: DateOrder | None
-) -> Row | Problem | None:
+) -> Listing | Problem | None:
     """The entry of one data row; ``None`` for a blank row."""
     if not row or not "".join(row).strip():
         return None
@@ -75,7 +75,9 @@ def _row(
     if columns.url >= len(row):
         return _missing_url(name, line, columns, len(row))
     lastmod = row[columns.lastmod].strip() if 0 <= columns.lastmod < len(row) else ""
-    return Row(name, line, row[columns.url].strip(), spreadsheet_lastmod(lastmod, order) or None)
+    return listing(
+        name, line, row[columns.url].strip(), spreadsheet_lastmod(lastmod, order) or None
+    )
 
 
 def _missing_url(name: str, line: int, columns: Columns, cells: int) -> Problem:
@@ -119,7 +121,7 @@ def careful_rows(
     columns: Columns,
     offset: int = 0,
     order: DateOrder | None = None,
-) -> Iterator[Row | Problem]:
+) -> Iterator[Listing | Problem]:
     """Rows of ``lines`` through ``csv.reader``; ``offset`` lines came before them; ``order``:
     of a day-first or month-first lastmod (``spreadsheet_dates``)."""
     decoded = _Lines(lines, name, offset)
@@ -168,7 +170,7 @@ def _plain_text(block: bytes) -> str | None:
 
 def _plain_rows(
     lines: list[str], name: str, line: int, columns: Columns, order: DateOrder | None
-) -> Iterator[Row | Problem]:
+) -> Iterator[Listing | Problem]:
     """Rows of lines without quotes, each under csv's field limit; ``line`` lines came before
     them."""
     delimiter, url_col, lastmod_col = columns.delimiter, columns.url, columns.lastmod
@@ -184,7 +186,7 @@ def _plain_rows(
             if not url and not "".join(row).strip():
                 continue
             lastmod = row[lastmod_col].strip() if 0 <= lastmod_col < len(row) else ""
-            yield Row(name, line, url, spreadsheet_lastmod(lastmod, order) or None)
+            yield listing(name, line, url, spreadsheet_lastmod(lastmod, order) or None)
         elif "".join(row).strip():
             yield _missing_url(name, line, columns, len(row))
 
@@ -206,7 +208,7 @@ def iter_csv_rows(
     *,
     block: int = BLOCK,
     careful: bool = False,
-) -> Iterator[Row | Problem]:
+) -> Iterator[Listing | Problem]:
     """Rows of a CSV source whose columns its header names (``csv_columns``); raises
     ``SourceError`` for a header that names no url column. ``block``: bytes read at a time on
     the fast path; ``careful``: every line through ``csv.reader`` (the reference)."""

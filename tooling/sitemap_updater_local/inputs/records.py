@@ -1,13 +1,9 @@
-"""The records a source gives: entries, JSONL lines, problems, and the light row of an entry.
-
-A reader of sitemaps or CSV files yields a :class:`Row` per entry: a named tuple, cheap to make,
-which becomes a :class:`RawEntry` (with its ``where``) only when something needs one.
-"""
+"""The records a source gives: listings of pages, JSONL lines, problems and notes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from sitemap_updater.printable import printable
 
@@ -65,27 +61,26 @@ class Note:
 
 
 @dataclass(frozen=True, slots=True)
-class RawEntry:
-    """An entry as found in a sitemap or CSV: raw text, not yet checked against the protocol."""
+class Listing:
+    """A page as a reader found it in a sitemap or a spreadsheet: where it is, and its raw
+    fields in the names and forms of the producer contract (``page.model``: ``url``, ``lastmod``,
+    alternates as ``{"hreflang", "href"}``, ...), not yet judged."""
 
     where: str
-    loc: str
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    alternates: tuple[tuple[str, str], ...] = ()
-    images: tuple[str, ...] = ()
-    #: the videos and the news object of a sitemap ``<url>``, in the producer contract's form
-    videos: tuple[dict[str, Any], ...] = ()
-    news: dict[str, Any] | None = None
+    fields: dict[str, Any]
     #: ``(field, name)`` of each field the source calls by a name of its own (a CSV header)
     names: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def url(self) -> object:
+        return self.fields.get("url")
+
     def name_of(self, field: str) -> str:
-        """What the source calls ``field`` (``loc``, ``lastmod``, ...)."""
+        """What the source calls ``field`` (``url``, ``lastmod``, ...)."""
+        head = field.partition("[")[0].partition(".")[0]
         for known, name in self.names:
-            if known == field:
-                return name
+            if known == head:
+                return name + field[len(head) :]
         return field
 
 
@@ -98,36 +93,11 @@ class BodyLine:
     text: str
 
 
-class Row(NamedTuple):
-    """An entry as a reader finds it: the same raw text a :class:`RawEntry` holds, without
-    extensions; its ``where`` is ``file:line``."""
-
-    file: str
-    line: int
-    loc: str
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    alternates: tuple[tuple[str, str], ...] = ()
-    images: tuple[str, ...] = ()
-
-
-def raw_entry(
-    row: Row, names: tuple[tuple[str, str], ...] = (), news: dict[str, Any] | None = None
-) -> RawEntry:
-    """The :class:`RawEntry` of a row; ``names``: the source's own names of its fields;
-    ``news``: the article the page holds."""
-    return RawEntry(
-        f"{row.file}:{row.line}",
-        row.loc,
-        row.lastmod,
-        row.changefreq,
-        row.priority,
-        row.alternates,
-        row.images,
-        news=news,
-        names=names,
-    )
+def listing(file: str, line: int, url: str, lastmod: str | None = None, **fields: Any) -> Listing:
+    """The listing of a page at ``file:line``: its url, its lastmod and other raw fields (absent
+    ones left out)."""
+    values = {"url": url, "lastmod": lastmod, **fields}
+    return Listing(f"{file}:{line}", {k: v for k, v in values.items() if v is not None})
 
 
 def quote(value: object) -> str:

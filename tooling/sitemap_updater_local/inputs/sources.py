@@ -22,14 +22,14 @@ from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.csv_rows import iter_csv_rows, recoded
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
-from sitemap_updater_local.inputs.records import (
-    BodyLine,
-    Note,
-    Problem,
-    RawEntry,
-    Row,
-    SourceError,
-    raw_entry,
+from dataclasses import replace
+
+from sitemap_updater_local.inputs.records import BodyLine, Listing, Note, Problem, SourceError
+from sitemap_updater_local.inputs.sitemaps.news_articles import (
+    MAX_HELD_ARTICLES,
+    is_article,
+    is_news_file,
+    with_article,
 )
 from sitemap_updater_local.inputs.sitemaps.sitemap_rows import (
     ChildSitemap,
@@ -159,17 +159,17 @@ def _careful_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine
 # --- sources of any kind ------------------------------------------------------------------
 
 
-Record = RawEntry | BodyLine | Problem
-Item = Row | RawEntry | BodyLine | Problem | Note
+Record = Listing | BodyLine | Problem
+Item = Listing | BodyLine | Problem | Note
 
 
 def iter_source_rows(
     location: str, policy: SourcePolicy | None = None, csv_format: CsvFormat | None = None
 ) -> Generator[Item]:
-    """Every record of a source of any kind, opened once and streamed, entries as rows.
+    """Every record of a source of any kind, opened once and streamed.
 
-    Sitemaps and CSV files give :data:`Row` records, JSONL files :class:`BodyLine` records;
-    both may give :class:`Problem` records. Raises :class:`SourceError` when the source as a
+    Sitemaps and CSV files give :class:`Listing` records, JSONL files :class:`BodyLine`
+    records; both may give :class:`Problem` records and notes. Raises :class:`SourceError` when the source as a
     whole cannot be read. ``csv_format``: how to read a CSV source (default: from its header).
     """
     policy = policy or SourcePolicy()
@@ -179,12 +179,34 @@ def iter_source_rows(
 def _with_children(
     items: Iterable[Item | ChildSitemap], policy: SourcePolicy | None = None
 ) -> Generator[Item]:
-    """``items`` with the rows of each child sitemap read in its place."""
+    """``items`` with the records of the children of a sitemap index read after them: the
+    index's News files first, their articles held (``news_articles``), then the others, each
+    page given its held article; then the articles no page met."""
+    children: list[ChildSitemap] = []
     for item in items:
         if isinstance(item, ChildSitemap):
-            yield from read_sitemap_rows(item.location, depth=item.depth, policy=policy)
+            children.append(item)
         else:
             yield item
+    if not children:
+        return
+    news = [child for child in children if is_news_file(child.location, policy or SourcePolicy())]
+    held: dict[object, Listing] = {}
+    for child in news:
+        for record in read_sitemap_rows(child.location, depth=child.depth, policy=policy):
+            if isinstance(record, Listing) and is_article(record) and len(held) < MAX_HELD_ARTICLES:
+                held[record.url] = record
+            else:
+                yield record
+    for child in children:
+        if child in news:
+            continue
+        for record in read_sitemap_rows(child.location, depth=child.depth, policy=policy):
+            if isinstance(record, Listing) and record.url in held:
+                yield with_article(record, held.pop(record.url).fields["news"])
+            else:
+                yield record
+    yield from held.values()
 
 
 def iter_source_items(
@@ -227,22 +249,33 @@ def _stream_items(
 def iter_source(location: str, csv_format: CsvFormat | None = None) -> Iterator[Record]:
     """Every record of a source of any kind, opened once and streamed.
 
-    Sitemaps and CSV files give :class:`RawEntry` records, JSONL files :class:`BodyLine`
+    Sitemaps and CSV files give :class:`Listing` records, JSONL files :class:`BodyLine`
     records; both may give :class:`Problem` records. Raises :class:`SourceError` when the
     source as a whole cannot be read.
     """
     csv_format = csv_format if csv_format is not None else CsvFormat()
     for record in iter_source_rows(location, csv_format=csv_format):
         if not isinstance(record, Note):
-            yield raw_entry(record, csv_format.names) if isinstance(record, tuple) else record
+            yield _named(record, csv_format)
 
 
 def iter_records(
-    stream: IO[bytes], location: str, csv_format: CsvFormat | None = None
-) -> Iterator[Record]:
+    stream: IO[bytes],
+    location: str,
+    csv_format: CsvFormat | None = None,
+    policy: SourcePolicy | None = None,
+) -> Iterator[Record | Note]:
     """Every record of an open source, of the kind its first bytes tell (the children of a
-    sitemap index are read in turn)."""
+    sitemap index are read in turn), and the notes of what its readers dropped."""
     csv_format = csv_format if csv_format is not None else CsvFormat()
-    for item in _with_children(_stream_items(stream, location, csv_format=csv_format)):
-        if not isinstance(item, Note):
-            yield raw_entry(item, csv_format.names) if isinstance(item, tuple) else item
+    policy = policy or SourcePolicy()
+    items = _stream_items(stream, location, policy, csv_format=csv_format)
+    for item in _with_children(items, policy):
+        yield item if isinstance(item, Note) else _named(item, csv_format)
+
+
+def _named(record: Record, csv_format: CsvFormat) -> Record:
+    """A listing of a CSV file with the names its header gives its fields."""
+    if isinstance(record, Listing) and csv_format.names:
+        return replace(record, names=csv_format.names)
+    return record

@@ -1,10 +1,7 @@
-"""From source records to the final state, offline, with the ingest's rules.
-
-``change_reader`` and ``raw_entries`` judge records as ingest would; ``source_blocks`` cuts a
-build's source into blocks of lines or chunks of records, which ``fragment_spooling`` judges on
-worker processes, spooling each change's ``<url>`` fragment; ``final_state`` resolves spooled
-changes on disk, last writer wins; ``site_files`` renders a leaf's files and writes each host's
-index; ``static_build`` is ``build``'s whole run, all or nothing. ``backfill_events`` turns a
-source's records into upsert events, one per page, and ``upsert_lines`` writes each event's
-line; ``ordered_pool`` runs tasks on worker processes in order.
+"""From the records of sources to the final state and its files, offline, on the system's own
+parts: ``source_blocks`` cuts the sources into work, which ``judging`` judges as ingest does into
+the URL items it would write (on the workers of ``ordered_pool``); ``final_state`` keeps the
+newest change of each page, by the one ordering rule; ``static_build`` is ``build``'s whole run,
+rendered through the rebuild's own spools, leaf renderer and News desk (``site_files`` writes
+them); ``backfill_events`` is ``backfill``'s, one upsert event per page.
 """

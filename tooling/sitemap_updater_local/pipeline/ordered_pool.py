@@ -21,7 +21,7 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Final
 
@@ -32,6 +32,11 @@ IN_FLIGHT_PER_WORKER: Final = 2
 def usable_cores() -> int:
     """The cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+def default_jobs() -> int:
+    """The worker processes a command runs by default: one a core, at most 8."""
+    return max(1, min(8, usable_cores()))
 
 
 def worker_signals() -> None:
@@ -132,3 +137,15 @@ class OrderedPool[T]:
             self._executor.shutdown(cancel_futures=True)
         else:
             stop_workers(self._executor)
+
+
+def in_order[T, A](
+    pool: OrderedPool[T] | None, task: Callable[[A], T], work: Iterable[A]
+) -> Iterator[T]:
+    """``task`` of each of ``work``, in order: on ``pool``'s workers, or here without one."""
+    if pool is None:
+        yield from map(task, work)
+        return
+    for each in work:
+        yield from pool.submit(task, each)
+    yield from pool.drain()

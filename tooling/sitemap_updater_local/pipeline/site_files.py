@@ -1,26 +1,23 @@
-"""The files of a static site: each leaf's files rendered from a resolved spool (safe in a
-worker process), each host's News files, and each host's index with its empty-site file,
-stylesheet and view, written as the rebuild writes them (``rebuild.render``,
-``rebuild.news.desk``, ``protocol.render_index``)."""
+"""The files of a static site: each leaf's files rendered by the rebuild's own leaf renderer
+(safe in a worker process), each host's News files, and each host's index with its empty-site
+file, stylesheet and view, written as the rebuild writes them (``rebuild.render``,
+``rebuild.news.desk``, ``protocol.index``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sitemap_updater.protocol import render_index
+from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.rebuild.inputs.spools import Record, item_of
 from sitemap_updater.rebuild.news.desk import NewsDesk
-from sitemap_updater.rebuild.render import render_home, render_leaves
-from sitemap_updater.store.items import Item
+from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
-from sitemap_updater.store.shards import space_of_shard
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
 from sitemap_updater.view import view_files
-from sitemap_updater_local.outputs.staged_directory import (
-    write_new,
-)
-from sitemap_updater_local.pipeline.final_state import FinalState, Span
+from sitemap_updater_local.outputs.staged_directory import write_new
 
 #: One file a leaf's rendering wrote: (shard id, file name, URLs, newest lastmod).
 LeafFile = tuple[str, str, int, str | None]
@@ -28,43 +25,48 @@ LeafFile = tuple[str, str, int, str | None]
 
 @dataclass(frozen=True, slots=True)
 class LeafFiles:
-    """What rendering one leaf wrote, the ``loc: reason`` of each URL left out, and the item of
-    each News article among its URLs (for the News files, :func:`write_news`)."""
+    """What rendering one leaf wrote, and the ``url: reason`` of each URL left out."""
 
     files: list[LeafFile]
     skipped: list[str]
-    articles: list[Item]
 
 
-def render_leaf(
-    directory: str,
-    stylesheet: bool,
-    leaf: str,
-    spans: dict[int, Span],
-    max_urls: int,
-    max_bytes: int,
-    out_dir: str,
-) -> LeafFiles:
-    """Render one leaf of a resolved spool into ``out_dir`` (the files of it and of the leaves
-    a byte split makes of it), given the spans of the leaf's space, naming the stylesheet if
-    ``stylesheet``; safe to run in a worker process."""
-    pairs = list(FinalState(directory, {space_of_shard(leaf): spans}).pairs(leaf))
-    articles: list[Item] = []
-    if any(type(payload) is tuple for _, payload in pairs):
-        articles = [payload[1] for _, payload in pairs if type(payload) is tuple]
-        pairs = [(uh, p[0] if type(p) is tuple else p) for uh, p in pairs]
-    # in hash order already (the spool's live frames are sorted): no dictionary, no sort
-    live = [pair for pair in pairs if type(pair[1]) is bytes]
-    skipped = [] if len(live) == len(pairs) else [p for _, p in pairs if type(p) is str]
+@dataclass(frozen=True, slots=True)
+class LeafWork:
+    """One leaf of a build to render: its spooled items (in hash order), its site, the caps,
+    whether its files name the stylesheet, and where they are written."""
+
+    shard_id: str
+    records: list[Record]
+    site: Site
+    max_urls: int
+    max_bytes: int
+    stylesheet: bool
+    out_dir: str
+
+
+def render_leaf(work: LeafWork) -> LeafFiles:
+    """Render one leaf into ``work.out_dir`` (its files, and those a byte split makes of it) by
+    the rebuild's leaf renderer; safe to run on a worker process."""
+    items = [item_of(record) for record in work.records]
+    parts = render_shard(
+        work.shard_id,
+        items,
+        work.site,
+        max_urls=work.max_urls,
+        max_bytes=work.max_bytes,
+        stylesheet=work.stylesheet,
+    )
     files: list[LeafFile] = []
-    parts = render_leaves(leaf, live, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
+    skipped: list[str] = []
     for part in parts:
+        skipped += part.skipped
         if part.body is None:
             continue
         name = shard_file_key(part.shard_id)
-        write_new(out_dir, name, part.body)
+        write_new(work.out_dir, name, part.body)
         files.append((part.shard_id, name, part.url_count, part.newest_lastmod))
-    return LeafFiles(files, skipped, articles)
+    return LeafFiles(files, skipped)
 
 
 def write_news(desk: NewsDesk, staging: str) -> list[tuple[str, int]]:
@@ -82,8 +84,6 @@ def write_indexes(
     layout: Layout,
     written: list[LeafFile],
     staging: str,
-    max_urls: int,
-    max_bytes: int,
     *,
     stylesheet: bool,
     news: Sequence[tuple[str, int]] = (),
@@ -99,7 +99,7 @@ def write_indexes(
         own = [(name, newest) for _, name, _, newest in written if key_prefix_of(name) == prefix]
         if not own:
             home = prefix + EMPTY_SITE_KEY
-            body = render_home(site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
+            body = render_home(site, stylesheet=stylesheet)
             write_new(staging, home, body)
             own = [(home, None)]
         own += [(name, None) for name, _ in news if key_prefix_of(name) == prefix]

@@ -1,21 +1,21 @@
-"""The work of a build's source, in order: a JSONL file in blocks of whole lines, other sources
-in chunks of records, for worker processes to judge (``fragment_spooling``).
+"""The work of a source, in order: a JSONL file in blocks of whole lines, other sources in
+chunks of records, for worker processes to judge (``judging``).
 
-A block knows its first line and the records before it, so that a record's default time
-depends only on its position (``change_reader``), whatever the number of processes; a local
-file's block carries only its offset and length, and the worker reads the bytes itself.
+A block or chunk knows the records before it, so that a record's default time depends only on
+its position, whatever the number of processes; a local file's block carries only its offset and
+length, and the worker reads the bytes itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Final
 
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
-from sitemap_updater_local.inputs.opening import is_url, open_source
-from sitemap_updater_local.inputs.records import BodyLine, Problem, RawEntry, SourceError
+from sitemap_updater_local.inputs.opening import SourcePolicy, is_url, open_source
+from sitemap_updater_local.inputs.records import BodyLine, Listing, Note, Problem, SourceError
 from sitemap_updater_local.inputs.sources import Record, count_bodies, iter_records, sniff_kind
 
 #: Records per chunk handed to a worker.
@@ -45,14 +45,25 @@ class Block:
             return fh.read(self.length)
 
 
-Work = Block | list[RawEntry | BodyLine] | Problem
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Records of a source, with ``seq`` records before them."""
+
+    seq: int
+    records: list[Listing | BodyLine]
 
 
-def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterator[Block | Problem]:
+Work = Block | Chunk | Problem | Note
+
+
+def jsonl_blocks(
+    stream: IO[bytes], name: str, *, local: bool = False, seq: int = 0
+) -> Generator[Block | Problem, None, int]:
     """The stream cut into blocks of whole lines, each knowing its first line and the records
-    before it, and a problem in place of each line too long to read; ``local``: the stream is
-    the file ``name`` itself, so blocks carry offsets."""
-    line, seq, offset = 1, 0, 0
+    before it (``seq`` before the stream's first), and a problem in place of each line too long
+    to read; ``local``: the stream is the file ``name`` itself, so blocks carry offsets. Returns
+    the records counted."""
+    line, offset = 1, 0
     for block in LineBlocks(stream, BLOCK_BYTES):
         if isinstance(block, Overlong):
             yield Problem(f"{name}:{line}", block.reason)
@@ -63,6 +74,7 @@ def jsonl_blocks(stream: IO[bytes], name: str, *, local: bool = False) -> Iterat
         seq += count_bodies(block, name, line)
         line += block.count(b"\n")
         offset += len(block)
+    return seq
 
 
 def _block(name: str, line: int, seq: int, data: bytes, offset: int | None) -> Block:
@@ -71,31 +83,47 @@ def _block(name: str, line: int, seq: int, data: bytes, offset: int | None) -> B
     return Block(name, line, seq, offset=offset, length=len(data))
 
 
-def _chunks(records: Iterable[Record]) -> Iterator[list[RawEntry | BodyLine] | Problem]:
-    """Chunks of records to judge; problems of the source itself pass through alone."""
-    chunk: list[RawEntry | BodyLine] = []
+def chunks(
+    records: Iterable[Record | Note], seq: int = 0
+) -> Generator[Chunk | Problem | Note, None, int]:
+    """Chunks of records to judge, ``seq`` records before the first; problems and notes of the
+    source itself pass through alone. Returns the records counted."""
+    chunk: list[Listing | BodyLine] = []
     for record in records:
-        if isinstance(record, Problem):
+        if isinstance(record, Problem | Note):
             yield record
             continue
         chunk.append(record)
         if len(chunk) >= CHUNK:
-            yield chunk
+            yield Chunk(seq, chunk)
+            seq += len(chunk)
             chunk = []
     if chunk:
-        yield chunk
+        yield Chunk(seq, chunk)
+        seq += len(chunk)
+    return seq
 
 
-def source_work(location: str, csv_format: CsvFormat | None = None) -> Iterator[Work]:
-    """The work of a source, in order: JSONL in blocks of lines, other kinds in chunks of
-    records (``csv_format``: how to read a CSV source). Raises ``SourceError`` when the source
-    as a whole cannot be read."""
-    try:
-        with open_source(location) as stream:
-            if sniff_kind(stream) == "jsonl":
-                local = not is_url(location) and not stream.gzipped
-                yield from jsonl_blocks(stream, location, local=local)
-            else:
-                yield from _chunks(iter_records(stream, location, csv_format))
-    except (OSError, EOFError) as exc:
-        raise SourceError(f"{location}: cannot read: {exc}") from exc
+def source_work(
+    locations: Sequence[str],
+    csv_format: CsvFormat | None = None,
+    policy: SourcePolicy | None = None,
+) -> Iterator[Work]:
+    """The work of every source, in the order given, each record numbered after those of the
+    sources before it: JSONL in blocks of lines, other kinds in chunks of records (``csv_format``:
+    how to read a CSV source; ``policy``: what the sources may read, in all). Raises
+    ``SourceError`` when a source as a whole cannot be read."""
+    seq = 0
+    policy = policy or SourcePolicy()
+    for location in locations:
+        policy.seen.add(location)
+        try:
+            with open_source(location, policy, refuse_empty=True) as stream:
+                if sniff_kind(stream) == "jsonl":
+                    local = not is_url(location) and not stream.gzipped
+                    seq = yield from jsonl_blocks(stream, location, local=local, seq=seq)
+                else:
+                    records = iter_records(stream, location, csv_format, policy)
+                    seq = yield from chunks(records, seq)
+        except (OSError, EOFError) as exc:
+            raise SourceError(f"{location}: cannot read: {exc}") from exc

@@ -20,7 +20,7 @@ from typing import Final
 
 from lxml import etree
 
-from sitemap_updater.protocol import SitemapError
+from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.errors import TooManyImagesError
 from sitemap_updater.protocol.limits import (
     IMAGE_NS,

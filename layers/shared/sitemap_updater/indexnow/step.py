@@ -15,7 +15,7 @@ from sitemap_updater.indexnow.protocol import IndexNowClient, IndexNowConfigErro
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import FeedRead
 from sitemap_updater.rebuild.steps.run import Run
-from sitemap_updater.store.items import loc_of
+from sitemap_updater.store.items import url_of
 from sitemap_updater.store.spaces import Layout
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class IndexNow:
             pending = PendingSet(self._s3, self._bucket, client, prefix=prefix)
             pending.add(run.report.changed_locs)  # each set keeps its own host's
             if recovered is not None:
-                pending.add(loc_of(item) for item in recovered.changes.values() if item)
+                pending.add(url_of(item) for item in recovered.changes.values() if item)
             old_key_file = pending.retired_key_file()
             if old_key_file is not None:  # entered first: a crash cannot leave it behind
                 run.objects.retire(old_key_file)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from botocore.exceptions import ClientError
 
-from sitemap_updater.ingest.judged import ChangeEvent
+from sitemap_updater.ingest.judge import Change
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,
@@ -71,13 +71,13 @@ def visible_change(old: Item | None, new: Item) -> bool:
     return before != after
 
 
-def item_for(event: ChangeEvent, *, now_ms: int, tombstone_ttl_days: int) -> Item:
-    """The URL item an event writes: live entry or tombstone, stamped with ``wt``."""
-    if event.entry is not None:
-        item = live_item(event.entry, event.event_key, event.digest, event.section)
+def item_for(change: Change, *, now_ms: int, tombstone_ttl_days: int) -> Item:
+    """The URL item a change writes: live page or tombstone, stamped with ``wt``."""
+    if change.page is not None:
+        item = live_item(change.page, change.key, change.digest, change.section)
     else:
         expires_at = now_ms // 1000 + tombstone_ttl_days * 86_400
-        item = tombstone_item(event.loc, event.event_key, event.digest, expires_at)
+        item = tombstone_item(change.url, change.key, change.digest, expires_at)
     item[ATTR_WRITTEN_AT] = {"N": str(now_ms)}
     return item
 
@@ -90,32 +90,32 @@ class UrlWriter:
         self._table = table_name
         self._ttl_days = tombstone_ttl_days
 
-    def apply(self, event: ChangeEvent, *, now_ms: int) -> ApplyResult:
-        item = item_for(event, now_ms=now_ms, tombstone_ttl_days=self._ttl_days)
-        uh = url_hash(event.loc)
+    def apply(self, change: Change, *, now_ms: int) -> ApplyResult:
+        item = item_for(change, now_ms=now_ms, tombstone_ttl_days=self._ttl_days)
+        uh = url_hash(change.url)
         try:
             response = self._client.put_item(
                 TableName=self._table,
                 Item=item,
                 ConditionExpression=_CONDITION,
-                ExpressionAttributeValues={":ev": {"S": event.event_key}},
+                ExpressionAttributeValues={":ev": {"S": change.key}},
                 ReturnValues="ALL_OLD",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                 raise
-            return self._refused(exc, event, uh)
+            return self._refused(exc, change, uh)
         old = cast(Item | None, response.get("Attributes") or None)
         outcome = Outcome.ACCEPTED if visible_change(old, item) else Outcome.UNCHANGED
         return ApplyResult(outcome, uh)
 
     @staticmethod
-    def _refused(exc: ClientError, event: ChangeEvent, uh: str) -> ApplyResult:
+    def _refused(exc: ClientError, change: Change, uh: str) -> ApplyResult:
         # ReturnValuesOnConditionCheckFailure puts the stored item in the error response.
         stored: Item = cast(dict[str, Any], exc.response).get("Item") or {}
         stored_ev = stored.get(ATTR_EVENT_KEY, {}).get("S")
-        if stored_ev != event.event_key:
+        if stored_ev != change.key:
             return ApplyResult(Outcome.STALE, uh)
         written = stored.get(ATTR_WRITTEN_AT, {}).get("N")
         return ApplyResult(Outcome.DUPLICATE, uh, int(written) if written is not None else None)

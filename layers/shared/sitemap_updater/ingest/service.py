@@ -30,8 +30,7 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
 from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe
-from sitemap_updater.ingest.events import decode_body, undecodable
-from sitemap_updater.ingest.judged import ChangeEvent, Rejection
+from sitemap_updater.ingest.judge import Change, Rejection, judge_message, unjudgeable
 from sitemap_updater.observability import logger, metrics, traced_method
 from sitemap_updater.printable import printable
 from sitemap_updater.sites import Sites
@@ -201,26 +200,26 @@ class IngestService:
         body: str = record.body or ""
         try:
             sent_at = sent_at_of(record) or now
-            decoded = decode_body(body, sent_at=sent_at, site=self._sites, now=now)
+            judged = judge_message(body, sent_at=sent_at, sites=self._sites, now=now)
         except Exception as exc:  # the judge touches no AWS: a retry would fail the same way
-            logger.exception("body could not be judged, sent to the dead-letter queue")
-            decoded = undecodable(body, exc)
-        outcomes = tuple(self._apply(event, record.message_id) for event in decoded.events)
+            logger.exception("message could not be judged, sent to the dead-letter queue")
+            judged = unjudgeable(body, exc)
+        outcomes = tuple(self._apply(change, record.message_id) for change in judged.changes)
         reason = None
-        rejections = decoded.rejections
+        rejections = judged.rejections
         if rejections:
-            reason = self._reject(record, body, rejections, array_body=decoded.kind == "array")
+            reason = self._reject(record, body, rejections, array_body=judged.kind == "array")
         return RecordResult(record.message_id, outcomes, len(rejections), reason)
 
-    def _apply(self, event: ChangeEvent, message_id: str) -> Outcome:
-        logger.append_keys(url=event.loc)
-        result = self._writer.apply(event, now_ms=_epoch_ms(self._clock()))
+    def _apply(self, change: Change, message_id: str) -> Outcome:
+        logger.append_keys(url=change.url)
+        result = self._writer.apply(change, now_ms=_epoch_ms(self._clock()))
         self._note(result, message_id)
         logger.info(
             "change applied" if result.outcome is Outcome.ACCEPTED else "change had no effect",
             outcome=str(result.outcome),
-            action=event.action,
-            event_key=event.event_key,
+            action=change.action,
+            event_key=change.key,
         )
         return result.outcome
 

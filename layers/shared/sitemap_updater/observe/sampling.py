@@ -24,8 +24,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final
 
 from sitemap_updater.observe.records import Observation
-from sitemap_updater.protocol.render.fragments import fragment_loc, fragments_of
-from sitemap_updater.rebuild.render import newest_lastmod
+from sitemap_updater.protocol.urlset import fragment_loc, fragments_of, newest_lastmod
 from sitemap_updater.rebuild.state.published import PublishedRecord
 from sitemap_updater.store.keys import INDEX_KEY
 from sitemap_updater.store.spaces import Layout, key_prefix_of, section_of_file

@@ -1,9 +1,9 @@
 """What a producer is told at once: a change the ingest function would reject, or changes that
 could not be sent.
 
-A change is judged by the ingest function's own judge (``ingest.events.decode_body``), on the
-very text that goes into the body, so a change the client accepts is one ingest accepts, and a
-rejection names the same field, value and rule the dead-letter queue's ``reason`` would.
+A change is judged by the ingest function's own judge (``ingest.judge.judge_message``), on the
+very text that goes into the message, so a change the client accepts is one ingest accepts, and
+a rejection names the same field, value and rule the dead-letter queue's ``reason`` would.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sitemap_updater.ingest.dlq import describe
-from sitemap_updater.ingest.events import decode_body
-from sitemap_updater.ingest.judged import Rejection
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.ingest.judge import Rejection, judge_message
 from sitemap_updater.sites import Sites
 
 if TYPE_CHECKING:
@@ -39,14 +37,14 @@ class SendFailed(RuntimeError):
         super().__init__(f"{len(changes)} change(s) not sent{first}")
 
 
-def check_change(text: str, site: Site | Sites, now: datetime) -> None:
-    """Raise :class:`ChangeRejected` unless ``text``, one change object's JSON, is a change the
-    ingest function would accept at ``now``."""
-    decoded = decode_body(text, sent_at=now, site=site, now=now)
-    if decoded.kind != "object":
+def check_change(text: str, sites: Sites, now: datetime) -> None:
+    """Raise :class:`ChangeRejected` unless ``text``, one change's JSON, is a change the ingest
+    function would accept at ``now``."""
+    judgement = judge_message(text, sent_at=now, sites=sites, now=now)
+    if judgement.kind != "object":
         raise ChangeRejected(
-            "body", text, "must be one change object (with action and url), not an array or event"
+            "message", text, "must be one change (with action and url), not an array or event"
         )
-    (judged,) = decoded.items
+    (judged,) = judgement.items
     if isinstance(judged, Rejection):
         raise ChangeRejected(judged.field, judged.value, judged.rule)

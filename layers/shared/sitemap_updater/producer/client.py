@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Final, Self
 
 from botocore.exceptions import ClientError
 
-from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES
+from sitemap_updater.page.model import MAX_ARRAY_CHANGES
+from sitemap_updater.page.order import Stamps, instant_text
 from sitemap_updater.producer.batches import (
     BATCH_SIZE,
     MAX_ATTEMPTS,
@@ -46,7 +47,6 @@ from sitemap_updater.producer.batches import (
 )
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed, check_change
 from sitemap_updater.producer.packing import MAX_BODY_BYTES, ArrayPacker, Body, encode_change
-from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import Sites
 
 if TYPE_CHECKING:
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 
 #: Default age of the oldest buffered change at which the buffer is sent.
 DEFAULT_MAX_AGE_SECONDS: Final = 20.0
-_TICK: Final = timedelta(microseconds=1)
 
 
 def _utc_now() -> datetime:
@@ -82,13 +81,13 @@ class ChangeSender:
         self,
         queue_url: str,
         *,
-        site: str | Site | Sites,
+        site: str | Sites,
         alternates_any_host: bool = False,
         sqs: SQSClient | None = None,
         region: str | None = None,
         endpoint_url: str | None = None,
         max_age_seconds: float = DEFAULT_MAX_AGE_SECONDS,
-        max_changes: int = MAX_ARRAY_ENTRIES,
+        max_changes: int = MAX_ARRAY_CHANGES,
         max_body_bytes: int = MAX_BODY_BYTES,
         max_attempts: int = MAX_ATTEMPTS,
         background_flush: bool = False,
@@ -118,7 +117,7 @@ class ChangeSender:
         self._lock = threading.Lock()  # the buffer, the last stamp, the failures
         self._send_lock = threading.Lock()  # one flush at a time
         self._oldest: datetime | None = None
-        self._last_stamp: datetime | None = None
+        self._stamps = Stamps()
         self._unsent: list[dict[str, Any]] = []
         self._failures: list[SendFailure] = []
         self._closed = False
@@ -162,7 +161,7 @@ class ChangeSender:
             if self._closed:
                 raise RuntimeError("the change sender is closed")
             if stamped.get("occurred_at") is None:
-                stamped["occurred_at"] = self._stamp(now)
+                stamped["occurred_at"] = instant_text(self._stamps.next(now))
         text, size = self._checked(stamped, now)
         with self._lock:
             if self._closed:  # closed while this change was checked: its last flush is done
@@ -176,24 +175,17 @@ class ChangeSender:
             self._flush(everything=due)
         self._raise_failures()
 
-    def _stamp(self, now: datetime) -> str:
-        """``now`` as an ``occurred_at``, later than the last one this client gave."""
-        if self._last_stamp is not None and now <= self._last_stamp:
-            now = self._last_stamp + _TICK
-        self._last_stamp = now
-        return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
     def _checked(self, change: dict[str, Any], now: datetime) -> tuple[str, int]:
         try:
             text = encode_change(change)
         except (TypeError, ValueError) as exc:
             rule = f"must be encodable as JSON ({exc})"
-            raise ChangeRejected("body", repr(change), rule) from None
+            raise ChangeRejected("message", repr(change), rule) from None
         check_change(text, self._sites, now)
         size = len(text.encode("utf-8"))
         if not self._packer.fits_alone(size):
             raise ChangeRejected(
-                "body",
+                "message",
                 f"{size} bytes as JSON",
                 f"a change must fit in one message body of {self._packer.max_body_bytes:,} bytes",
             )

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sitemap_updater.ingest.shapes import MAX_ARRAY_ENTRIES
+from sitemap_updater.page.model import MAX_ARRAY_CHANGES
 
 #: Largest body, in bytes: the queue's ``MaximumMessageSize`` in template.yaml (256 KiB).
 MAX_BODY_BYTES: Final = 256 * 1024
@@ -55,10 +55,10 @@ class ArrayPacker:
     """Fills bodies in order; a body is closed when the next change would not fit in it."""
 
     def __init__(
-        self, max_changes: int = MAX_ARRAY_ENTRIES, max_body_bytes: int = MAX_BODY_BYTES
+        self, max_changes: int = MAX_ARRAY_CHANGES, max_body_bytes: int = MAX_BODY_BYTES
     ) -> None:
-        if not 1 <= max_changes <= MAX_ARRAY_ENTRIES:
-            raise ValueError(f"max_changes must be from 1 to {MAX_ARRAY_ENTRIES}")
+        if not 1 <= max_changes <= MAX_ARRAY_CHANGES:
+            raise ValueError(f"max_changes must be from 1 to {MAX_ARRAY_CHANGES}")
         if not 16 <= max_body_bytes <= MAX_BODY_BYTES:
             raise ValueError(f"max_body_bytes must be from 16 to {MAX_BODY_BYTES}")
         self.max_changes = max_changes

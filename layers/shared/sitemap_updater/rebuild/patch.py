@@ -4,10 +4,9 @@ The published file is the state the last publish left: an incremental run gets i
 takes it apart into one ``<url>`` fragment per entry (keyed by the URL hash of its ``loc``),
 replaces, adds or drops the fragments of the changed URLs, and joins them again in hash order.
 The fragments of unchanged entries are the bytes the writer produced and checked when they were
-first rendered; every changed entry is rendered again by the protocol core's fragment API
-(``protocol.render.fragments``), with all the writer's checks. The leaves are rendered by the
-rebuild's one leaf renderer (``render``), so joining and compressing the fragments gives exactly
-the bytes a full rebuild writes for the same entries.
+first rendered; every changed page is rendered again by the one renderer (``render.fragment``).
+The leaves are rendered by the rebuild's one leaf renderer (``render``), so joining and
+compressing the fragments gives exactly the bytes a full rebuild writes for the same pages.
 
 A file this module cannot take apart (not our format, or truncated) raises
 ``PublishedFormatError``; the caller then rebuilds that shard from the table instead. A published
@@ -20,26 +19,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sitemap_updater.protocol.errors import EntryTooLargeError, SitemapError
-from sitemap_updater.protocol.render.fragments import (
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urlset import (
     URL_END,
     URLSET_CLOSE_BYTES,
     URLSET_FRAME_BYTES,
     PublishedFormatError,
-    entry_fragment,
     fragment_loc,
     fragments_of,
+    newest_lastmod,
     urlset_opening,
     urlset_text,
 )
-from sitemap_updater.protocol.urls import Site
-from sitemap_updater.rebuild.render import (
-    RenderedShard,
-    newest_lastmod,
-    render_fragments,
-    render_text,
-)
-from sitemap_updater.store.items import Item, entry_from_item, is_live, loc_of
+from sitemap_updater.rebuild.render import RenderedShard, fragment, render_leaves, render_text
+from sitemap_updater.store.items import Item, is_live, page_of_item, url_of
 from sitemap_updater.store.keys import url_hash
 
 
@@ -106,17 +99,18 @@ def apply_changes(
         old = fragments.get(uh)
         new: bytes | None = None
         if item is not None and is_live(item):
-            try:
-                new = entry_fragment(entry_from_item(item), site, max_bytes=max_bytes)
-            except (SitemapError, EntryTooLargeError) as error:
-                skipped.append(f"{loc_of(item)}: {error}")
+            rendered = fragment(page_of_item(item), site, max_bytes)
+            if isinstance(rendered, str):
+                skipped.append(rendered)
+            else:
+                new = rendered
         if new == old:
             continue
         if new is None:
             loc = fragment_loc(fragments.pop(uh)) if old is not None else None
         else:
             fragments[uh] = new
-            loc = loc_of(item) if item is not None else None
+            loc = url_of(item) if item is not None else None
         if loc is not None:
             changed.append(loc)
     return changed, skipped
@@ -145,8 +139,12 @@ def patch_shard(
             return patched
     fragments = parse_published(published) if published is not None else {}
     changed, skipped = apply_changes(fragments, changes, site, max_bytes=max_bytes)
-    rendered = render_fragments(
-        shard_id, fragments, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
+    rendered = render_leaves(
+        shard_id,
+        sorted(fragments.items()),
+        max_urls=max_urls,
+        max_bytes=max_bytes,
+        stylesheet=stylesheet,
     )
     return Patched(rendered, changed, skipped)
 

@@ -1,35 +1,30 @@
 """Render a shard's leaves: gzipped urlsets of fragments, splitting the shard when it is full.
 
-The one leaf renderer, for a full rebuild (``render_shard``: the shard's live URL items), a
-patch (``render_fragments``: the fragments of a published file with the changes applied) and
-``build``. Each URL's ``<url>`` fragment comes from the protocol core's fragment API, with all
-of the writer's checks. A shard with more URLs than the cap is split with
-``store.shards.split_counts``; a part whose bytes still exceed the byte cap is split again by
-its next hash bit. Fragments are joined in hash order, so the same items always give the same
-bytes, whichever path (Query, full Scan, or a patch of the published file) read them.
-``stylesheet`` (the setting ``STYLESHEET``) says whether every file carries the stylesheet's
-instruction; where a file splits does not depend on it (``protocol.render.fragments``).
+The one leaf renderer, for a full rebuild and ``build`` (``render_shard``: the shard's live URL
+items), and a patch (``render_leaves``: the fragments of a published file with the changes
+applied). Each page's ``<url>`` fragment is the one renderer's (``page.render``). A shard with
+more URLs than the cap is split (``store.shards.split_counts``); a part whose bytes still exceed
+the byte cap is split again, each by the one split rule (``store.shards.split``). Fragments are
+joined in hash order, so the same items always give the same bytes, whichever path (Query, full
+Scan, a patch of the published file, ``build``) read them. ``stylesheet`` (the setting
+``STYLESHEET``) says whether every file carries the stylesheet's instruction; where a file splits
+does not depend on it (``protocol.urlset``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
+from sitemap_updater.page.render import url_element
 from sitemap_updater.protocol.gzipio import gzip_bytes
-from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES, entry_fragments, urlset_of
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.protocol.urlset import UrlsetWriter
-from sitemap_updater.store.items import Item, entry_from_item, url_hash_of
-from sitemap_updater.store.keys import HASH_BITS, hash_bits
-from sitemap_updater.store.shards import bits_of, children, depth_of, split_counts
-
-_LASTMOD: Final = re.compile(rb"<lastmod>([^<]*)</lastmod>")
+from sitemap_updater.protocol.urlset import URLSET_FRAME_BYTES, newest_lastmod, urlset_of
+from sitemap_updater.store.items import Item, page_of_item, url_hash_of
+from sitemap_updater.store.keys import HASH_BITS
+from sitemap_updater.store.shards import covers, depth_of, split, split_counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +36,7 @@ class RenderedShard:
     url_count: int
     uncompressed_bytes: int
     newest_lastmod: str | None
-    #: ``loc: reason`` of each URL left out (alone over the byte cap, or refused by the writer).
+    #: ``url: reason`` of each URL left out (alone over the byte cap, or off the file's site).
     skipped: tuple[str, ...] = ()
 
     @property
@@ -49,33 +44,36 @@ class RenderedShard:
         return None if self.body is None else hashlib.sha256(self.body).hexdigest()
 
 
-#: A URL hash and its fragment, or the ``loc: reason`` of a URL left out.
+#: A URL hash and its fragment, or the ``url: reason`` of a URL left out.
 Rendered = tuple[str, bytes | str]
 
 
-def newest_lastmod(text: bytes) -> str | None:
-    """The newest ``<lastmod>`` in a urlset's (or a fragment's) text, None if it has none."""
-    found = _LASTMOD.findall(text)
-    return max(found).decode("ascii") if found else None
+def fragment(page: Page, site: Site, max_bytes: int) -> bytes | str:
+    """The ``<url>`` fragment of a judged page in a file of ``site`` of at most ``max_bytes``,
+    or why the file cannot list it (``url: reason``): a page alone over the byte cap, or one on
+    another site (stored before ``SITE_URL`` changed)."""
+    if not site.owns(page.url):
+        return f"{page.url}: is not on {site.origin}, the site of its file"
+    text = url_element(page).encode("utf-8")
+    if len(text) > max_bytes - URLSET_FRAME_BYTES:
+        return f"{page.url}: alone needs more than {max_bytes} uncompressed bytes"
+    return text
 
 
 def _render_fitting(
     shard_id: str, pairs: Sequence[Rendered], max_bytes: int, stylesheet: bool
 ) -> list[RenderedShard]:
-    """One leaf of ``pairs`` (in hash order), split by the next hash bit while over the byte cap."""
-    fragments = [fragment for _, fragment in pairs if isinstance(fragment, bytes)]
+    """One leaf of ``pairs`` (in hash order), split while over the byte cap."""
+    fragments = [text for _, text in pairs if isinstance(text, bytes)]
     skipped = tuple(reason for _, reason in pairs if isinstance(reason, str))
     if not fragments:
         return [RenderedShard(shard_id, None, 0, 0, None, skipped=skipped)]
     size = URLSET_FRAME_BYTES + sum(map(len, fragments))
     if size > max_bytes and len(fragments) > 1 and depth_of(shard_id) < HASH_BITS:
-        left, right = children(shard_id)
-        depth = depth_of(left)
-        zero = [p for p in pairs if hash_bits(p[0], depth)[-1] == "0"]
-        one = [p for p in pairs if hash_bits(p[0], depth)[-1] == "1"]
-        return _render_fitting(left, zero, max_bytes, stylesheet) + _render_fitting(
-            right, one, max_bytes, stylesheet
-        )
+        rendered: list[RenderedShard] = []
+        for child, half in split(shard_id, pairs, lambda pair: pair[0]):
+            rendered += _render_fitting(child, half, max_bytes, stylesheet)
+        return rendered
     return [render_joined(shard_id, fragments, skipped, stylesheet=stylesheet)]
 
 
@@ -99,35 +97,16 @@ def render_leaves(
     shard_id: str, pairs: Sequence[Rendered], *, max_urls: int, max_bytes: int, stylesheet: bool
 ) -> list[RenderedShard]:
     """The leaves (one, or several after a split) that hold ``pairs`` (URL hash, fragment or the
-    ``loc: reason`` of a refused URL), which must be in hash order: split by the URL cap with
-    ``split_counts`` (over every URL hash given), then by the byte cap, by the next hash bit."""
+    ``url: reason`` of a refused URL), which must be in hash order: split by the URL cap (over
+    every URL hash given), then by the byte cap."""
     leaves = split_counts([uh for uh, _ in pairs], shard_id, max_urls)
     if leaves == [shard_id]:
         return _render_fitting(shard_id, pairs, max_bytes, stylesheet)
     rendered: list[RenderedShard] = []
     for leaf in leaves:
-        bits = bits_of(leaf)
-        group = [p for p in pairs if hash_bits(p[0], len(bits)) == bits]
+        group = [pair for pair in pairs if covers(leaf, pair[0])]
         rendered.extend(_render_fitting(leaf, group, max_bytes, stylesheet))
     return rendered
-
-
-def render_fragments(
-    shard_id: str,
-    fragments: Mapping[str, bytes],
-    *,
-    max_urls: int,
-    max_bytes: int,
-    stylesheet: bool,
-) -> list[RenderedShard]:
-    """The leaves that hold ``fragments`` (by URL hash), rendered in hash order."""
-    return render_leaves(
-        shard_id,
-        sorted(fragments.items()),
-        max_urls=max_urls,
-        max_bytes=max_bytes,
-        stylesheet=stylesheet,
-    )
 
 
 def render_shard(
@@ -139,34 +118,15 @@ def render_shard(
     max_bytes: int,
     stylesheet: bool,
 ) -> list[RenderedShard]:
-    """The leaves (one, or several after a split) that hold ``items``, rendered.
-
-    ``items`` are the shard's live URL items in hash order. Returns ``[shard_id]``'s rendering
-    when everything fits, else the rendering of each new leaf, in hash order. A URL the writer
-    refuses (alone over the byte cap, or stored data that breaks a rule, e.g. a loc off a
-    changed SITE_URL) is left out and its ``loc: reason`` kept, rather than hold back every
-    other URL of the shard.
-    """
-    fragments = entry_fragments(map(entry_from_item, items), site, max_bytes=max_bytes)
-    pairs = [(url_hash_of(item), fragment) for item, fragment in zip(items, fragments, strict=True)]
+    """The leaves (one, or several after a split) that hold ``items``, the shard's live URL items
+    in hash order, rendered. A URL its file cannot list is left out with its reason, rather than
+    hold back every other URL of the shard."""
+    pairs = [(url_hash_of(item), fragment(page_of_item(item), site, max_bytes)) for item in items]
     return render_leaves(
         shard_id, pairs, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
     )
 
 
-def render_home(site: Site, *, max_urls: int, max_bytes: int, stylesheet: bool) -> bytes:
-    """The file an empty site publishes: a urlset holding only the site root URL."""
-    sink = io.BytesIO()
-    writer = UrlsetWriter(sink, site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
-    writer.add(
-        Entry(
-            loc=site.root_url,
-            lastmod=None,
-            changefreq=None,
-            priority=None,
-            alternates=(),
-            images=(),
-        )
-    )
-    writer.close()
-    return sink.getvalue()
+def render_home(site: Site, *, stylesheet: bool) -> bytes:
+    """The file an empty site publishes: a urlset holding only the site's root URL."""
+    return gzip_bytes(urlset_of([url_element(Page(site.root_url)).encode()], stylesheet=stylesheet))

@@ -49,7 +49,6 @@ from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.lease import Lease
 from sitemap_updater.rebuild.state.nodes import NodeState, StateStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore, SentBatch
-from sitemap_updater.rebuild.state.removals import RemovalStore
 from sitemap_updater.rebuild.state.retire import RetireLedger
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow, open_window
 from sitemap_updater.rebuild.steps.incremental import rebuild_changed
@@ -131,7 +130,6 @@ class RebuildService:
             store=self.store,
             publisher=self.publisher,
             out_of_time=self._out_of_time,
-            removals=RemovalStore(dynamodb, state_table),
             spool_root=spool_root,
         )
 
@@ -162,8 +160,8 @@ class RebuildService:
         # The previous run died after writing objects: rewrite rather than trust the hashes.
         recovering = run.published.in_flight is not None
         if window.read is None:
-            # a full rebuild is rare (asked for, or a gap in the feed): its Scan, spools and
-            # identities are loaded only then, not at every cold start
+            # a full rebuild is rare (asked for, or a gap in the feed): its Scan and spools are
+            # loaded only then, not at every cold start
             from sitemap_updater.rebuild.steps.full import rebuild_all
 
             rebuild_all(self.tools, run)

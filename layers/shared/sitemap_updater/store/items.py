@@ -1,34 +1,29 @@
-"""Codec between protocol entries and DynamoDB URL items (low-level attribute-value form).
+"""URL items: a judged page as DynamoDB stores it, and back (low-level attribute-value form).
 
-The rebuild trusts what ingest stored (it was validated there), so decoding builds entries
-directly; the writer still escapes and checks every character.
+A live item holds the page's plain form (``msgspec.to_builtins``: its fields by name, absent ones
+left out, an alternate or an image as a map of its fields) beside the item's own attributes (keys,
+state, ordering key, digest, section); a tombstone holds the URL alone. Nothing here names a field
+of the page: an added field is stored, read and measured through its declaration
+(``page.model``). The rebuild trusts what ingest stored (it was judged there), so reading builds
+the page straight from it.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
-from sitemap_updater.protocol.entry import (
-    EXTRA_FIELDS,
-    NO_EXTRAS,
-    Alternate,
-    Entry,
-    EntryField,
-    Image,
-    extras_of,
-)
-from sitemap_updater.protocol.extensions.news import News
-from sitemap_updater.protocol.extensions.video import Relationship, Video
-from sitemap_updater.protocol.languages.tags import is_hreflang
+import msgspec
+
+from sitemap_updater.page.model import Page
 from sitemap_updater.store.keys import (
     ATTR_DIGEST,
     ATTR_EVENT_KEY,
     ATTR_EXCLUDED,
-    ATTR_LOC,
     ATTR_SECTION,
     ATTR_STATE,
     ATTR_TTL,
+    ATTR_URL,
     ATTR_WRITTEN_AT,
     STATE_GONE,
     STATE_LIVE,
@@ -40,63 +35,26 @@ from sitemap_updater.store.keys import (
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
-ATTR_NEWS = "news"
-
-
-def news_fields(news: News) -> dict[str, Any]:
-    """The stored (and digested) fields of a news object."""
-    return {
-        "name": news.name,
-        "language": news.language,
-        "publication_date": news.publication_date,
-        "title": news.title,
-    }
-
-
-def video_fields(video: Video) -> dict[str, Any]:
-    """The stored (and digested) fields of a video: the ones it has, by their tag names."""
-    fields: dict[str, Any] = {}
-    for name in Video.__slots__:
-        value = getattr(video, name)
-        if value is None or value == ():
-            continue
-        if isinstance(value, Relationship):
-            value = {"relationship": value.relationship, "values": list(value.values)}
-        elif isinstance(value, tuple):
-            value = list(value)
-        fields[name] = value
-    return fields
-
-
-def plain_value(field: EntryField, value: Any) -> Any:
-    """The stored (and digested) form of an extra field's value (``protocol.entry``), as plain
-    data (str, bool, int, list, dict), by its kind."""
-    if field.kind == "videos":
-        return [video_fields(v) for v in value]
-    if field.kind == "news":
-        return news_fields(value)
-    if field.kind == "text":
-        return value
-    raise TypeError(f"no stored form for an extra field of kind {field.kind!r}")
-
-
-def from_plain(field: EntryField, value: Any) -> Any:
-    """The value of an extra field whose stored form (:func:`plain_value`) is ``value``."""
-    if field.kind == "videos":
-        return tuple(_video(v) for v in value)
-    if field.kind == "news":
-        return News(**value)
-    return value
+#: The attributes of a URL item that are the item's own, not the page's.
+OWN_ATTRIBUTES: Final = frozenset(
+    {"pk", "sk", ATTR_STATE, ATTR_EVENT_KEY, ATTR_DIGEST, ATTR_SECTION, ATTR_WRITTEN_AT, ATTR_TTL,
+     ATTR_EXCLUDED}
+)  # fmt: skip
+#: DynamoDB's limit is 400 KB (409,600 bytes); ingest keeps each URL item under this, so that the
+#: measure never has to be exact to the byte.
+MAX_ITEM_BYTES: Final = 400_000
+_LIST_OVERHEAD: Final = 3
+_ELEMENT_OVERHEAD: Final = 1
 
 
 def to_attribute(value: Any) -> AttributeValue:
-    """A plain value (str, bool, int, list, dict) in DynamoDB's attribute-value form."""
+    """A plain value (str, bool, int, float, list, dict) in attribute-value form."""
     if isinstance(value, str):
         return {"S": value}
     if isinstance(value, bool):
         return {"BOOL": value}
-    if isinstance(value, int):
-        return {"N": str(value)}
+    if isinstance(value, int | float):
+        return {"N": repr(value)}
     if isinstance(value, list):
         return {"L": [to_attribute(v) for v in value]}
     if isinstance(value, dict):
@@ -104,79 +62,39 @@ def to_attribute(value: Any) -> AttributeValue:
     raise TypeError(f"cannot store {value!r}")
 
 
-def _plain(value: AttributeValue) -> Any:
+def plain(value: AttributeValue) -> Any:
+    """The plain value of an attribute (a number as an int, or a float where it has a point)."""
     ((kind, raw),) = value.items()
-    if kind == "L":
-        return [_plain(v) for v in raw]
-    if kind == "M":
-        return {k: _plain(v) for k, v in raw.items()}
+    if kind == "S" or kind == "BOOL":
+        return raw
     if kind == "N":
-        return int(raw)
+        text = str(raw)
+        return int(text) if text.lstrip("-").isdigit() else float(Decimal(text))
+    if kind == "L":
+        return [plain(v) for v in raw]
+    if kind == "M":
+        return {k: plain(v) for k, v in raw.items()}
     return raw
 
 
-def _video(fields: dict[str, Any]) -> Video:
-    values: dict[str, Any] = {}
-    for name, value in fields.items():
-        if name in {"restriction", "platform"}:
-            value = Relationship(value["relationship"], tuple(value["values"]))
-        elif name == "tags":
-            value = tuple(value)
-        values[name] = value
-    return Video(**values)
-
-
-def news_from_item(item: Item) -> News | None:
-    """The news object stored in a live URL item, if it has one."""
-    stored = item.get(ATTR_NEWS)
-    return None if stored is None else News(**_plain(stored))
-
-
-def extra_attributes(entry: Entry) -> Item:
-    """The attributes of ``entry``'s extra fields that it has, each by the field's name."""
-    extras = extras_of(entry)
-    if extras == NO_EXTRAS:
-        return {}
-    return {
-        field.name: to_attribute(plain_value(field, value))
-        for field, value in zip(EXTRA_FIELDS, extras, strict=True)
-        if value != field.absent
-    }
-
-
-def live_item(entry: Entry, event_key: str, digest: str, section: str | None = None) -> Item:
-    """The item that records ``entry`` as live, ordered by ``event_key``, in the ``section``
-    its change named (none: the attribute is left out)."""
-    item: Item = key_attributes(url_key(url_hash(entry.loc)))
-    item[ATTR_LOC] = {"S": entry.loc}
+def live_item(page: Page, event_key: str, digest: str, section: str | None = None) -> Item:
+    """The item that records ``page`` as live, ordered by ``event_key``, in the ``section`` its
+    change named (none: the attribute is left out)."""
+    item: Item = key_attributes(url_key(url_hash(page.url)))
+    for name, value in msgspec.to_builtins(page).items():
+        item[name] = to_attribute(value)
     item[ATTR_STATE] = {"S": STATE_LIVE}
     item[ATTR_EVENT_KEY] = {"S": event_key}
     item[ATTR_DIGEST] = {"S": digest}
-    if entry.lastmod is not None:
-        item["lastmod"] = {"S": entry.lastmod}
-    if entry.changefreq is not None:
-        item["changefreq"] = {"S": entry.changefreq}
-    if entry.priority is not None:
-        item["priority"] = {"N": f"{entry.priority:.1f}"}
-    if entry.alternates:
-        item["alternates"] = {
-            "L": [
-                {"M": {"hreflang": {"S": a.hreflang}, "href": {"S": a.href}}}
-                for a in entry.alternates
-            ]
-        }
-    if entry.images:
-        item["images"] = {"L": [{"S": i.loc} for i in entry.images]}
-    item.update(extra_attributes(entry))
     if section is not None:
         item[ATTR_SECTION] = {"S": section}
     return item
 
 
-def tombstone_item(loc: str, event_key: str, digest: str, expires_at: int) -> Item:
-    """The item that records ``loc`` as deleted until ``expires_at`` (epoch seconds, TTL)."""
-    item: Item = key_attributes(url_key(url_hash(loc)))
-    item[ATTR_LOC] = {"S": loc}
+def tombstone_item(url: str, event_key: str, digest: str, expires_at: int) -> Item:
+    """The item that records ``url`` as deleted until ``expires_at`` (epoch seconds, TTL)."""
+    item: Item = key_attributes(url_key(url_hash(url)))
+    item[ATTR_URL] = {"S": url}
     item[ATTR_STATE] = {"S": STATE_GONE}
     item[ATTR_EVENT_KEY] = {"S": event_key}
     item[ATTR_DIGEST] = {"S": digest}
@@ -184,19 +102,54 @@ def tombstone_item(loc: str, event_key: str, digest: str, expires_at: int) -> It
     return item
 
 
+def _upgraded(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a page item written before 0.1.0 in the form of 0.1.0 (docs/upgrading.md):
+    its URL under ``loc``, images as their URLs, a news article's publication flattened into it,
+    and a video's uploader, tags and restrictions in fields of their own."""
+    fields["url"] = fields.pop("loc")
+    fields["images"] = [{"loc": loc} for loc in fields.get("images", ())]
+    news = fields.get("news")
+    if news is not None:
+        publication = {"name": news.pop("name"), "language": news.pop("language")}
+        fields["news"] = {**news, "publication": publication}
+    for video in fields.get("videos", ()):
+        if "tags" in video:
+            video["tag"] = video.pop("tags")
+        if "uploader" in video:
+            video["uploader"] = {
+                "name": video.pop("uploader"),
+                "info": video.pop("uploader_info", None),
+            }
+        for name, key in (("restriction", "countries"), ("platform", "platforms")):
+            if name in video:
+                video[name] = {
+                    "relationship": video[name]["relationship"],
+                    key: video[name]["values"],
+                }
+    return fields
+
+
+def page_of_item(item: Item) -> Page:
+    """The page a live URL item holds."""
+    fields = {name: plain(value) for name, value in item.items() if name not in OWN_ATTRIBUTES}
+    if "loc" in fields:
+        fields = _upgraded(fields)
+    return msgspec.convert(fields, Page)
+
+
 def is_live(item: Item) -> bool:
     """Whether the sitemaps list the URL: it is live and not excluded as unhealthy."""
     return item.get(ATTR_STATE, {}).get("S") == STATE_LIVE and ATTR_EXCLUDED not in item
 
 
-def loc_of(item: Item) -> str:
-    """The normalized URL a URL item (live or tombstone) is about."""
-    return str(item[ATTR_LOC]["S"])
+def url_of(item: Item) -> str:
+    """The normalized URL a URL item (live or tombstone, of any version) is about."""
+    stored = item.get(ATTR_URL) or item["loc"]
+    return str(stored["S"])
 
 
 def written_at_of(item: Item) -> int | None:
-    """When ingest wrote a URL item (live or tombstone), in epoch milliseconds; None for an
-    item written before ingest stamped them."""
+    """When ingest wrote a URL item, in epoch milliseconds (``None``: the item has no stamp)."""
     written = item.get(ATTR_WRITTEN_AT)
     return int(written["N"]) if written is not None else None
 
@@ -212,29 +165,37 @@ def url_hash_of(item: Item) -> str:
     return str(item["sk"]["S"])
 
 
-def entry_from_item(item: Item) -> Entry:
-    """Rebuild an entry from a live URL item (low-level attribute-value form), as the regular
-    sitemap publishes it: its extra fields but the news object (see :func:`news_from_item`).
+def has_news(item: Item) -> bool:
+    """Whether a URL item holds a news article."""
+    return "news" in item
 
-    An alternate whose ``hreflang`` the current rule refuses (stored before the rule asked for a
-    registered language, such as ``english``) is left out, so that the page itself stays
-    published; the producer's next change of the page is judged by the rule in full."""
-    priority = item.get("priority")
-    entry = Entry(
-        loc=item[ATTR_LOC]["S"],
-        lastmod=item["lastmod"]["S"] if "lastmod" in item else None,
-        changefreq=item["changefreq"]["S"] if "changefreq" in item else None,
-        priority=float(Decimal(priority["N"])) if priority else None,
-        alternates=tuple(
-            Alternate(hreflang=a["M"]["hreflang"]["S"], href=a["M"]["href"]["S"])
-            for a in item.get("alternates", {}).get("L", [])
-            if is_hreflang(a["M"]["hreflang"]["S"])
-        ),
-        images=tuple(Image(loc=i["S"]) for i in item.get("images", {}).get("L", [])),
-    )
-    extras = {
-        field.name: from_plain(field, _plain(item[field.name]))
-        for field in EXTRA_FIELDS
-        if field.regular and field.name in item
-    }
-    return entry._replace(**extras) if extras else entry
+
+def value_size(value: AttributeValue) -> int:
+    """Bytes one attribute value takes, by DynamoDB's published rules (Developer Guide, "Item
+    sizes and formats"): a string its UTF-8 length, a number about one byte per two significant
+    digits plus one, a boolean or null one byte, a list or map 3 bytes plus one per element, plus
+    its elements (and, for a map, their names)."""
+    ((kind, raw),) = value.items()
+    if kind == "S":
+        return len(str(raw).encode("utf-8"))
+    if kind == "N":
+        digits = str(raw).lstrip("-+").replace(".", "").split("e")[0].split("E")[0].strip("0")
+        return (max(len(digits), 1) + 1) // 2 + 1
+    if kind == "B":
+        return len(raw)
+    if kind in {"BOOL", "NULL"}:
+        return 1
+    if kind in {"SS", "NS", "BS"}:
+        return sum(value_size({kind[0]: member}) for member in raw)
+    if kind == "L":
+        return _LIST_OVERHEAD + sum(_ELEMENT_OVERHEAD + value_size(v) for v in raw)
+    if kind == "M":
+        return _LIST_OVERHEAD + sum(
+            _ELEMENT_OVERHEAD + len(k.encode("utf-8")) + value_size(v) for k, v in raw.items()
+        )
+    raise ValueError(f"unknown DynamoDB attribute type {kind!r}")
+
+
+def item_size(item: Item) -> int:
+    """Bytes an item takes: every attribute name plus its value."""
+    return sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())

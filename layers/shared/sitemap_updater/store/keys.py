@@ -27,7 +27,7 @@ ROBOTS_KEY: Final = "robots.txt"
 EMPTY_SITE_KEY: Final = "sitemap-home.xml.gz"
 
 # Attribute names of a URL item.
-ATTR_LOC: Final = "loc"
+ATTR_URL: Final = "url"
 ATTR_STATE: Final = "st"
 ATTR_EVENT_KEY: Final = "ev"
 ATTR_DIGEST: Final = "digest"

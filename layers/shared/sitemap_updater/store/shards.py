@@ -7,7 +7,7 @@ string. Each space has its own tree, which only grows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from sitemap_updater.store.keys import (
@@ -110,19 +110,37 @@ def query_ranges(shard_id: str) -> list[QueryRange]:
     return ranges
 
 
-def split_counts(hashes: Sequence[str], shard_id: str, cap: int) -> list[str]:
-    """Leaves that replace ``shard_id`` so that none holds more than ``cap`` of ``hashes``.
-
-    ``hashes`` are the identity hashes of the shard's URLs. Returns ``[shard_id]`` if it fits.
-    """
-    if cap < 1:
-        raise ValueError("cap must be >= 1")
-    if len(hashes) <= cap:
-        return [shard_id]
+def split[T](shard_id: str, members: Iterable[T], uh_of: Callable[[T], str]) -> Halves[T]:
+    """The one split rule: the two children of ``shard_id`` and, for each, the ``members`` (in
+    their order) whose URL hash (``uh_of``) has that child's next bit. Every split of a shard
+    (by URL count, by bytes, of a spool on disk) goes through it."""
     depth = depth_of(shard_id)
     if depth >= HASH_BITS:
         raise ShardIdError(f"shard {shard_id} cannot be split further")
     zero, one = children(shard_id)
-    left = [h for h in hashes if hash_bits(h, depth + 1)[-1] == "0"]
-    right = [h for h in hashes if hash_bits(h, depth + 1)[-1] == "1"]
+    digit, shift = depth // 4, 3 - depth % 4
+    halves: tuple[list[T], list[T]] = ([], [])
+    for member in members:
+        halves[(int(uh_of(member)[digit], 16) >> shift) & 1].append(member)
+    return (zero, halves[0]), (one, halves[1])
+
+
+#: The two children of a split shard, each with its members.
+type Halves[T] = tuple[tuple[str, list[T]], tuple[str, list[T]]]
+
+
+def split_counts(hashes: Sequence[str], shard_id: str, cap: int) -> list[str]:
+    """Leaves that replace ``shard_id`` so that none holds more than ``cap`` of ``hashes``, the
+    identity hashes of its URLs (``[shard_id]`` if it fits)."""
+    if cap < 1:
+        raise ValueError("cap must be >= 1")
+    if len(hashes) <= cap:
+        return [shard_id]
+    (zero, left), (one, right) = split(shard_id, hashes, str)
     return split_counts(left, zero, cap) + split_counts(right, one, cap)
+
+
+def covers(shard_id: str, uh: str) -> bool:
+    """Whether the shard's hash prefix is a prefix of the URL hash ``uh``."""
+    bits = bits_of(shard_id)
+    return hash_bits(uh, len(bits)) == bits

@@ -15,7 +15,7 @@ from typing import Any, Final
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
-from sitemap_updater.store.items import Item, loc_of
+from sitemap_updater.store.items import Item, url_of
 from sitemap_updater.store.keys import ATTR_SECTION
 from sitemap_updater.store.shards import space_of_shard
 
@@ -85,7 +85,7 @@ class Layout:
     def space_of(self, item: Item) -> str:
         """The space of a URL item (live or a tombstone): its host's and its section's."""
         named = item.get(ATTR_SECTION)
-        return self.space_for(loc_of(item), None if named is None else named["S"])
+        return self.space_for(url_of(item), None if named is None else named["S"])
 
     def space_for(self, loc: str, named: str | None = None) -> str:
         """The space of the normalized URL ``loc`` whose change named the section ``named``

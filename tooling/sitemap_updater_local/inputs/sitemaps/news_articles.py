@@ -18,7 +18,7 @@ from typing import Any, Final
 from lxml import etree
 
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
-from sitemap_updater_local.inputs.records import RawEntry, Row, SourceError, raw_entry
+from sitemap_updater_local.inputs.records import Listing, SourceError
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
@@ -30,17 +30,9 @@ from sitemap_updater_local.inputs.sitemaps.xml_guard import (
 MAX_HELD_ARTICLES: Final = 100_000
 
 
-def is_article(entry: RawEntry) -> bool:
-    """Whether an entry is a News file's article: a loc and a news object, nothing else."""
-    return (
-        entry.news is not None
-        and entry.lastmod is None
-        and entry.changefreq is None
-        and entry.priority is None
-        and not entry.alternates
-        and not entry.images
-        and not entry.videos
-    )
+def is_article(listing: Listing) -> bool:
+    """Whether a listing is a News file's article: a url and a news object, nothing else."""
+    return listing.fields.keys() == {"url", "news"}
 
 
 def is_news_file(location: str, policy: SourcePolicy) -> bool:
@@ -58,8 +50,6 @@ def is_news_file(location: str, policy: SourcePolicy) -> bool:
     return False
 
 
-def with_article(row: Row | RawEntry, news: dict[str, Any]) -> RawEntry:
-    """The entry of a page with its held article."""
-    if isinstance(row, RawEntry):
-        return replace(row, news=news)
-    return raw_entry(row, news=news)
+def with_article(listing: Listing, news: dict[str, Any]) -> Listing:
+    """The listing of a page with its held article."""
+    return replace(listing, fields={**listing.fields, "news": news})

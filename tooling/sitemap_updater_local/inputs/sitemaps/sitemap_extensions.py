@@ -2,7 +2,7 @@
 
 Field names are the tag names (docs/producers.md); ``yes``/``no`` become booleans and a
 ``duration`` of digits a number. A value that cannot be converted is passed on as its text, so
-that ``make_entry`` rejects it with its own rule. Tags the contract does not carry (Google's
+that the judge names the rule it breaks. Tags the contract does not carry (Google's
 ``rating`` and ``view_count``, and the tags Google deprecated) are returned by name, for the
 reader to report as dropped. Free text (titles, descriptions, tags, names) is kept as written,
 as the contract keeps it, so that a published file reads back to the values it was written
@@ -15,8 +15,7 @@ from typing import Any, Final
 
 from lxml import etree
 
-from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
-from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
+from sitemap_updater.page.model import DEPRECATED_NEWS_TAGS, DEPRECATED_VIDEO_TAGS
 from sitemap_updater_local.inputs.sitemaps.xml_guard import local_name
 
 _VIDEO_TEXT: Final = frozenset(
@@ -33,8 +32,18 @@ _RELATIONSHIPS: Final = {"restriction": "countries", "platform": "platforms"}
 _VIDEO_FREE_TEXT: Final = frozenset({"title", "description"})
 
 
+#: Invisible characters a value is trimmed of, beside whitespace: a byte order mark, zero-width
+#: spaces and joiners, a word joiner.
+_INVISIBLE: Final = "\ufeff\u200b\u200c\u200d\u2060"
+
+
+def trimmed(text: str) -> str:
+    """``text`` without whitespace or invisible characters around it."""
+    return text.strip().strip(_INVISIBLE).strip()
+
+
 def _text(element: etree._Element) -> str:
-    return (element.text or "").strip()
+    return trimmed(element.text or "")
 
 
 def _free_text(element: etree._Element) -> str:
@@ -74,7 +83,7 @@ def video_fields(video: etree._Element, dropped: list[str]) -> dict[str, Any]:
             dropped.append(f"video:{name}")
         if name == "player_loc":
             dropped.extend(
-                f"video:player_loc@{a}" for a in part.attrib if a in DEPRECATED_VIDEO_FIELDS
+                f"video:player_loc@{a}" for a in part.attrib if a in DEPRECATED_VIDEO_TAGS
             )
     return fields
 
@@ -96,6 +105,6 @@ def news_fields(news: etree._Element, dropped: list[str]) -> dict[str, Any]:
             fields[name] = _text(part)
         elif name == "title":
             fields[name] = _free_text(part)
-        elif name in DEPRECATED_NEWS_FIELDS or name:
+        elif name in DEPRECATED_NEWS_TAGS or name:
             dropped.append(f"news:{name}")
     return fields

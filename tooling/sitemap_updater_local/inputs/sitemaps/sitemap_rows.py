@@ -4,8 +4,8 @@ lxml reports only the end of the ``<url>`` and ``<sitemap>`` elements (whatever 
 namespace); the root element and any DOCTYPE (whose entities are never expanded) are told apart
 by a second parser that reads the bytes only until the root's start tag (``RootProbe``). What
 was read is freed every few elements (``release_before``), so memory stays flat. An entry
-(``url_elements``) is a Row, or a :class:`~sitemap_updater_local.inputs.records.RawEntry` when
-it carries videos or a news object; what cannot be read is a
+(``url_elements``) is a :class:`~sitemap_updater_local.inputs.records.Listing`; what cannot be
+read is a
 :class:`~sitemap_updater_local.inputs.records.Problem` naming the file and line; what is
 dropped from entries is said once per file by a
 :class:`~sitemap_updater_local.inputs.records.Note`. The policies are in docs/cli.md.
@@ -29,8 +29,8 @@ from sitemap_updater_local.inputs.opening import (
     child_location,
     open_source,
 )
-from sitemap_updater_local.inputs.records import Note, Problem, RawEntry, Row, SourceError, quote
-from sitemap_updater_local.inputs.sitemaps.url_elements import drop_notes, element_text, url_row
+from sitemap_updater_local.inputs.records import Listing, Note, Problem, SourceError, quote
+from sitemap_updater_local.inputs.sitemaps.url_elements import drop_notes, element_text, url_listing
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
@@ -80,12 +80,12 @@ class ChildSitemap:
     depth: int
 
 
-Item = Row | RawEntry | Problem | Note | ChildSitemap
+Item = Listing | Problem | Note | ChildSitemap
 
 
 def iter_sitemap_rows(
     stream: IO[bytes], location: str, *, depth: int = 0, policy: SourcePolicy | None = None
-) -> Iterator[Row | RawEntry | Problem | Note]:
+) -> Iterator[Listing | Problem | Note]:
     """Entries of a urlset, or of every child of a sitemap index (followed in order)."""
     if depth >= MAX_INDEX_DEPTH:  # a child: an index it lists is a problem, never followed
         yield from iter_sitemap_items(stream, location, depth=depth, policy=policy)  # type: ignore[misc]
@@ -150,7 +150,7 @@ class _Reader:
         if entity is not None:
             return Problem(f"{self.location}:{element.sourceline}", entity)
         if self.record == "url":
-            row = url_row(element, self.location, self.dropped)
+            row = url_listing(element, self.location, self.dropped)
             # a <url> inside another is freed with it: the outer one is still to be read
             if not self.count % RELEASE_EVERY and next(_outer_urls(element), None) is None:
                 release_before(element)
@@ -235,7 +235,7 @@ def _index_child(element: etree._Element, reader: _Reader) -> Problem | ChildSit
 
 def read_sitemap_rows(
     location: str, *, depth: int = 0, policy: SourcePolicy | None = None
-) -> Generator[Row | RawEntry | Problem | Note, None, None]:
+) -> Generator[Listing | Problem | Note, None, None]:
     """:func:`iter_sitemap_rows` on a location; a child that cannot be opened is one problem."""
     try:
         with open_source(location, policy, refuse_empty=True) as stream:

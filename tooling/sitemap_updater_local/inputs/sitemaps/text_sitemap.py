@@ -12,7 +12,7 @@ from typing import IO
 
 from sitemap_updater_local.inputs.csv_columns import DELIMITERS, URL_NAMES
 from sitemap_updater_local.inputs.line_blocks import MAX_LINE_BYTES
-from sitemap_updater_local.inputs.records import Problem, Row, SourceError, quote
+from sitemap_updater_local.inputs.records import Listing, Problem, SourceError, listing, quote
 
 
 def first_line_kind(head: bytes) -> str:
@@ -35,7 +35,7 @@ def plain_text_error(location: str, head: bytes) -> SourceError:
     )
 
 
-def iter_text_rows(stream: IO[bytes], location: str) -> Iterator[Row | Problem]:
+def iter_text_rows(stream: IO[bytes], location: str) -> Iterator[Listing | Problem]:
     """A row per URL line; blank lines are skipped, any other line is a problem."""
     number = 0
     while True:
@@ -63,4 +63,4 @@ def iter_text_rows(stream: IO[bytes], location: str) -> Iterator[Row | Problem]:
                 f"{quote(text)} is not a URL: a text sitemap lists one absolute URL per line",
             )
             continue
-        yield Row(location, number, text)
+        yield listing(location, number, text)

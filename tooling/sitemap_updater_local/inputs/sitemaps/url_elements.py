@@ -1,11 +1,8 @@
-"""The entry of one ``<url>`` element of a sitemap, as ``sitemap_rows`` reads it.
-
-Most ``<url>`` elements hold only a ``<loc>`` and some of ``<lastmod>``, ``<changefreq>`` and
-``<priority>``, in the sitemap namespace: :func:`url_row` reads such an element in one loop
-over its children. An element holding anything else (an extension, a tag of another namespace,
-an entity, two ``<loc>``, a ``<loc>`` too long) is read by :func:`url_record`, which reads
-every child by its kind, names each problem and counts the tags it drops; a property test
-compares the two.
+"""The listing of one ``<url>`` element of a sitemap, as ``sitemap_rows`` reads it: each child
+read by its kind into the producer contract's fields, each problem named, the tags it drops
+counted. The protocol's own elements are read by their names, as the page declares its fields
+(``page.model``); the text of every value is trimmed of whitespace and of invisible characters
+(a byte order mark, a zero-width space) around it.
 """
 
 from __future__ import annotations
@@ -13,13 +10,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from lxml import etree
 
-from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
-from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
+from sitemap_updater.page.model import (
+    DEPRECATED_NEWS_TAGS,
+    DEPRECATED_VIDEO_TAGS,
+    EXTENSION_TEXTS,
+    PROTOCOL_VALUES,
+)
 from sitemap_updater.protocol.limits import (
     IMAGE_NS,
     MAX_LOC_LENGTH,
@@ -28,8 +29,12 @@ from sitemap_updater.protocol.limits import (
     VIDEO_NS,
     XHTML_NS,
 )
-from sitemap_updater_local.inputs.records import Note, Problem, RawEntry, Row
-from sitemap_updater_local.inputs.sitemaps.sitemap_extensions import news_fields, video_fields
+from sitemap_updater_local.inputs.records import Listing, Note, Problem
+from sitemap_updater_local.inputs.sitemaps.sitemap_extensions import (
+    news_fields,
+    trimmed,
+    video_fields,
+)
 from sitemap_updater_local.inputs.sitemaps.xml_guard import local_name
 
 #: Short names of the extension namespaces, for notes.
@@ -47,27 +52,46 @@ _UNKNOWN: Final = "not read: not part of the sitemap protocol or the producer co
 #: valid URL has 2,048 once normalized; normalizing a huge text would cost time and memory).
 _MAX_LOC_CHARS: Final = 1 << 16
 
-# What a child of <url> is, by its tag (see _kind).
-_OTHER, _LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY, _LINK, _IMAGE, _VIDEO, _NEWS = range(9)
-_FIELDS: Final = {"lastmod": _LASTMOD, "changefreq": _CHANGEFREQ, "priority": _PRIORITY}
+# What a child of <url> is, by its tag (see _kind): a field of its own, or one of these.
+_OTHER, _LOC, _FIELD, _LINK, _IMAGE, _VIDEO, _NEWS = range(7)
+#: The elements a page declares as fields of its own (``page.model``), by namespace and name:
+#: the protocol's single values (``url`` is ``<loc>``) and the extension texts.
+_FIELDS: Final = {
+    **{(SITEMAP_NS, name): name for name in PROTOCOL_VALUES},
+    **{
+        (namespace, element.partition(":")[2]): name
+        for name, (element, namespace) in EXTENSION_TEXTS.items()
+    },
+}
 _EXTENSIONS: Final = {
     (XHTML_NS, "link"): _LINK,
     (IMAGE_NS, "image"): _IMAGE,
     (VIDEO_NS, "video"): _VIDEO,
     (NEWS_NS, "news"): _NEWS,
 }
+#: The namespaces of the extension texts a page declares.
+_OWN_NAMESPACES: Final = frozenset(namespace for _, namespace in EXTENSION_TEXTS.values())
 #: Kinds of the tags met so far; a document with many distinct tags stops adding to it.
 _KIND_CACHE: dict[object, int] = {}
 _KIND_CACHE_SIZE: Final = 1024
+
+
+def _field_key(tag: object) -> tuple[str, str]:
+    """The (namespace, name) a child's tag is looked up by: a tag of a namespace that is not an
+    extension's is the protocol's, whatever namespace the file gave it (old sitemaps have
+    others)."""
+    ns, name = local_name(tag)
+    return (ns if ns in _OWN_NAMESPACES else SITEMAP_NS), name
 
 
 def _classify(tag: object) -> int:
     ns, name = local_name(tag)
     if ns in _PREFIXES:
         return _EXTENSIONS.get((ns, name), _OTHER)
-    if name == "loc":
+    key = _field_key(tag)
+    if key == (SITEMAP_NS, "loc"):
         return _LOC
-    return _FIELDS.get(name, _OTHER)
+    return _FIELD if key in _FIELDS else _OTHER
 
 
 def _kind(tag: object) -> int:
@@ -80,8 +104,7 @@ def _kind(tag: object) -> int:
 
 
 def element_text(element: etree._Element) -> str | None:
-    text = (element.text or "").strip()
-    return text or None
+    return trimmed(element.text or "") or None
 
 
 def _tag_name(tag: object) -> str:
@@ -98,14 +121,7 @@ def _image_locs(image: etree._Element) -> list[str]:
 @dataclass(slots=True)
 class _Parts:
     locs: int = 0
-    loc: str | None = None
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    alternates: list[tuple[str, str]] | None = None
-    images: list[str] | None = None
-    videos: list[dict[str, object]] | None = None
-    news: dict[str, object] | None = None
+    fields: dict[str, object] = field(default_factory=dict)
 
 
 def _link(child: etree._Element, parts: _Parts, dropped: list[str]) -> None:
@@ -114,43 +130,43 @@ def _link(child: etree._Element, parts: _Parts, dropped: list[str]) -> None:
     elif child.get("hreflang") is None and child.get("media") is not None:
         dropped.append("xhtml:link media")
     else:
-        if parts.alternates is None:
-            parts.alternates = []
-        parts.alternates.append((child.get("hreflang") or "", child.get("href") or ""))
+        alternate = {
+            "hreflang": trimmed(child.get("hreflang") or ""),
+            "href": trimmed(child.get("href") or ""),
+        }
+        parts.fields.setdefault("alternates", []).append(alternate)  # type: ignore[attr-defined]
 
 
 def _read_child(child: etree._Element, parts: _Parts, dropped: list[str]) -> None:
     kind = _kind(child.tag)
+    fields = parts.fields
     if kind == _LOC:
         parts.locs += 1
-        parts.loc = element_text(child)
-    elif kind == _LASTMOD:
-        parts.lastmod = element_text(child)  # an empty <lastmod/> is no lastmod
-    elif kind == _CHANGEFREQ:
-        parts.changefreq = element_text(child)
-    elif kind == _PRIORITY:
-        parts.priority = element_text(child)
+        fields["url"] = element_text(child)
+    elif kind == _FIELD:
+        text = element_text(child)  # an empty element is no value
+        name = _FIELDS[_field_key(child.tag)]
+        if text is None:
+            fields.pop(name, None)
+        else:
+            fields[name] = text
     elif kind == _LINK:
         _link(child, parts, dropped)
     elif kind == _IMAGE:
-        if parts.images is None:
-            parts.images = []
-        parts.images.extend(_image_locs(child))
+        images = fields.setdefault("images", [])
+        images += [{"loc": loc} for loc in _image_locs(child)]  # type: ignore[operator]
     elif kind == _VIDEO:
-        if parts.videos is None:
-            parts.videos = []
-        parts.videos.append(video_fields(child, dropped))
+        fields.setdefault("videos", []).append(video_fields(child, dropped))  # type: ignore[attr-defined]
     elif kind == _NEWS:
-        parts.news = news_fields(child, dropped)
+        fields["news"] = news_fields(child, dropped)
     elif isinstance(child.tag, str):
         dropped.append(_tag_name(child.tag))
 
 
-def url_record(
+def url_listing(
     element: etree._Element, location: str, dropped: Counter[str] | None = None
-) -> Row | RawEntry | Problem:
-    """The entry of one ``<url>`` element, each child read by its kind; tags not read are
-    counted in ``dropped``."""
+) -> Listing | Problem:
+    """The listing of one ``<url>`` element; tags not read are counted in ``dropped``."""
     parts = _Parts()
     names: list[str] = []
     for child in element:
@@ -159,76 +175,18 @@ def url_record(
         dropped.update(set(names))
     line: int = element.sourceline  # type: ignore[assignment]  # set on a parsed element
     where = f"{location}:{line}"
-    if parts.loc is None:
-        return Problem(where, "loc: missing: every <url> needs a <loc>")
+    url = parts.fields.get("url")
+    if url is None:
+        return Problem(where, "url: missing: every <url> needs a <loc>")
     if parts.locs > 1:
-        return Problem(where, f"loc: {parts.locs} <loc> elements in one <url>: it must hold one")
-    loc = parts.loc
-    if len(loc) > _MAX_LOC_CHARS:
+        return Problem(where, f"url: {parts.locs} <loc> elements in one <url>: it must hold one")
+    if isinstance(url, str) and len(url) > _MAX_LOC_CHARS:
         return Problem(
             where,
-            f"loc: {len(loc):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
+            f"url: {len(url):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
             "characters once normalized",
         )
-    alternates = () if parts.alternates is None else tuple(parts.alternates)
-    images = () if parts.images is None else tuple(parts.images)
-    if parts.videos is None and parts.news is None:
-        return Row(
-            location, line, loc, parts.lastmod, parts.changefreq, parts.priority, alternates, images
-        )
-    return RawEntry(
-        where,
-        loc,
-        parts.lastmod,
-        parts.changefreq,
-        parts.priority,
-        alternates,
-        images,
-        tuple(parts.videos or ()),
-        parts.news,
-    )
-
-
-#: The plain fields of ``<url>`` in the sitemap namespace, by their tag as lxml gives it.
-_PLAIN_TAGS: Final = {
-    f"{{{SITEMAP_NS}}}{name}": kind
-    for name, kind in (
-        ("loc", _LOC),
-        ("lastmod", _LASTMOD),
-        ("changefreq", _CHANGEFREQ),
-        ("priority", _PRIORITY),
-    )
-}
-
-
-def url_row(
-    element: etree._Element, location: str, dropped: Counter[str] | None = None
-) -> Row | RawEntry | Problem:
-    """The entry of one ``<url>`` element (:func:`url_record`'s, read in one loop when the
-    element holds plain fields alone); tags not read are counted in ``dropped``."""
-    loc = lastmod = changefreq = priority = None
-    locs = 0
-    plain = _PLAIN_TAGS
-    for child in element:
-        kind = plain.get(child.tag)  # type: ignore[call-overload]  # an entity's tag is a function
-        if kind is None:
-            return url_record(element, location, dropped)
-        text = child.text
-        if text is not None:
-            text = text.strip() or None  # an empty <lastmod/> is no lastmod
-        if kind == _LOC:
-            locs += 1
-            loc = text
-        elif kind == _LASTMOD:
-            lastmod = text
-        elif kind == _CHANGEFREQ:
-            changefreq = text
-        else:
-            priority = text
-    if locs != 1 or loc is None or len(loc) > _MAX_LOC_CHARS:
-        return url_record(element, location, dropped)
-    line: int = element.sourceline  # type: ignore[assignment]  # set on a parsed element
-    return Row(location, line, loc, lastmod, changefreq, priority)
+    return Listing(where, parts.fields)
 
 
 def drop_notes(location: str, dropped: Counter[str]) -> Iterator[Note]:
@@ -243,4 +201,4 @@ def drop_notes(location: str, dropped: Counter[str]) -> Iterator[Note]:
 
 
 #: Tags Google deprecated: its News and video tags of 2022, and its old mobile sitemap tag.
-_DEPRECATED_NAMES: Final = frozenset((*DEPRECATED_NEWS_FIELDS, *DEPRECATED_VIDEO_FIELDS, "mobile"))
+_DEPRECATED_NAMES: Final = frozenset((*DEPRECATED_NEWS_TAGS, *DEPRECATED_VIDEO_TAGS, "mobile"))

@@ -1,36 +1,69 @@
-"""Full rebuild input: stream a parallel Scan into one spool file per leaf, then read leaf by leaf.
+"""URL items spooled to disk one file per leaf, then read back leaf by leaf in hash order.
 
-Memory stays bounded whatever the table size: items go to disk as they arrive, and a spool
-holding more than the URL cap, or more than the byte bound (items may be large: 40,000 valid
-items of many images each would fill the function's memory), is split on disk by the next hash
-bit (the same rule as ``store.shards.split_counts``) before it is loaded. Each loaded part is
-sorted by hash, so the bytes equal those of the incremental path, which reads the same shard by
-Query in hash order.
+A full rebuild streams its Scan into the spools, and ``build`` the items its changes make (first
+into one tree of hash ranges, to keep the newest change of each page, then into the leaves of the
+layout), so memory stays bounded whatever the number of items. A spool holding more than the URL
+cap, or more than the byte bound (items may be large: 40,000 valid items of many images each would
+fill the function's memory), is split on disk by the one split rule (``store.shards.split``)
+before it is loaded. Each part is sorted by hash, so the bytes equal those of the incremental path,
+which reads the same shard by Query in hash order.
+
+A record is the item's URL hash (32 ASCII bytes), the length of its msgpack form (4 bytes) and that
+form. A spool's file is named by a hash of its shard id, so that no host or section makes a name
+too long for the file system.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
+import struct
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
+
+import msgspec
 
 from sitemap_updater.store.items import Item, url_hash_of
-from sitemap_updater.store.keys import HASH_BITS, hash_bits
-from sitemap_updater.store.shards import LeafIndex, ShardIdError, children, depth_of
+from sitemap_updater.store.keys import HASH_HEX_LEN
+from sitemap_updater.store.shards import LeafIndex, split
 
-#: How many items pass between two checks of the time budget while scanning.
-CHECK_EVERY = 1000
+#: How many items pass between two checks of the time budget while spooling.
+CHECK_EVERY: Final = 1000
 #: Spool files kept open at once (Lambda allows 1,024 file descriptors per process).
-MAX_OPEN_SPOOLS = 256
+MAX_OPEN_SPOOLS: Final = 256
+_LENGTH: Final = struct.Struct("<I")
+_HEADER: Final = HASH_HEX_LEN + _LENGTH.size
+_encode: Final = msgspec.msgpack.Encoder().encode
+_decode: Final = msgspec.msgpack.Decoder(dict[str, dict[str, object]]).decode
+
+#: One spooled record: the URL hash and the item's msgpack form.
+Record = tuple[str, bytes]
 
 
 class ScanStoppedError(RuntimeError):
-    """The time budget ran out before the Scan had read the whole table."""
+    """The time budget ran out before every item was spooled."""
 
 
-def _line(item: Item) -> str:
-    return f"{url_hash_of(item)}\t{json.dumps(item, separators=(',', ':'))}\n"
+def record_of(item: Item) -> bytes:
+    """The spooled bytes of ``item``."""
+    body = _encode(item)
+    return url_hash_of(item).encode("ascii") + _LENGTH.pack(len(body)) + body
+
+
+def _records(data: bytes) -> list[Record]:
+    records: list[Record] = []
+    at = 0
+    while at < len(data):
+        (length,) = _LENGTH.unpack_from(data, at + HASH_HEX_LEN)
+        start = at + _HEADER
+        records.append((data[at : at + HASH_HEX_LEN].decode("ascii"), data[start : start + length]))
+        at = start + length
+    return records
+
+
+def item_of(record: Record) -> Item:
+    """The item of a spooled record."""
+    return _decode(record[1])  # type: ignore[return-value]
 
 
 class Spools:
@@ -43,20 +76,25 @@ class Spools:
         #: the leaf of each item; it adds the root of a space the leaves do not cover yet
         self.index = LeafIndex(leaves)
         self._space_of = space_of
-        self._files: dict[str, IO[str]] = {}
+        self._files: dict[str, IO[bytes]] = {}
         self.counts: dict[str, int] = {}
 
     def _path(self, shard_id: str) -> Path:
-        return self._dir / f"{shard_id.replace('/', '+')}.spool"
+        return self._dir / (hashlib.sha256(shard_id.encode()).hexdigest()[:32] + ".spool")
 
     def add(self, item: Item) -> None:
-        leaf = self.index.leaf_for(self._space_of(item), url_hash_of(item))
+        self.add_record(
+            self.index.leaf_for(self._space_of(item), url_hash_of(item)), record_of(item)
+        )
+
+    def add_record(self, leaf: str, record: bytes) -> None:
+        """Append one record (:func:`record_of`) to the spool of ``leaf``."""
         handle = self._files.get(leaf)
         if handle is None:
             if len(self._files) >= MAX_OPEN_SPOOLS:
                 self.close()  # reopened in append mode when next needed
-            handle = self._files[leaf] = self._path(leaf).open("a", encoding="utf-8")
-        handle.write(_line(item))
+            handle = self._files[leaf] = self._path(leaf).open("ab")
+        handle.write(record)
         self.counts[leaf] = self.counts.get(leaf, 0) + 1
 
     def fill(self, items: Iterable[Item], should_stop: Callable[[], bool]) -> int:
@@ -75,44 +113,45 @@ class Spools:
         self._files.clear()
 
     def _split(self, shard_id: str) -> tuple[str, str]:
-        depth = depth_of(shard_id)
-        if depth >= HASH_BITS:
-            raise ShardIdError(f"shard {shard_id} cannot be split further")
-        zero, one = children(shard_id)
-        counts = {zero: 0, one: 0}
         path = self._path(shard_id)
-        with (
-            path.open(encoding="utf-8") as src,
-            self._path(zero).open("w", encoding="utf-8") as out0,
-            self._path(one).open("w", encoding="utf-8") as out1,
-        ):
-            for line in src:
-                bit = hash_bits(line[: (depth + 4) // 4], depth + 1)[-1]
-                (out0 if bit == "0" else out1).write(line)
-                counts[zero if bit == "0" else one] += 1
+        halves = split(shard_id, _records(path.read_bytes()), lambda record: record[0])
         path.unlink()
         self.counts.pop(shard_id, None)
-        self.counts.update(counts)
-        return zero, one
+        for child, records in halves:
+            self._path(child).write_bytes(
+                b"".join(uh.encode("ascii") + _LENGTH.pack(len(b)) + b for uh, b in records)
+            )
+            self.counts[child] = len(records)
+        return halves[0][0], halves[1][0]
 
-    def load(self, leaf: str, cap: int, max_bytes: int) -> Iterator[tuple[str, list[Item]]]:
-        """The parts of ``leaf`` (itself, or its split children) with their items in hash order:
-        each of at most ``cap`` items, and of at most ``max_bytes`` spooled bytes unless it
-        holds a single item."""
+    def load_records(
+        self, leaf: str, cap: int, max_bytes: int
+    ) -> Iterator[tuple[str, list[Record]]]:
+        """The parts of ``leaf`` (itself, or its split children) with their records in hash
+        order (the records of one hash in the order spooled): each of at most ``cap`` records,
+        and of at most ``max_bytes`` spooled bytes unless it holds a single one."""
+        self.close()
         path = self._path(leaf)
         count = self.counts.get(leaf, 0)
         size = path.stat().st_size if count else 0
         if count > cap or (count > 1 and size > max_bytes):
             for child in self._split(leaf):
-                yield from self.load(child, cap, max_bytes)
+                yield from self.load_records(child, cap, max_bytes)
             return
-        if not path.exists():
+        if not count:
             yield leaf, []
             return
-        with path.open(encoding="utf-8") as src:
-            lines = sorted(src, reverse=True)
+        records = _records(path.read_bytes())
         path.unlink()
-        items: list[Item] = []
-        while lines:  # each line is let go as it is parsed: never both copies in full
-            items.append(json.loads(lines.pop().split("\t", 1)[1]))
-        yield leaf, items
+        self.counts.pop(leaf, None)
+        records.sort(key=lambda record: record[0])
+        yield leaf, records
+
+    def load(self, leaf: str, cap: int, max_bytes: int) -> Iterator[tuple[str, list[Item]]]:
+        """:meth:`load_records` with the items decoded."""
+        for part, records in self.load_records(leaf, cap, max_bytes):
+            items: list[Item] = []
+            while records:  # each record is let go as it is decoded: never both copies in full
+                items.append(item_of(records.pop()))
+            items.reverse()
+            yield part, items

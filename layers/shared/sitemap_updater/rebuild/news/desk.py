@@ -28,28 +28,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from sitemap_updater.protocol import Entry, SitemapError, gzip_bytes
-from sitemap_updater.protocol.errors import EntryTooLargeError
-from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.page.model import News
+from sitemap_updater.page.render import news_element
+from sitemap_updater.protocol.gzipio import gzip_bytes
 from sitemap_updater.protocol.limits import MAX_NEWS_URLS_PER_FILE
-from sitemap_updater.protocol.render.fragments import (
-    URLSET_FRAME_BYTES,
-    PublishedFormatError,
-    entry_fragment,
-    urlset_of,
-)
+from sitemap_updater.protocol.urlset import URLSET_FRAME_BYTES, PublishedFormatError, urlset_of
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.sites import Sites
-from sitemap_updater.store.items import (
-    ATTR_NEWS,
-    Item,
-    is_live,
-    loc_of,
-    news_from_item,
-    url_hash_of,
-)
-from sitemap_updater.store.keys import hash_bits
-from sitemap_updater.store.shards import bits_of
+from sitemap_updater.store.items import Item, has_news, is_live, page_of_item, url_hash_of
+from sitemap_updater.store.shards import covers
 
 NEWS_KEY_PREFIX: Final = "sitemap-news-"
 _NEWS_NAME: Final = re.compile(r"sitemap-news-[0-9]+\.xml\.gz")
@@ -130,27 +117,29 @@ class NewsDesk:
     def apply(self, changes: Mapping[str, Item | None]) -> None:
         """Apply changed URL items (URL hash -> item, None when it no longer exists)."""
         for uh, item in changes.items():
-            news = news_from_item(item) if item is not None and is_live(item) else None
-            if news is None or not self.in_window(news):
+            page = (
+                page_of_item(item)
+                if item is not None and is_live(item) and has_news(item)
+                else None
+            )
+            if page is None or page.news is None or not self.in_window(page.news):
                 self._fragments.pop(uh, None)
                 continue
-            assert item is not None
-            entry = Entry(loc=loc_of(item), news=news)
-            site = self._sites.site_of(entry.loc) or self._sites.primary
-            try:
-                self._fragments[uh] = entry_fragment(entry, site, max_bytes=self._max_bytes)
-                self._prefix[uh] = self._sites.key_prefix(site)
-            except (SitemapError, EntryTooLargeError) as error:
+            site = self._sites.site_of(page.url) or self._sites.primary
+            text = news_element(page).encode("utf-8")
+            if len(text) > self._max_bytes - URLSET_FRAME_BYTES:
                 self._fragments.pop(uh, None)
-                self.skipped.append(f"{entry.loc}: {error}")
+                self.skipped.append(f"{page.url}: alone needs more than {self._max_bytes} bytes")
+                continue
+            self._fragments[uh] = text
+            self._prefix[uh] = self._sites.key_prefix(site)
 
     def replace_shard(self, shard_id: str, items: Iterable[Item]) -> None:
         """Replace the articles of one shard (its hash prefix) with those of ``items``, all of
         the shard's live URL items as the table holds them."""
-        bits = bits_of(shard_id)
-        for uh in [uh for uh in self._fragments if hash_bits(uh, len(bits)) == bits]:
+        for uh in [uh for uh in self._fragments if covers(shard_id, uh)]:
             del self._fragments[uh]
-        self.apply({url_hash_of(item): item for item in items if ATTR_NEWS in item})
+        self.apply({url_hash_of(item): item for item in items if has_news(item)})
 
     def replace_all(self, items: Iterable[Item]) -> None:
         """Replace every article with those of ``items`` (every live item the table holds)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
-from sitemap_updater.protocol.render.fragments import (
+from sitemap_updater.protocol.urlset import (
     PublishedFormatError,
     fragment_loc,
     fragments_of,

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Final
 
 from sitemap_updater.indexnow.protocol import KEY_FILE_PREFIX
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
-from sitemap_updater.protocol.render.fragments import PublishedFormatError
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
+from sitemap_updater.protocol.urlset import PublishedFormatError
 from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
 from sitemap_updater.view import VIEW_NAMES
 

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from sitemap_updater.rebuild.freshness import Freshness
 from sitemap_updater.store.keys import (
-    EMPTY_SITE_KEY,
-    INDEX_KEY,
     PUBLISHED_SK,
     key_attributes,
     meta_key,
@@ -203,12 +201,9 @@ class PublishedStore:
 
 
 def _singles(item: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """The ``singles`` of an item; a record from before several hosts held the index's and
-    the empty-site file's hashes in attributes of their own."""
-    if "singles" in item:
-        return tuple(sorted((k, str(v["S"])) for k, v in item["singles"]["M"].items()))
-    legacy = {INDEX_KEY: "index_sha256", EMPTY_SITE_KEY: "home_sha256"}
-    return tuple(sorted((k, item[name]["S"]) for k, name in legacy.items() if name in item))
+    """The ``singles`` of an item."""
+    singles = item.get("singles", {"M": {}})["M"]
+    return tuple(sorted((k, str(v["S"])) for k, v in singles.items()))
 
 
 def _freshness(value: Any) -> Freshness | None:

@@ -2,8 +2,7 @@
 leaf, counting the entries that differed from the published files (drift). The Scan's
 tombstones count as the run's changes where they are new enough (``freshness``). A space the
 shard map has no leaf for yet (a new host or section, or every space after a layout change)
-starts at its root; the news files take every article the Scan read. Each page counts once,
-under its identity, however many spellings of its URL the table holds (``identities``).
+starts at its root; the news files take every article the Scan read.
 
 Each part of a leaf is rendered and put before the next is loaded, so a leaf that splits into
 many files holds one file's items and bytes at a time, not all of them.
@@ -15,14 +14,13 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from sitemap_updater.protocol.render.fragments import PublishedFormatError
-from sitemap_updater.rebuild.inputs.identities import Identities
+from sitemap_updater.protocol.urlset import PublishedFormatError
 from sitemap_updater.rebuild.inputs.spools import ScanStoppedError, Spools
 from sitemap_updater.rebuild.patch import changed_between, parse_published
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
-from sitemap_updater.store.items import ATTR_NEWS, Item, url_hash_of, written_at_of
+from sitemap_updater.store.items import Item, has_news, url_hash_of, written_at_of
 from sitemap_updater.store.shards import LeafIndex
 from sitemap_updater.store.spaces import shard_file_key
 
@@ -32,23 +30,19 @@ def rebuild_all(tools: Tools, run: Run) -> None:
     space_of = tools.layout.space_of
     with tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=tools.spool_root) as tmp:
         spools = Spools(Path(tmp), run.shard_map.leaves, space_of)
-        remembered = tools.removals.load() if tools.removals is not None else {}
-        identities = Identities(Path(tmp), remembered)
         earliest = min((run.full_since_ms(leaf) for leaf in run.shard_map.leaves), default=0)
         removed_index = LeafIndex(run.shard_map.leaves)
         articles: list[Item] = []
 
         def count_removed(item: Item) -> None:
-            identities.removed(item)
             written = written_at_of(item)
             if written is not None and written >= earliest:  # else too old for any leaf
                 leaf = removed_index.leaf_for(space_of(item), url_hash_of(item))
                 run.lags.add([item], since_ms=run.full_since_ms(leaf))
 
         def keep_articles(items: Iterable[Item]) -> Iterator[Item]:
-            for stored in items:
-                item = identities.live(stored)
-                if ATTR_NEWS in item:
+            for item in items:
+                if has_news(item):
                     articles.append(item)
                 yield item
 
@@ -57,39 +51,29 @@ def rebuild_all(tools: Tools, run: Run) -> None:
             spools.fill(keep_articles(scan), tools.out_of_time)
         except ScanStoppedError:
             spools.close()
-            identities.close()
             if run.migrating and not run.shard_map.leaves:
                 run.shard_map = run.loaded_map  # no leaf of the new layout yet: the next run
             for leaf in run.shard_map.leaves:
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
             return
-        identities.close()
-        if tools.removals is not None:
-            tools.removals.save(identities.removed_at, remembered)
         run.shard_map = run.shard_map.with_roots(spools.index.new_roots)
-        run.news.replace_all(identities.newest(articles))
+        run.news.replace_all(articles)
         articles.clear()
         leaves = sorted(run.shard_map.leaves)
         for leaf in leaves:
             if tools.out_of_time():
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
             else:
-                _rebuild_leaf(tools, run, spools, identities, leaf)
+                _rebuild_leaf(tools, run, spools, leaf)
 
 
-def _rebuild_leaf(
-    tools: Tools, run: Run, spools: Spools, identities: Identities, leaf: str
-) -> None:
+def _rebuild_leaf(tools: Tools, run: Run, spools: Spools, leaf: str) -> None:
     # repairs of a site published before are changes to announce; the first publish is not,
-    # nor a move to another layout, which changes no entry (only the files that hold them)
+    # nor a move to another layout, which changes no page (only the files that hold them)
     want_locs = bool(run.published.files) and not run.migrating
     ids: list[str] = []
     config = tools.config
-    for part, spooled in spools.load(
-        leaf, config.max_urls_per_sitemap, config.max_bytes_per_sitemap
-    ):
-        items = identities.newest(spooled)
-        del spooled
+    for part, items in spools.load(leaf, config.max_urls_per_sitemap, config.max_bytes_per_sitemap):
         run.lags.add(items, since_ms=run.full_since_ms(leaf))
         rendered = tools.render(part, items)
         del items

@@ -14,14 +14,14 @@ that cannot be read back is rebuilt from the table instead.
 from __future__ import annotations
 
 from sitemap_updater.observability import logger
-from sitemap_updater.protocol.render.fragments import PublishedFormatError
+from sitemap_updater.protocol.urlset import PublishedFormatError
 from sitemap_updater.rebuild.freshness import oldest_written
 from sitemap_updater.rebuild.inputs.feed import FeedRead
 from sitemap_updater.rebuild.patch import Recorded, entries_differing, patch_shard
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
-from sitemap_updater.store.items import Item, loc_of, url_hash_of
+from sitemap_updater.store.items import Item, url_hash_of, url_of
 from sitemap_updater.store.shards import LeafIndex
 from sitemap_updater.store.spaces import Layout, shard_file_key
 
@@ -114,7 +114,7 @@ def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bo
         )
     except PublishedFormatError as error:
         _rebuild_from_table(tools, run, leaf, body, str(error), crashed=force)
-        run.note_changed(loc_of(item) for item in changes.values() if item)
+        run.note_changed(url_of(item) for item in changes.values() if item)
         return
     run.apply(leaf, patched.rendered, force=force)
     run.note_changed(patched.changed_locs)

@@ -11,12 +11,10 @@ new file is published.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
-from sitemap_updater.protocol import render_index
+from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.news.files import NewsListing
 from sitemap_updater.rebuild.outputs.bucket import robots_txt
@@ -26,11 +24,8 @@ from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROBOTS_KEY
-from sitemap_updater.store.spaces import key_prefix_of, shard_file_key
+from sitemap_updater.store.spaces import key_prefix_of, section_of_file, shard_file_key
 from sitemap_updater.view import view_files
-
-#: the file of a leaf from before sections (``sitemap-r0101.xml.gz``, at the bucket root)
-LEGACY_FILE: Final = re.compile(r"sitemap-r[01]*\.xml\.gz")
 
 #: (file key, index lastmod, URL count)
 Listed = tuple[str, str | None, int]
@@ -63,8 +58,9 @@ def index_plan(run: Run) -> IndexPlan:
                 files.append((key, state.file_lastmod or state.file_changed_at, state.url_count))
         elif key in listing:
             files.append((key, *listing[key]))
-    if run.remaining and run.shard_map.layout is not None:
-        files += [(k, *v) for k, v in listing.items() if LEGACY_FILE.fullmatch(k)]
+    if run.remaining and run.migrating:  # the old layout's files, until the move is done
+        keys = {shard_file_key(leaf) for leaf in run.shard_map.leaves}
+        files += [(k, *v) for k, v in listing.items() if k not in keys and section_of_file(k)]
     return IndexPlan(tuple(files))
 
 
@@ -117,8 +113,6 @@ def _publish_home(
     key = prefix + EMPTY_SITE_KEY
     home = render_home(
         tools.layout.site_of_prefix(prefix),
-        max_urls=tools.config.max_urls_per_sitemap,
-        max_bytes=tools.config.max_bytes_per_sitemap,
         stylesheet=tools.config.stylesheet,
     )
     sha = sha256_hex(home)

@@ -11,7 +11,6 @@ from sitemap_updater.rebuild.inputs.source import Removed, ShardSource
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.render import RenderedShard, render_shard
 from sitemap_updater.rebuild.state.nodes import StateStore
-from sitemap_updater.rebuild.state.removals import RemovalStore
 from sitemap_updater.store.items import Item
 from sitemap_updater.store.shards import space_of_shard
 from sitemap_updater.store.spaces import Layout
@@ -26,8 +25,6 @@ class Tools:
     publisher: Publisher
     #: True once the run must stop starting work (the time budget's margin is reached)
     out_of_time: Callable[[], bool]
-    #: the deletes of pages stored under older spellings (None: not kept across runs)
-    removals: RemovalStore | None = None
     #: where a full rebuild spools the Scan (None: the system's temporary directory)
     spool_root: str | None = None
 

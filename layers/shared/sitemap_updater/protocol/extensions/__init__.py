@@ -1,1 +1,0 @@
-"""The sitemap extensions a <url> may carry beyond sitemaps.org: Google News and video."""
