@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP  # noqa: E402
-from sitemap_updater.protocol import Entry, Image, Site  # noqa: E402
+from sitemap_updater.page.model import Image, Page
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES  # noqa: E402
 from sitemap_updater.protocol.render.fragments import (  # noqa: E402
     PublishedFormatError,
@@ -71,9 +72,7 @@ def large_items(count: int, images: int) -> list[Item]:
     items = []
     for i in range(count):
         loc = f"{SITE}/gallery/{i}"
-        entry = Entry(
-            loc=loc, images=tuple(Image(f"{SITE}/img/{i}/{n}.jpg") for n in range(images))
-        )
+        entry = Page(url=loc, images=tuple(Image(f"{SITE}/img/{i}/{n}.jpg") for n in range(images)))
         items.append(live_item(entry, f"20260101T000000.000000Z#0#{url_hash(loc)}", "d"))
     return items
 

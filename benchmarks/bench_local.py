@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 from sitemap_updater.ingest.apply import UrlWriter  # noqa: E402
 from sitemap_updater.ingest.events import decode_body  # noqa: E402
 from sitemap_updater.ingest.judged import ChangeEvent  # noqa: E402
-from sitemap_updater.protocol import Site  # noqa: E402
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater_local.commands.simulate import simulate  # noqa: E402
 from sitemap_updater_local.deployment import LocalDeployment  # noqa: E402
 

@@ -49,7 +49,7 @@ from sitemap_updater.config import (  # noqa: E402
     DEFAULT_MAX_URLS_PER_SITEMAP,
     RebuildConfig,
 )
-from sitemap_updater.protocol import Entry  # noqa: E402
+from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, gzip_bytes  # noqa: E402
 from sitemap_updater.protocol.urls import Site  # noqa: E402
 from sitemap_updater.rebuild.patch import Recorded, patch_shard  # noqa: E402
@@ -148,16 +148,16 @@ def _setup(endpoint: str) -> tuple[Any, Any]:
     return dynamodb, s3
 
 
-def _entry(i: int, day: int = 1) -> Entry:
-    return Entry(
-        loc=f"{SITE}/products/{i}/item-{i * 7919 % 100_003}",
+def _entry(i: int, day: int = 1) -> Page:
+    return Page(
+        url=f"{SITE}/products/{i}/item-{i * 7919 % 100_003}",
         lastmod=f"2024-05-{day:02d}",
         changefreq="weekly",
         priority=0.5,
     )
 
 
-def _item(entry: Entry) -> dict[str, Any]:
+def _item(entry: Page) -> dict[str, Any]:
     digest = hashlib.sha256(repr(entry).encode()).hexdigest()
     return live_item(entry, f"20240501T000000.000000Z#0#{digest}", digest)
 

@@ -44,16 +44,11 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
 from zlib_ng import zlib_ng  # noqa: E402
 
-from sitemap_updater.protocol import (  # noqa: E402
-    DEFAULT_COMPRESSLEVEL,
-    MAX_URLS,
-    Alternate,
-    Entry,
-    Image,
-    Site,
-    UrlsetWriter,
-    normalize_url,
-)
+from sitemap_updater.page.model import Alternate, Image, Page
+from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL
+from sitemap_updater.protocol.limits import MAX_URLS
+from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.protocol import UrlsetWriter  # GONE
 from sitemap_updater.protocol.gzipio import MEM_LEVEL, PIECE_BYTES  # noqa: E402
 
 SITE = Site.parse("https://www.example-shop.com")
@@ -87,7 +82,7 @@ def _query(rng: random.Random) -> str:
     ).format(n=rng.randint(1, 999))
 
 
-def entries(count: int, seed: int = 7) -> Iterator[Entry]:
+def entries(count: int, seed: int = 7) -> Iterator[Page]:
     """``count`` varied, already-normalized entries (what make_entry would return)."""
     rng = random.Random(seed)
     origin = SITE.origin
@@ -115,8 +110,8 @@ def entries(count: int, seed: int = 7) -> Iterator[Entry]:
                 Image(f"https://cdn.example-img.net/p/{rng.randint(1, 10**8)}.jpg")
                 for _ in range(rng.randint(1, 4))
             )
-        yield Entry(
-            loc=loc,
+        yield Page(
+            url=loc,
             lastmod=lastmod,
             changefreq=rng.choice(CHANGEFREQS) if rng.random() < 0.3 else None,
             priority=rng.randint(0, 10) / 10 if rng.random() < 0.3 else None,
@@ -134,7 +129,7 @@ class _Discard:
         return len(data)
 
 
-def render_all(items: Iterable[Entry], level: int, keep: bool) -> tuple[list[bytes], int, int]:
+def render_all(items: Iterable[Page], level: int, keep: bool) -> tuple[list[bytes], int, int]:
     """Render into files of at most 50,000 URLs with ``UrlsetWriter.add_many`` (the path
     ``render_urlset`` takes); (gzip files if ``keep``, file count, gzip bytes)."""
     files: list[bytes] = []
@@ -211,7 +206,7 @@ def main() -> int:
     print(f"generating {args.entries:,} entries ...", flush=True)
     items = list(entries(args.entries))
     for entry in items[:2000]:  # the generator produces what normalization would
-        assert normalize_url(entry.loc) == entry.loc, entry.loc
+        assert normalize_url(entry.url) == entry.url, entry.url
     print(f"load average         {_load()}  (other processes share the CPU)", flush=True)
     gc.collect()
     gc.disable()

@@ -125,7 +125,8 @@ with FunctionOutput().capture():
 
     from sitemap_updater.ingest.item_size import item_size
     from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
-    from sitemap_updater.protocol import Entry, Site
+    from sitemap_updater.page.model import Page
+    from sitemap_updater.protocol.urls import Site
     from sitemap_updater.rebuild.inputs.spools import Spools
     from sitemap_updater.rebuild.news.desk import is_news_key
     from sitemap_updater.rebuild.outputs.bucket import INDEX, SHARD_FILE
@@ -418,8 +419,8 @@ def balanced_urls(leaves: int, per_leaf: int, first: int = 0) -> list[int]:
 
 def _item(i: int, day: int) -> Item:
     page = _page(i, day)
-    entry = Entry(
-        loc=page["url"],
+    entry = Page(
+        url=page["url"],
         lastmod=page["lastmod"],
         changefreq=page["changefreq"],
         priority=page["priority"],

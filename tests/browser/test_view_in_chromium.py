@@ -29,7 +29,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.errors import InvalidUrlError
 from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sections import SectionRules

@@ -34,7 +34,10 @@ import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
-from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import render_urlset  # GONE
 from sitemap_updater_local.validation.document import validate_document, validate_path
 from tests.helpers.interrupt import default_interrupt
 
@@ -275,9 +278,9 @@ def _write_old_sitemaps(directory: Path, child_base: str, page_base: str = SITE)
     children = []
     for n in (1, 2):
         entries = [
-            Entry(loc=f"{page_base}/old/{n}/{i}", lastmod="2026-01-0" + str(n)) for i in range(5)
+            Page(url=f"{page_base}/old/{n}/{i}", lastmod="2026-01-0" + str(n)) for i in range(5)
         ]
-        urls |= {e.loc for e in entries}
+        urls |= {e.url for e in entries}
         data, _ = render_urlset(entries, site)
         (directory / f"sitemap-{n}.xml.gz").write_bytes(data)
         children.append((f"{child_base}/sitemap-{n}.xml.gz", "2026-01-0" + str(n)))

@@ -16,7 +16,7 @@ import pytest
 
 from sitemap_updater.ingest.dlq import reason_line
 from sitemap_updater.ingest.events import decode_body
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater_local import cli, errors, page_events
 from sitemap_updater_local.commands import demo
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from sitemap_updater.protocol import Alternate, Entry, Image
+from sitemap_updater.page.model import Alternate, Image, Page
 from sitemap_updater.rebuild.inputs.source import Removed
 from sitemap_updater.store.items import Item, live_item, url_hash_of
 from sitemap_updater.store.keys import hash_bits, url_hash
@@ -33,7 +33,7 @@ class SyntheticSource:
         self.site = site.rstrip("/")
         self.items_read = 0
 
-    def entry(self, i: int) -> Entry:
+    def page(self, i: int) -> Page:
         section = _SECTIONS[i % len(_SECTIONS)]
         loc = f"{self.site}/{section}/{i:08d}-item-{(i * 7919) % 100_003}"
         alternates: tuple[Alternate, ...] = ()
@@ -45,8 +45,8 @@ class SyntheticSource:
         images: tuple[Image, ...] = ()
         if i % 5 == 0:
             images = (Image(loc=f"{self.site}/media/{i:08d}.jpg"),)
-        return Entry(
-            loc=loc,
+        return Page(
+            url=loc,
             lastmod=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}",
             changefreq=_FREQS[i % len(_FREQS)],
             priority=(i % 11) / 10,
@@ -55,9 +55,9 @@ class SyntheticSource:
         )
 
     def item(self, i: int) -> Item:
-        entry = self.entry(i)
-        digest = url_hash(entry.loc)
-        return live_item(entry, f"20260101T000000.000000Z#0#{digest}", digest)
+        page = self.page(i)
+        digest = url_hash(page.url)
+        return live_item(page, f"20260101T000000.000000Z#0#{digest}", digest)
 
     def scan_all(self, segments: int, *, removed: Removed | None = None) -> Iterator[Item]:
         """Every item once, in index order (there are no tombstones for ``removed``)."""

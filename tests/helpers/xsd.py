@@ -5,16 +5,17 @@ the test with lxml's messages if the document is not valid, and return the ``loc
 document order, parsed independently of the code that wrote them.
 
 :func:`check_written_sitemaps` makes this hold for every file without a test having to ask:
-``tests/conftest.py`` applies it to every test, so each :class:`UrlsetWriter` and
-:class:`IndexWriter` closed in the test process, whatever its sink (a ``BytesIO``, a file, an
-upload to S3), has its bytes validated, and the test fails if one is not valid.
+``tests/conftest.py`` applies it to every test, so every urlset (``protocol.urlset.urlset_of``,
+which joins the fragments of every leaf, News file and empty-site file) and every index
+(``protocol.index.render_index``) made in the test process, wherever it goes (a file, an upload to
+S3), has its bytes validated, and the test fails if one is not valid.
 """
 
 from __future__ import annotations
 
 import functools
 import gzip
-import weakref
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any, cast
 import pytest
 from lxml import etree
 
-from sitemap_updater.protocol import FileStats, IndexWriter, UrlsetWriter
+from sitemap_updater.protocol import index, urlset
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "tooling" / "sitemap_updater_local" / "schemas"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -105,55 +106,38 @@ class WrittenSitemaps:
     problems: list[str] = field(default_factory=list)
 
 
-class _Copy:
-    """A sink that passes every write on to the writer's real sink and keeps a copy."""
-
-    __slots__ = ("chunks", "sink")
-
-    def __init__(self, sink: Any) -> None:
-        self.sink = sink
-        self.chunks: list[bytes] = []
-
-    def write(self, data: bytes, /) -> object:
-        self.chunks.append(bytes(data))
-        return self.sink.write(data)
-
-
 def _watch(
     monkeypatch: pytest.MonkeyPatch,
-    cls: type[UrlsetWriter] | type[IndexWriter],
+    original: Callable[..., Any],
     check: Callable[[bytes], object],
     seen: WrittenSitemaps,
 ) -> None:
-    copies: weakref.WeakKeyDictionary[object, _Copy] = weakref.WeakKeyDictionary()
-    init: Callable[..., None] = cls.__init__
-    close: Callable[[Any], FileStats] = cls.close
+    """Wrap ``original`` wherever a module of the project holds it, so that each document it
+    makes is checked."""
 
-    def watched_init(self: Any, sink: Any, *args: Any, **kwargs: Any) -> None:
-        copy = _Copy(sink)
-        copies[self] = copy
-        init(self, copy, *args, **kwargs)
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        made = original(*args, **kwargs)
+        data = made[0] if isinstance(made, tuple) else made
+        seen.checked += 1
+        try:
+            check(data)
+        except (AssertionError, etree.XMLSyntaxError) as error:
+            seen.problems.append(f"{original.__name__} made an invalid file: {error}")
+        return made
 
-    def watched_close(self: Any) -> FileStats:
-        stats = close(self)
-        copy = copies.pop(self, None)
-        if copy is not None:
-            seen.checked += 1
-            try:
-                check(b"".join(copy.chunks))
-            except (AssertionError, etree.XMLSyntaxError) as error:
-                seen.problems.append(f"a {type(self).__name__} wrote an invalid file: {error}")
-        return stats
-
-    monkeypatch.setattr(cls, "__init__", watched_init)
-    monkeypatch.setattr(cls, "close", watched_close)
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("sitemap_updater", "tests", "benchmarks")) or module is None:
+            continue
+        for attribute, value in list(vars(module).items()):
+            if value is original:
+                monkeypatch.setattr(module, attribute, watched)
 
 
 def check_written_sitemaps(monkeypatch: pytest.MonkeyPatch) -> WrittenSitemaps:
-    """Validate, on :meth:`close`, every file a urlset or index writer produces from now on
-    (until ``monkeypatch`` is undone); problems are collected in the returned record rather
-    than raised, so code under test that catches exceptions cannot hide them."""
+    """Validate every urlset and index made from now on (until ``monkeypatch`` is undone);
+    problems are collected in the returned record rather than raised, so code under test that
+    catches exceptions cannot hide them."""
     seen = WrittenSitemaps()
-    _watch(monkeypatch, UrlsetWriter, assert_valid_urlset, seen)
-    _watch(monkeypatch, IndexWriter, assert_valid_index, seen)
+    _watch(monkeypatch, urlset.urlset_of, assert_valid_urlset, seen)
+    _watch(monkeypatch, index.render_index, assert_valid_index, seen)
     return seen

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import Sites, sites_of
 
 SITE = Site.parse("https://www.example.com")

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import make_entry
+from sitemap_updater.protocol import make_entry  # GONE
 from sitemap_updater.sites import Sites
 from sitemap_updater_local.inputs.records import Note
 from sitemap_updater_local.inputs.sources import iter_source_items

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import render_index
+from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.render import render_home, render_shard

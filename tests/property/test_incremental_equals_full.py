@@ -27,9 +27,9 @@ from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import Entry
-from sitemap_updater.protocol.extensions.news import News
-from sitemap_updater.protocol.extensions.video import Video
+from sitemap_updater.page.model import Page
+from sitemap_updater.page.model import News, Publication
+from sitemap_updater.page.model import Video
 from sitemap_updater.rebuild.news.desk import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
@@ -85,10 +85,10 @@ def _with_clock(self: RebuildService, *args: Any, **kwargs: Any) -> None:
     _BUILD(self, *args, **{**kwargs, "clock": lambda: CLOCK[0]})
 
 
-def entry(loc: str, lastmod: str | None, news_hours: int | None, video: bool) -> Entry:
+def entry(loc: str, lastmod: str | None, news_hours: int | None, video: bool) -> Page:
     published = datetime.fromtimestamp(T0 - 3600 * (news_hours or 0), UTC)
-    return Entry(
-        loc=loc,
+    return Page(
+        url=loc,
         lastmod=lastmod,
         videos=(
             (Video("https://cdn.example.net/t.jpg", "A & B", "<clip>", player_loc=loc + "/p"),)

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from moto import mock_aws
 
 from sitemap_updater.ingest.ordering import content_digest
-from sitemap_updater.protocol import Site, make_entry
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import make_entry  # GONE
 from tests.integration.ingest.harness import BASE_ENV, SITE, body, make_stack, sqs_record
 
 PATHS = ["/p/a", "/p/b", "/p/c"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from sitemap_updater.ingest.events import careful_decode_body, decode_body
 from sitemap_updater.ingest.judged import ChangeEvent
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.urls import host_of
 from tests.property.strategies import NOW, SETTINGS, SITE, url_tail, urls
 

@@ -9,9 +9,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import Entry, Site
-from sitemap_updater.protocol.extensions.news import News
-from sitemap_updater.protocol.extensions.video import Relationship, Video
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.page.model import News, Publication
+from sitemap_updater.page.model import Video
+from sitemap_updater.protocol.extensions.video import Relationship  # GONE
 from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES
 from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
@@ -65,8 +67,8 @@ news = st.builds(
     publication_date=news_dates,
 )
 entries = st.builds(
-    lambda path, lastmod, priority, videos, news: Entry(
-        loc=f"https://www.example.com/{path}",
+    lambda path, lastmod, priority, videos, news: Page(
+        url=f"https://www.example.com/{path}",
         lastmod=lastmod,
         changefreq=None,
         priority=priority,
@@ -83,7 +85,7 @@ entries = st.builds(
 )
 
 
-def _item(entry: Entry) -> Item:
+def _item(entry: Page) -> Item:
     return live_item(entry, "e", "d")
 
 
@@ -93,16 +95,16 @@ def _full(state: dict[str, Item], cap: int, max_bytes: int, stylesheet: bool) ->
 
 
 def _apply(
-    old_state: dict[str, Item], after: list[tuple[Entry, bool]]
+    old_state: dict[str, Item], after: list[tuple[Page, bool]]
 ) -> tuple[dict[str, Item | None], dict[str, Item]]:
     """The changes a wave of upserts and deletes makes (URL hash -> new item, or None for a
     URL the table never held), and the table state after it."""
     changes: dict[str, Item | None] = {}
     new_state = dict(old_state)
     for entry, deleted in after:
-        uh = url_hash(entry.loc)
+        uh = url_hash(entry.url)
         if deleted:
-            changes[uh] = tombstone_item(entry.loc, "e", "d", 1) if uh in new_state else None
+            changes[uh] = tombstone_item(entry.url, "e", "d", 1) if uh in new_state else None
             new_state.pop(uh, None)
         else:
             changes[uh] = new_state[uh] = _item(entry)
@@ -121,8 +123,8 @@ def _apply(
     edge=st.none() | st.integers(min_value=-8, max_value=80),
 )
 def test_patched_shard_equals_full_render(
-    before: list[Entry],
-    after: list[tuple[Entry, bool]],
+    before: list[Page],
+    after: list[tuple[Page, bool]],
     cap: int,
     max_bytes: int,
     with_record: bool,
@@ -135,7 +137,7 @@ def test_patched_shard_equals_full_render(
     stylesheet or not (``published_with``), the run's setting is ``stylesheet``. With ``edge``
     the byte cap is ``edge`` bytes over what the new state needs in a file without the
     stylesheet, around the room the stylesheet's instruction takes."""
-    old_state = {url_hash(e.loc): _item(e) for e in before}
+    old_state = {url_hash(e.url): _item(e) for e in before}
     old = _full(old_state, 50_000, 50_000, published_with)
     assert len(old) == 1
     changes, new_state = _apply(old_state, after)
@@ -160,8 +162,8 @@ def test_patched_shard_equals_full_render(
     assert [(r.shard_id, r.body, r.url_count, r.newest_lastmod) for r in patched.rendered] == [
         (r.shard_id, r.body, r.url_count, r.newest_lastmod) for r in full
     ]
-    old_locs = {str(i["loc"]["S"]): i for i in old_state.values()}
-    new_locs = {str(i["loc"]["S"]): i for i in new_state.values()}
+    old_locs = {str(i["url"]["S"]): i for i in old_state.values()}
+    new_locs = {str(i["url"]["S"]): i for i in new_state.values()}
     expected = {
         loc for loc in old_locs.keys() | new_locs.keys() if old_locs.get(loc) != new_locs.get(loc)
     }
@@ -187,8 +189,8 @@ def _news_files(desk: NewsDesk) -> list[tuple[str, bytes, int]]:
     stylesheet=st.booleans(),
 )
 def test_patched_news_files_equal_a_full_render(
-    before: list[Entry],
-    after: list[tuple[Entry, bool]],
+    before: list[Page],
+    after: list[tuple[Page, bool]],
     hours_later: float,
     max_bytes: int,
     published_with: bool,
@@ -197,7 +199,7 @@ def test_patched_news_files_equal_a_full_render(
     """The news files read back, expired by a later clock and patched with the changes hold
     what a render of the new table state at that clock holds (the files read back named the
     stylesheet or not, the run's setting is ``stylesheet``)."""
-    old_state = {url_hash(e.loc): _item(e) for e in before}
+    old_state = {url_hash(e.url): _item(e) for e in before}
     first = NewsDesk(
         Sites((SITE,)),
         window_hours=48,

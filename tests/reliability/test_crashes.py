@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
 from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import SITE, STATE_TABLE, Aws, FakeContext
@@ -55,8 +55,8 @@ ENV = {
 }
 
 
-def page(n: int | str, lastmod: str) -> Entry:
-    return Entry(loc=f"{SITE}/page/{n}", lastmod=lastmod, changefreq="daily", priority=0.5)
+def page(n: int | str, lastmod: str) -> Page:
+    return Page(url=f"{SITE}/page/{n}", lastmod=lastmod, changefreq="daily", priority=0.5)
 
 
 def apply_env(monkeypatch: pytest.MonkeyPatch) -> None:

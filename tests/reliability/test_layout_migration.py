@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 from lxml import etree
 
-from sitemap_updater.protocol import Site, render_index
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.rebuild.state.nodes import NodeState, ShardMap, StateStore

@@ -109,7 +109,7 @@ def test_a_small_cap_splits_into_more_than_1000_files_under_one_valid_index(
         assert all(_bits(url, len(shard_bits)) == shard_bits for url in locs), key
         seen += locs
     assert len(seen) == len(set(seen)) == URLS
-    assert set(seen) == {source.entry(i).loc for i in range(URLS)}
+    assert set(seen) == {source.page(i).url for i in range(URLS)}
     # a second run with nothing changed writes nothing
     again = service.run()
     assert again.objects_written == []

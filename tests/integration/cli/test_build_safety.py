@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.view import VIEW_NAMES
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.outputs.bucket import kind_of
 from sitemap_updater.sites import Sites
 from sitemap_updater.view import SECURITY_HEADERS, VIEW_NAMES, view_files

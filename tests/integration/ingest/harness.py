@@ -174,8 +174,8 @@ class IngestStack:
         return [item for page in pages for item in page["Items"]]
 
     def url_items(self) -> dict[str, dict[str, Any]]:
-        """URL items by their ``loc``."""
-        return {i["loc"]["S"]: i for i in self.items() if i["pk"]["S"].startswith("u#")}
+        """URL items by their ``url``."""
+        return {i["url"]["S"]: i for i in self.items() if i["pk"]["S"].startswith("u#")}
 
     def stream_records(self) -> list[tuple[str, str]]:
         """(event name, loc) of every record in the table's stream, in order: what the rebuild
@@ -193,7 +193,7 @@ class IngestStack:
                     break
                 for record in page["Records"]:
                     image = record["dynamodb"].get("NewImage", {})
-                    found.append((record["eventName"], image.get("loc", {}).get("S", "")))
+                    found.append((record["eventName"], image.get("url", {}).get("S", "")))
                 iterator = page.get("NextShardIterator")
         return found
 

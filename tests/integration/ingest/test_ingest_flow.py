@@ -143,7 +143,7 @@ def test_throttling_on_one_record_fails_exactly_that_record(stack: IngestStack) 
     target = SITE + "/batch/3"
 
     def throttle_one(params: dict[str, Any], **_: Any) -> None:
-        if params["Item"]["loc"]["S"] == target:
+        if params["Item"]["url"]["S"] == target:
             raise throttle("PutItem")
 
     stack.dynamodb.meta.events.register("before-parameter-build.dynamodb.PutItem", throttle_one)
@@ -182,7 +182,7 @@ def test_failed_dlq_send_makes_the_record_a_batch_item_failure(stack: IngestStac
 
 def test_unexpected_error_is_a_batch_item_failure_not_a_loss(stack: IngestStack) -> None:
     def explode(params: dict[str, Any], **_: Any) -> None:
-        if params["Item"]["loc"]["S"].endswith("/boom"):
+        if params["Item"]["url"]["S"].endswith("/boom"):
             raise RuntimeError("unexpected")
 
     stack.dynamodb.meta.events.register("before-parameter-build.dynamodb.PutItem", explode)
@@ -336,7 +336,7 @@ def test_a_change_too_large_for_one_item_is_rejected_not_retried(stack: IngestSt
     assert set(stack.url_items()) == {SITE + "/ok"}
     (message,) = stack.dlq_messages()
     reason = message["MessageAttributes"]["reason"]["StringValue"]
-    assert reason.startswith("field entry value ")
+    assert reason.startswith("field page value ")
     assert "must fit in one table item of at most 400,000 bytes" in reason
 
 
@@ -356,7 +356,7 @@ def test_throttling_inside_an_array_body_retries_the_record_without_loss(
     attempts = [0]
 
     def throttle_first(params: dict[str, Any], **_: Any) -> None:
-        if params["Item"]["loc"]["S"] == target and attempts[0] == 0:
+        if params["Item"]["url"]["S"] == target and attempts[0] == 0:
             attempts[0] += 1
             raise throttle("PutItem")
 

@@ -27,7 +27,7 @@ from tests.integration.ingest.harness import (
 
 def throttle_url(stack: IngestStack, url: str) -> None:
     def throttle(params: dict[str, Any], **_: Any) -> None:
-        if params["Item"]["loc"]["S"] == url:
+        if params["Item"]["url"]["S"] == url:
             raise ClientError(
                 {
                     "Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"},

@@ -22,7 +22,7 @@ import pytest
 from lxml import etree
 from moto import mock_aws
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.store.items import live_item, tombstone_item
 from sitemap_updater.store.keys import (
     ATTR_SECTION,
@@ -116,7 +116,7 @@ class Aws:
                 return leaf
         raise AssertionError(f"no leaf for {loc}")
 
-    def upsert(self, *entries: Entry, section: str | None = None) -> None:
+    def upsert(self, *entries: Page, section: str | None = None) -> None:
         """Write live URL items as ingest does (the table's stream carries them), each with
         the ``section`` its change named (None: the path rules place it)."""
         for entry in entries:
@@ -296,5 +296,5 @@ def create_tables(dynamodb: Any, table: str, state_table: str) -> str:
     return str(created["LatestStreamArn"])
 
 
-def page(n: int, lastmod: str | None = None) -> Entry:
-    return Entry(loc=f"{SITE}/page/{n}", lastmod=lastmod)
+def page(n: int, lastmod: str | None = None) -> Page:
+    return Page(url=f"{SITE}/page/{n}", lastmod=lastmod)

@@ -17,7 +17,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.rebuild.inputs.feed import FeedGapError, FeedRead, StreamFeed
 from sitemap_updater.rebuild.state.checkpoint import Checkpoint, CheckpointStore
 from sitemap_updater.rebuild.state.nodes import ShardMap, StateStore
@@ -42,7 +42,7 @@ class Stream:
         return StreamFeed(self.streams, self.arn, clock=lambda: self.now[0])
 
     def upsert(self, n: int, lastmod: str = "2024-05-01") -> Item:
-        entry = Entry(loc=f"{SITE}/page/{n}", lastmod=lastmod)
+        entry = Page(url=f"{SITE}/page/{n}", lastmod=lastmod)
         digest = hashlib.sha256(repr(entry).encode()).hexdigest()
         item = live_item(entry, f"20240501T120000.{next(_events):06d}Z#0#{digest}", digest)
         self.dynamodb.put_item(TableName=TABLE, Item=item)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.rebuild.state.published import PublishedStore
 from sitemap_updater.store.items import live_item, tombstone_item
 from sitemap_updater.store.keys import ATTR_WRITTEN_AT
@@ -55,7 +55,7 @@ def _ev(at: float, rank: int, digest: str) -> str:
     return f"{moment}#{rank}#{digest}"
 
 
-def upsert_at(aws: Aws, at: float, *entries: Entry) -> None:
+def upsert_at(aws: Aws, at: float, *entries: Page) -> None:
     """Write live URL items as ingest does at ``at`` (epoch seconds), ``wt`` included."""
     for entry in entries:
         digest = hashlib.sha256(repr(entry).encode()).hexdigest()
@@ -113,12 +113,12 @@ def test_the_lag_of_a_change_held_back_by_a_pending_leaf_grows_until_it_is_publi
     aws.invoke()
     clock.advance(60)
     changed = [page(i, "2024-06-01") for i in range(40)]
-    leaves = {aws.leaf_of(e.loc) for e in changed}
+    leaves = {aws.leaf_of(e.url) for e in changed}
     assert len(leaves) >= 3
     # deletes too, in the leaves published after the first (the leaves go in order)
-    deleted = [e for e in changed if aws.leaf_of(e.loc) != min(leaves)][:3]
+    deleted = [e for e in changed if aws.leaf_of(e.url) != min(leaves)][:3]
     upsert_at(aws, clock.now, *(e for e in changed if e not in deleted))
-    delete_at(aws, clock.now, *(e.loc for e in deleted))
+    delete_at(aws, clock.now, *(e.url for e in deleted))
     clock.advance(30)
     puts = aws.record_puts()
     # time until the first shard file is put, then less than the 60 s margin

@@ -14,7 +14,7 @@ import pytest
 from sitemap_updater.indexnow.pending import PENDING_KEY
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.stylesheet import XML_DECLARATION
-from sitemap_updater.protocol.urlset import URLSET_CLOSE, URLSET_ROOT, urlset_open
+from sitemap_updater.protocol.urlset import URLSET_CLOSE, URLSET_ROOT, urlset_opening
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
 from tests.integration.rebuild.test_metrics import emf_documents, metric_values
 from tests.integration.rebuild.test_news_files import HOUR, T0, article
@@ -23,7 +23,7 @@ from tests.integration.rebuild.test_publish_economy import service
 
 def urlset(*inner: bytes) -> bytes:
     """A gzipped urlset in the writer's frame around the given ``<url>`` lines."""
-    return gzip.compress(urlset_open(True).encode() + b"".join(inner) + URLSET_CLOSE.encode())
+    return gzip.compress(urlset_opening(True) + b"".join(inner) + URLSET_CLOSE.encode())
 
 
 def zeros_bomb() -> bytes:

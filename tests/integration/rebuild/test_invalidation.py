@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import SITE, Aws, page
 
@@ -59,9 +59,9 @@ AFTER_FIRST_PUT = "after-call.s3.PutObject"
 
 
 def test_content_that_goes_a_b_a_is_invalidated_three_times(aws: Aws) -> None:
-    a = Entry(loc=f"{SITE}/a", lastmod="2024-05-01")
-    b = Entry(loc=f"{SITE}/a", lastmod="2024-05-01", priority=0.3)
-    aws.upsert(a, Entry(loc=f"{SITE}/b", lastmod="2024-05-02"))
+    a = Page(url=f"{SITE}/a", lastmod="2024-05-01")
+    b = Page(url=f"{SITE}/a", lastmod="2024-05-01", priority=0.3)
+    aws.upsert(a, Page(url=f"{SITE}/b", lastmod="2024-05-02"))
     aws.invoke()
     sent = sent_batches(aws)
     file_a = aws.object("sitemap-pages-r.xml.gz")["Body"].read()
@@ -146,7 +146,7 @@ def test_at_the_path_limit_the_handler_sends_the_paths(aws: Aws, env: pytest.Mon
     aws.upsert(*(page(i) for i in range(20)))
     aws.invoke()
     changed = page(3, "2024-07-01")
-    leaf = aws.leaf_of(changed.loc)
+    leaf = aws.leaf_of(changed.url)
     env.setenv("INVALIDATION_MAX_PATHS", "2")
     sent = sent_batches(aws)
     aws.upsert(changed)

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.protocol import Entry, Site, render_urlset
+from sitemap_updater.page.model import Page
+from tests.helpers.files import urlset_file
 from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import BUCKET, SITE, STATE_TABLE, Aws, page
 
@@ -161,7 +162,7 @@ def test_the_reconciling_full_rebuild_repairs_and_counts_drift(
     key = max(files, key=lambda k: len(files[k]))
     # a file that lost two of its entries behind the rebuild's back (a hand edit, a bad restore)
     kept = sorted(files[key])[2:]
-    body, _ = render_urlset([Entry(loc=loc) for loc in kept], Site.parse(SITE))
+    body = urlset_file([Page(url=loc) for loc in kept])
     aws.s3.put_object(Bucket=BUCKET, Key=key, Body=body)
     capsys.readouterr()
 

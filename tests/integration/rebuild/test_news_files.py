@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from lxml import etree
 
-from sitemap_updater.protocol.entry import Entry
-from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.page.model import Page
+from sitemap_updater.page.model import News, Publication
 from tests.integration.rebuild.conftest import Aws, page
 from tests.integration.rebuild.test_publish_economy import service
 
@@ -28,12 +28,14 @@ def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def article(slug: str, published: float, title: str = "Markets <rise> & fall") -> Entry:
-    return Entry(
-        loc=f"{SITE}/news/{slug}",
+def article(slug: str, published: float, title: str = "Markets <rise> & fall") -> Page:
+    return Page(
+        url=f"{SITE}/news/{slug}",
         lastmod=iso(published)[:10],
         news=News(
-            name="The Example Times", language="en", publication_date=iso(published), title=title
+            publication=Publication(name="The Example Times", language="en"),
+            publication_date=iso(published),
+            title=title,
         ),
     )
 
@@ -111,7 +113,7 @@ def test_an_article_that_loses_its_news_or_is_deleted_leaves_the_news_file(aws: 
     service(clock).run()
 
     clock[0] += 60
-    aws.upsert(Entry(loc=f"{SITE}/news/a"), article("b", T0 - HOUR, title="Corrected"))
+    aws.upsert(Page(url=f"{SITE}/news/a"), article("b", T0 - HOUR, title="Corrected"))
     aws.delete(f"{SITE}/news/c")
     service(clock).run()
 
@@ -146,7 +148,7 @@ def test_a_full_rebuild_publishes_the_news_files_the_incremental_runs_left(aws: 
     aws.upsert(*(article(f"a{i}", T0 - i * HOUR) for i in range(12)), page(1))
     service(clock).run()
     clock[0] += 60
-    aws.upsert(article("late", T0), Entry(loc=f"{SITE}/news/a3"))
+    aws.upsert(article("late", T0), Page(url=f"{SITE}/news/a3"))
     service(clock).run()
     clock[0] += 30 * HOUR  # a0..a11 are 30 to 41 hours old; a3 lost its news object
     service(clock).run()
@@ -161,9 +163,13 @@ def test_a_full_rebuild_publishes_the_news_files_the_incremental_runs_left(aws: 
 def test_publication_dates_are_compared_as_instants(aws: Aws) -> None:
     clock = [datetime(2026, 11, 22, 0, 0, tzinfo=UTC).timestamp()]
     day = datetime(2026, 11, 20, tzinfo=UTC)
-    inside = Entry(
-        loc=f"{SITE}/news/dated",
-        news=News(name="T", language="en", publication_date="2026-11-20", title="Dated"),
+    inside = Page(
+        url=f"{SITE}/news/dated",
+        news=News(
+            publication=Publication(name="T", language="en"),
+            publication_date="2026-11-20",
+            title="Dated",
+        ),
     )
     aws.upsert(inside)
     assert service(clock).run().news_urls == 1  # midnight of the date: exactly 48 hours ago

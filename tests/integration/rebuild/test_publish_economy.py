@@ -13,7 +13,7 @@ import boto3
 import pytest
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.rebuild.service import RebuildService
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
 from sitemap_updater.store.spaces import shard_file_key
@@ -30,14 +30,14 @@ def index_versions(aws: Aws) -> int:
 def test_a_change_that_moves_no_lastmod_rewrites_the_file_but_not_the_index(aws: Aws) -> None:
     aws.s3.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
     aws.upsert(
-        Entry(loc=f"{SITE}/a", lastmod="2024-05-02"), Entry(loc=f"{SITE}/b", lastmod="2024-05-01")
+        Page(url=f"{SITE}/a", lastmod="2024-05-02"), Page(url=f"{SITE}/b", lastmod="2024-05-01")
     )
     aws.invoke()
     versions_before = index_versions(aws)
     index_before = aws.object("sitemap.xml")["Body"].read()
     file_before = aws.object("sitemap-pages-r.xml.gz")["Body"].read()
     writes = aws.record_puts()
-    aws.upsert(Entry(loc=f"{SITE}/b", lastmod="2024-05-01", priority=0.3))  # a priority only
+    aws.upsert(Page(url=f"{SITE}/b", lastmod="2024-05-01", priority=0.3))  # a priority only
 
     report = aws.invoke()
 
@@ -93,14 +93,14 @@ def test_index_lastmod_of_a_file_without_lastmods_is_when_its_bytes_last_changed
 
     clock[0] += day
     changed = page(3)
-    leaf_file = shard_file_key(aws.leaf_of(changed.loc))
-    aws.upsert(Entry(loc=changed.loc, priority=0.5))
+    leaf_file = shard_file_key(aws.leaf_of(changed.url))
+    aws.upsert(Page(url=changed.url, priority=0.5))
     service(clock).run()
     after_change = aws.index_lastmods()
     assert after_change == {**built, leaf_file: w3c(clock[0])}
 
     clock[0] += day
-    aws.upsert(Entry(loc=changed.loc, priority=0.5))  # a newer event, the same entry
+    aws.upsert(Page(url=changed.url, priority=0.5))  # a newer event, the same entry
     assert service(clock).run().objects_written == []
     assert aws.index_lastmods() == after_change
 

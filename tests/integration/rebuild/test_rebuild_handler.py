@@ -88,7 +88,7 @@ def test_one_changed_url_rewrites_one_shard_file_and_the_index(aws: Aws) -> None
     assert len(leaves) >= 5, leaves  # cap 8: the root split into a multi-shard site
     assert first["files"] == len(aws.crawl())
     changed = page(7, "2024-06-01")
-    leaf = aws.leaf_of(changed.loc)
+    leaf = aws.leaf_of(changed.url)
     leaf_size = len(aws.crawl()[shard_file_key(leaf)])
     reads = _reads(aws)
     puts = aws.record_puts()
@@ -155,7 +155,7 @@ def test_deleting_every_url_publishes_the_documented_empty_site(aws: Aws) -> Non
 
     aws.upsert(page(1))
     back = aws.invoke()
-    assert aws.crawl() == {shard_file_key(aws.leaf_of(page(1).loc)): [f"{SITE}/page/1"]}
+    assert aws.crawl() == {shard_file_key(aws.leaf_of(page(1).url)): [f"{SITE}/page/1"]}
     assert "sitemap-home.xml.gz" in back["objects_deleted"]
 
 

@@ -93,7 +93,7 @@ def test_a_run_out_of_time_publishes_what_it_finished_and_the_next_run_continues
     aws.upsert(*(page(i, "2024-05-01") for i in range(40)))
     aws.invoke()
     changed = [page(i, "2024-06-01") for i in range(40)]
-    dirty_leaves = {aws.leaf_of(e.loc) for e in changed}
+    dirty_leaves = {aws.leaf_of(e.url) for e in changed}
     assert len(dirty_leaves) >= 3
     aws.upsert(*changed)
     puts = aws.record_puts()
@@ -133,11 +133,11 @@ def test_a_change_that_arrives_during_the_rebuild_is_published_by_the_next_run(
     first = aws.invoke()
 
     assert first["status"] == "published"
-    assert late.loc not in _all_urls(aws)
+    assert late.url not in _all_urls(aws)
     second = aws.invoke()
     assert second["complete"] is True
     assert second["feed_records"] == 1  # the late change, from the checkpoint the first saved
-    assert _all_urls(aws) == [f"{SITE}/page/1", late.loc]
+    assert _all_urls(aws) == [f"{SITE}/page/1", late.url]
 
 
 def test_full_rebuild_out_of_time_leaves_every_unfinished_shard_pending(aws: Aws) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from sitemap_updater.protocol.entry import Alternate, Entry
+from sitemap_updater.page.model import Alternate, Page
 from tests.integration.rebuild.conftest import SITE, Aws, FakeContext
 
 OTHER = "https://www.example.de"
@@ -24,7 +24,7 @@ def sites(env: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def put(aws: Aws, loc: str, *, section: str | None = None, **fields: Any) -> None:
-    aws.upsert(Entry(loc=loc, **fields), section=section)
+    aws.upsert(Page(url=loc, **fields), section=section)
 
 
 def both_hosts(aws: Aws) -> dict[str, list[str]]:

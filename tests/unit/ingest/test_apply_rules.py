@@ -11,14 +11,14 @@ from sitemap_updater.ingest.apply import item_for, visible_change
 from sitemap_updater.ingest.judged import ChangeEvent
 from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
 from sitemap_updater.ingest.service import is_transient
-from sitemap_updater.protocol.entry import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.store.items import Item
 
 LOC = "https://www.example.com/a"
 T = datetime(2026, 11, 20, tzinfo=UTC)
 
 
-def upsert_event(entry: Entry) -> ChangeEvent:
+def upsert_event(entry: Page) -> ChangeEvent:
     d = content_digest(entry)
     return ChangeEvent(None, "upsert", entry.loc, entry, T, d, event_key(T, "upsert", d))
 
@@ -34,7 +34,7 @@ def stored(state: str, digest: str) -> Item:
 
 def test_item_for_upsert_and_delete() -> None:
     live = item_for(
-        upsert_event(Entry(loc=LOC, changefreq="daily")), now_ms=5_000, tombstone_ttl_days=7
+        upsert_event(Page(url=LOC, changefreq="daily")), now_ms=5_000, tombstone_ttl_days=7
     )
     assert (live["st"]["S"], live["changefreq"]["S"], live["wt"]["N"]) == ("live", "daily", "5000")
     assert "ttl" not in live

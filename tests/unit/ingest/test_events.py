@@ -9,7 +9,7 @@ import pytest
 
 from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.judged import MISSING, ChangeEvent, Rejection, parse_occurred_at
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 
 SITE = Site.parse("https://www.example.com")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

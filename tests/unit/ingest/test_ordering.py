@@ -16,7 +16,7 @@ from sitemap_updater.ingest.ordering import (
     event_key,
     format_instant,
 )
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.page.model import Alternate, Image, Page
 
 LOC = "https://www.example.com/a"
 
@@ -62,21 +62,21 @@ def test_delete_digest_is_sha256_of_the_url() -> None:
 
 
 def test_content_digest_covers_every_published_field() -> None:
-    base = Entry(loc=LOC)
+    base = Page(url=LOC)
     variants = [
-        Entry(loc=LOC + "b"),
-        Entry(loc=LOC, lastmod="2026-11-20"),
-        Entry(loc=LOC, changefreq="daily"),
-        Entry(loc=LOC, priority=0.5),
-        Entry(loc=LOC, alternates=(Alternate("de", LOC + "/de"),)),
-        Entry(loc=LOC, images=(Image("https://cdn.example.com/1.jpg"),)),
+        Page(url=LOC + "b"),
+        Page(url=LOC, lastmod="2026-11-20"),
+        Page(url=LOC, changefreq="daily"),
+        Page(url=LOC, priority=0.5),
+        Page(url=LOC, alternates=(Alternate("de", LOC + "/de"),)),
+        Page(url=LOC, images=(Image("https://cdn.example.com/1.jpg"),)),
     ]
     digests = {content_digest(e) for e in [base, *variants]}
     assert len(digests) == 1 + len(variants)
 
 
 def test_content_digest_is_canonical_json() -> None:
-    entry = Entry(loc=LOC, priority=0.8, images=(Image("https://cdn.example.com/é.jpg"),))
+    entry = Page(url=LOC, priority=0.8, images=(Image("https://cdn.example.com/é.jpg"),))
     text = canonical_entry_json(entry)
     assert text.isascii()
     assert '"priority":"0.8"' in text

@@ -9,7 +9,7 @@ import pytest
 
 from sitemap_updater.ingest.events import careful_decode_body, decode_body
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
-from sitemap_updater.protocol import Site
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.errors import InvalidSectionError
 from sitemap_updater.sections import (
     DEFAULT_SECTION,

@@ -4,21 +4,19 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_updater.protocol import (
-    Alternate,
-    Entry,
+from sitemap_updater.page.model import Alternate, Image, Page
+from sitemap_updater.protocol.errors import (
     ForeignHostError,
-    Image,
     InvalidAlternateError,
     InvalidChangefreqError,
     InvalidHreflangError,
     InvalidImageError,
     InvalidPriorityError,
-    Site,
     SitemapError,
     TooManyImagesError,
-    make_entry,
 )
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import make_entry  # GONE
 
 SITE = Site.parse("https://www.example.com")
 NOW = datetime(2026, 11, 20, tzinfo=UTC)
@@ -36,8 +34,8 @@ def test_make_entry_normalizes_every_field() -> None:
         images=[{"loc": "https://cdn.other.net/a b.jpg".replace(" ", "_")}],
         now=NOW,
     )
-    assert entry == Entry(
-        loc=U,
+    assert entry == Page(
+        url=U,
         lastmod="2026-11-19T09:00:00Z",
         changefreq="weekly",
         priority=0.9,
@@ -49,7 +47,7 @@ def test_make_entry_normalizes_every_field() -> None:
 def test_entry_is_immutable() -> None:
     entry = make_entry(SITE, loc=U)
     with pytest.raises(AttributeError):
-        entry.loc = "https://www.example.com/other"  # type: ignore[misc]
+        entry.url = "https://www.example.com/other"  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(

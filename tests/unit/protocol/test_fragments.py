@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.protocol.entry import Alternate, Entry, Image
+from sitemap_updater.page.model import Alternate, Image, Page
 from sitemap_updater.protocol.errors import EntryTooLargeError, ForeignHostError
-from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.page.model import News, Publication
 from sitemap_updater.protocol.gzipio import gzip_bytes
 from sitemap_updater.protocol.render.fragments import (
     URLSET_FRAME_BYTES,
@@ -34,13 +34,13 @@ from sitemap_updater.protocol.urlset import (
 
 SITE = Site.parse("https://www.example.com")
 ENTRIES = [
-    Entry("https://www.example.com/a?x=1&y='2'", "2026-01-02", "daily", 0.5),
-    Entry(
+    Page("https://www.example.com/a?x=1&y='2'", "2026-01-02", "daily", 0.5),
+    Page(
         "https://www.example.com/b",
         alternates=(Alternate("de", "https://www.example.com/de/b"),),
         images=(Image('https://cdn.example.net/"odd".jpg'),),
     ),
-    Entry(
+    Page(
         "https://www.example.com/c",
         news=News("The Paper", "en", "2026-01-02", "A & B"),
     ),
@@ -57,11 +57,11 @@ def test_fragments_join_into_the_file_the_writer_writes(stylesheet: bool) -> Non
     assert (STYLESHEET_INSTRUCTION.encode() in joined) is stylesheet
     assert fragments_of(body) == fragments
     assert [entry_fragment(e, SITE, max_bytes=1_000_000) for e in ENTRIES] == fragments
-    assert [fragment_loc(f) for f in fragments_of(body)] == [e.loc for e in ENTRIES]
+    assert [fragment_loc(f) for f in fragments_of(body)] == [e.url for e in ENTRIES]
 
 
 def test_a_refused_entry_gives_the_writers_reason() -> None:
-    foreign = Entry("https://other.example.com/a")
+    foreign = Page("https://other.example.com/a")
     [reason] = entry_fragments([foreign], SITE, max_bytes=1_000_000)
     with pytest.raises(ForeignHostError) as raised:
         render_urlset([foreign], SITE)
@@ -79,7 +79,7 @@ def test_an_entry_alone_over_the_cap_is_refused_as_the_writer_refuses_it() -> No
     with pytest.raises(EntryTooLargeError) as fragment_raised:
         entry_fragment(entry, SITE, max_bytes=cap)
     assert str(fragment_raised.value) == str(raised.value)
-    assert entry_fragments([entry], SITE, max_bytes=cap) == [f"{entry.loc}: {raised.value}"]
+    assert entry_fragments([entry], SITE, max_bytes=cap) == [f"{entry.url}: {raised.value}"]
     assert entry_fragment(entry, SITE, max_bytes=cap + 1)
 
 

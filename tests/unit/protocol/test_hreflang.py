@@ -12,8 +12,10 @@ import pytest
 
 from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.judged import Rejection
-from sitemap_updater.protocol import InvalidHreflangError, Site, UrlsetWriter, make_entry
-from sitemap_updater.protocol.entry import Alternate, Entry
+from sitemap_updater.protocol.errors import InvalidHreflangError
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import UrlsetWriter, make_entry  # GONE
+from sitemap_updater.page.model import Alternate, Page
 from sitemap_updater.protocol.languages import registry
 from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater_local.language_subtags import module_text, registry_path
@@ -73,8 +75,8 @@ def test_the_ingest_judge_refuses_english_on_its_fast_path_too() -> None:
 
 @pytest.mark.parametrize("many", [1, 300], ids=["entry", "block"])
 def test_the_writer_refuses_an_entry_built_by_hand_with_english(many: int) -> None:
-    bad = Entry(SITE.root_url + "en", alternates=(Alternate("english", SITE.root_url),))
-    entries = [Entry(f"{SITE.root_url}{i}") for i in range(many - 1)] + [bad]
+    bad = Page(SITE.root_url + "en", alternates=(Alternate("english", SITE.root_url),))
+    entries = [Page(f"{SITE.root_url}{i}") for i in range(many - 1)] + [bad]
     writer = UrlsetWriter(io.BytesIO(), SITE)
     with pytest.raises(InvalidHreflangError, match="english"):
         writer.add_many(entries)

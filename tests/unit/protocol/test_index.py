@@ -5,14 +5,14 @@ import io
 
 import pytest
 
-from sitemap_updater.protocol import (
+from sitemap_updater.protocol.errors import (
     EmptySitemapError,
-    IndexWriter,
     InvalidLastmodError,
     InvalidUrlError,
     SitemapFullError,
-    render_index,
 )
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol import IndexWriter  # GONE
 from tests.helpers.xsd import assert_valid_index
 
 BASE = "https://www.example.com/"

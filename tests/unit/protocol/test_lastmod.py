@@ -4,7 +4,8 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from sitemap_updater.protocol import InvalidLastmodError, normalize_lastmod
+from sitemap_updater.protocol.errors import InvalidLastmodError
+from sitemap_updater.protocol.lastmod import normalize_lastmod
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 

@@ -12,15 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from sitemap_updater.protocol import (
-    MAX_BYTES,
-    MAX_URLS,
-    Entry,
-    IndexWriter,
-    Site,
-    SitemapFullError,
-    UrlsetWriter,
-)
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.errors import SitemapFullError
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import IndexWriter, UrlsetWriter  # GONE
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")
@@ -61,17 +57,17 @@ def test_urlset_one_byte_under_the_byte_limit_and_the_entry_one_byte_over() -> N
     writer = UrlsetWriter(sink, SITE, compresslevel=1)
     room = total - writer.uncompressed_bytes - URLSET_CLOSE
     *bulk, last = _locs_filling(room, URL_MARKUP)
-    writer.add_many(Entry(loc=loc) for loc in bulk)
+    writer.add_many(Page(url=loc) for loc in bulk)
 
     # the entry that would end the file at MAX_BYTES + 1 bytes is refused and changes nothing
     over = last + "oo"
     before = (writer.url_count, writer.uncompressed_bytes)
     with pytest.raises(SitemapFullError) as info:
-        writer.add(Entry(loc=over))
+        writer.add(Page(url=over))
     assert info.value.limit == "bytes"
     assert (writer.url_count, writer.uncompressed_bytes) == before
 
-    writer.add(Entry(loc=last))
+    writer.add(Page(url=last))
     stats = writer.close()
     xml = gzip.decompress(sink.getvalue())
     assert len(xml) == stats.uncompressed_bytes == total
@@ -83,14 +79,14 @@ def test_urlset_one_byte_under_the_byte_limit_and_the_entry_one_byte_over() -> N
 def test_urlset_at_max_urls_through_add_many() -> None:
     sink = io.BytesIO()
     writer = UrlsetWriter(sink, SITE)
-    entries = [Entry(loc=f"{ORIGIN}/{i}") for i in range(MAX_URLS + 1)]
+    entries = [Page(url=f"{ORIGIN}/{i}") for i in range(MAX_URLS + 1)]
     with pytest.raises(SitemapFullError) as info:
         writer.add_many(entries)
     assert info.value.limit == "urls"
     assert writer.url_count == MAX_URLS
     assert writer.close().url_count == MAX_URLS
     locs = assert_valid_urlset(sink.getvalue())
-    assert locs == [e.loc for e in entries[:MAX_URLS]]
+    assert locs == [e.url for e in entries[:MAX_URLS]]
 
 
 def test_index_holds_max_urls_children_and_refuses_one_more() -> None:

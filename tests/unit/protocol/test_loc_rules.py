@@ -11,16 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_updater.protocol import (
-    Entry,
-    IndexWriter,
-    InvalidUrlError,
-    Site,
-    UrlLengthError,
-    make_entry,
-    normalize_url,
-    render_urlset,
-)
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.errors import InvalidUrlError, UrlLengthError
+from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.protocol import IndexWriter, make_entry, render_urlset  # GONE
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset, xml_bytes
 
 SITE = Site.parse("https://www.example.com")
@@ -124,7 +118,7 @@ def test_encoded_whitespace_round_trips_through_the_writer() -> None:
     entry = make_entry(SITE, loc=SITE.origin + "/caf\u00e9 au lait\u3000menu")
     data, _ = render_urlset([entry], SITE)
     assert assert_valid_urlset(data) == [SITE.origin + "/caf%C3%A9%20au%20lait%E3%80%80menu"]
-    assert entry == Entry(loc=SITE.origin + "/caf%C3%A9%20au%20lait%E3%80%80menu")
+    assert entry == Page(url=SITE.origin + "/caf%C3%A9%20au%20lait%E3%80%80menu")
 
 
 @pytest.mark.parametrize(

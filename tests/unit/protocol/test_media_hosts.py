@@ -11,7 +11,9 @@ import pytest
 from sitemap_updater.config import ConfigError, IngestConfig
 from sitemap_updater.ingest.events import decode_body
 from sitemap_updater.ingest.judged import ChangeEvent, Rejection
-from sitemap_updater.protocol import ForeignHostError, Site, make_entry
+from sitemap_updater.protocol.errors import ForeignHostError
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import make_entry  # GONE
 from sitemap_updater.sites import media_hosts_of
 
 ORIGIN = "https://www.example.com"

@@ -10,14 +10,17 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from sitemap_updater.protocol import Entry, Site, make_entry, render_urlset
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import make_entry, render_urlset  # GONE
 from sitemap_updater.protocol.errors import (
     ForbiddenCharacterError,
     InvalidNewsError,
     InvalidVideoError,
 )
-from sitemap_updater.protocol.extensions.news import News
-from sitemap_updater.protocol.extensions.video import Relationship, Video
+from sitemap_updater.page.model import News, Publication
+from sitemap_updater.page.model import Video
+from sitemap_updater.protocol.extensions.video import Relationship  # GONE
 
 SITE = Site.parse("https://www.example.com")
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC)
@@ -209,23 +212,23 @@ def test_the_writer_escapes_every_text_and_keeps_the_schema_order() -> None:
 
 
 def test_the_writer_refuses_a_stored_value_xml_forbids() -> None:
-    bad = Entry(loc=U, news=News("N", "en", "2026-11-20", "bell\x07"))
+    bad = Page(url=U, news=News("N", "en", "2026-11-20", "bell\x07"))
     with pytest.raises(ForbiddenCharacterError) as caught:
         render_urlset([bad], SITE)
     assert caught.value.field == "news.title"
-    worse = Entry(loc=U, videos=(Video("https://cdn.example.net/t.jpg", "T", "D"),))
+    worse = Page(url=U, videos=(Video("https://cdn.example.net/t.jpg", "T", "D"),))
     with pytest.raises(InvalidVideoError, match="content_loc or player_loc"):
         render_urlset([worse], SITE)
 
 
 def test_blocks_with_and_without_extensions_write_what_add_writes() -> None:
-    plain = [Entry(loc=f"{U}/{i}", lastmod="2026-11-01") for i in range(5)]
+    plain = [Page(url=f"{U}/{i}", lastmod="2026-11-01") for i in range(5)]
     rich = make_entry(SITE, loc=f"{U}/v", videos=[video(tag=["&"])], news=news(), now=NOW)
     entries = [*plain[:2], rich, *plain[2:]]
     many, _ = render_urlset(entries, SITE)
     from io import BytesIO
 
-    from sitemap_updater.protocol import UrlsetWriter
+    from sitemap_updater.protocol import UrlsetWriter  # GONE
 
     sink = BytesIO()
     with UrlsetWriter(sink, SITE) as writer:

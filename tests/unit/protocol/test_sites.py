@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.protocol import ForeignHostError, InvalidUrlError, Site
-from sitemap_updater.protocol.entry import make_entry
+from sitemap_updater.protocol.errors import ForeignHostError, InvalidUrlError
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.entry import make_entry  # GONE
 from sitemap_updater.sites import Sites, sites_of
 
 COM = "https://www.example.com"

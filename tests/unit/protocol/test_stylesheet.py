@@ -10,8 +10,11 @@ import pytest
 from lxml import etree
 
 from sitemap_updater.config import ConfigError, RebuildConfig
-from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
-from sitemap_updater.protocol.entry import Alternate, Image
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import render_urlset  # GONE
+from sitemap_updater.page.model import Alternate, Image
 from sitemap_updater.protocol.stylesheet import (
     STYLESHEET_INSTRUCTION,
     STYLESHEET_NAME,
@@ -54,8 +57,8 @@ def test_an_index_becomes_a_row_per_file_with_its_section() -> None:
 
 def test_a_urlset_becomes_a_row_per_url_with_alternates_and_images() -> None:
     entries = [
-        Entry(f"{SITE.origin}/a", "2026-11-20"),
-        Entry(
+        Page(f"{SITE.origin}/a", "2026-11-20"),
+        Page(
             f"{SITE.origin}/b",
             alternates=(Alternate("de", f"{SITE.origin}/de/b"),),
             images=(Image("https://cdn.example.net/1.jpg"), Image("https://cdn.example.net/2.jpg")),
@@ -64,7 +67,7 @@ def test_a_urlset_becomes_a_row_per_url_with_alternates_and_images() -> None:
     body, _ = render_urlset(entries, SITE, stylesheet=True)
     page = transform(gzip.decompress(body))
     rows = page.findall(".//table[@id='urls']/tbody/tr")
-    assert [r.find("td/a").get("href") for r in rows] == [e.loc for e in entries]
+    assert [r.find("td/a").get("href") for r in rows] == [e.url for e in entries]
     alternates = rows[1].findall("td")[2]
     assert [a.get("href") for a in alternates.iter("a")] == [f"{SITE.origin}/de/b"]
     images = rows[1].findall("td")[3]

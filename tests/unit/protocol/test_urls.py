@@ -2,14 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.protocol import (
-    ForeignHostError,
-    InvalidUrlError,
-    Site,
-    UrlLengthError,
-    make_entry,
-    normalize_url,
-)
+from sitemap_updater.protocol.errors import ForeignHostError, InvalidUrlError, UrlLengthError
+from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.protocol import make_entry  # GONE
 from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MAX_URL_TEXT_LENGTH
 
 SITE = Site.parse("https://www.example.com")

@@ -7,24 +7,20 @@ import zlib
 import pytest
 from lxml import etree
 
-from sitemap_updater.protocol import (
-    MAX_BYTES,
-    MAX_URLS,
-    Alternate,
+from sitemap_updater.page.model import Alternate, Image, Page
+from sitemap_updater.protocol.errors import (
     EmptySitemapError,
-    Entry,
     EntryTooLargeError,
     ForbiddenCharacterError,
     ForeignHostError,
-    Image,
     InvalidChangefreqError,
     InvalidLastmodError,
     InvalidPriorityError,
-    Site,
     SitemapFullError,
-    UrlsetWriter,
-    render_urlset,
 )
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import UrlsetWriter, render_urlset  # GONE
 from tests.helpers.xsd import assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")
@@ -36,8 +32,8 @@ NS = {
 }
 
 
-def _entry(path: str, **kw: object) -> Entry:
-    return Entry(loc=ORIGIN + path, **kw)  # type: ignore[arg-type]
+def _entry(path: str, **kw: object) -> Page:
+    return Page(url=ORIGIN + path, **kw)  # type: ignore[arg-type]
 
 
 def test_full_entry_is_escaped_ordered_and_valid() -> None:
@@ -50,7 +46,7 @@ def test_full_entry_is_escaped_ordered_and_valid() -> None:
         images=(Image("https://cdn.example.net/a.jpg?x=1&y='<z>\"'"),),
     )
     data, stats = render_urlset([entry], SITE)
-    assert assert_valid_urlset(data) == [entry.loc]
+    assert assert_valid_urlset(data) == [entry.url]
     xml = gzip.decompress(data)
     assert b"&amp;b=&apos;2&apos;" in xml
     assert b"&lt;z&gt;&quot;" in xml
@@ -110,7 +106,7 @@ def test_newest_lastmod_over_mixed_forms() -> None:
 @pytest.mark.parametrize(
     ("entry", "error", "field"),
     [
-        (Entry(loc="https://evil.example.org/x"), ForeignHostError, "loc"),
+        (Page(url="https://evil.example.org/x"), ForeignHostError, "loc"),
         (_entry("/a\x00b"), ForbiddenCharacterError, "loc"),
         (_entry("/a\ud800b"), ForbiddenCharacterError, "loc"),
         (_entry("/a", lastmod="2026-01-01</lastmod>"), InvalidLastmodError, "lastmod"),
@@ -134,7 +130,7 @@ def test_newest_lastmod_over_mixed_forms() -> None:
     ],
 )
 def test_bad_trusted_entry_is_rejected_and_loses_nothing(
-    entry: Entry, error: type[Exception], field: str
+    entry: Page, error: type[Exception], field: str
 ) -> None:
     sink = io.BytesIO()
     writer = UrlsetWriter(sink, SITE)
@@ -165,9 +161,9 @@ def test_exactly_max_urls_then_full() -> None:
     sink = io.BytesIO()
     writer = UrlsetWriter(sink, SITE)
     for i in range(MAX_URLS):
-        writer.add(Entry(loc=f"{ORIGIN}/{i}"))
+        writer.add(Page(url=f"{ORIGIN}/{i}"))
     with pytest.raises(SitemapFullError) as info:
-        writer.add(Entry(loc=f"{ORIGIN}/one-more"))
+        writer.add(Page(url=f"{ORIGIN}/one-more"))
     assert info.value.limit == "urls"
     stats = writer.close()
     assert stats.url_count == MAX_URLS
@@ -200,10 +196,10 @@ def _fill_to(writer: UrlsetWriter, target: int, close_len: int = len("</urlset>\
         # never leave a remainder too short for one more loc
         size = min(longest, remaining - URL_OVERHEAD - 100)
         prefix = f"{ORIGIN}/{i}/"
-        writer.add(Entry(loc=prefix + "a" * (size - len(prefix))))
+        writer.add(Page(url=prefix + "a" * (size - len(prefix))))
         i += 1
     prefix = f"{ORIGIN}/last/"
-    writer.add(Entry(loc=prefix + "b" * (remaining - URL_OVERHEAD - len(prefix))))
+    writer.add(Page(url=prefix + "b" * (remaining - URL_OVERHEAD - len(prefix))))
     return i + 1
 
 
@@ -213,7 +209,7 @@ def test_file_exactly_at_the_byte_cap_and_one_over(cap: int) -> None:
     writer = UrlsetWriter(sink, SITE, max_bytes=cap, compresslevel=1)
     count = _fill_to(writer, cap)
     with pytest.raises(SitemapFullError) as info:
-        writer.add(Entry(loc=f"{ORIGIN}/x"))  # even the shortest entry is over
+        writer.add(Page(url=f"{ORIGIN}/x"))  # even the shortest entry is over
     assert info.value.limit == "bytes"
     stats = writer.close()
     assert stats.uncompressed_bytes == cap
@@ -246,9 +242,9 @@ def test_one_byte_under_and_one_byte_over_the_cap() -> None:
 class _RecordingWriter(UrlsetWriter):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.entries: list[Entry] = []
+        self.entries: list[Page] = []
 
-    def add(self, entry: Entry) -> None:
+    def add(self, entry: Page) -> None:
         super().add(entry)
         self.entries.append(entry)
 

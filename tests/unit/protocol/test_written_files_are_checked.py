@@ -6,14 +6,10 @@ import io
 
 import pytest
 
-from sitemap_updater.protocol import (
-    Entry,
-    IndexWriter,
-    Site,
-    UrlsetWriter,
-    render_index,
-    render_urlset,
-)
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import IndexWriter, UrlsetWriter, render_urlset  # GONE
 from tests.helpers.xsd import WrittenSitemaps
 
 SITE = Site.parse("https://www.example.com")
@@ -32,11 +28,11 @@ class _Chunks:
 
 
 def test_valid_files_are_counted_whatever_the_sink(written_sitemaps: WrittenSitemaps) -> None:
-    render_urlset([Entry(loc=ORIGIN + "/a")], SITE)
+    render_urlset([Page(url=ORIGIN + "/a")], SITE)
     render_index([(ORIGIN + "/sitemap-r.xml.gz", None)], gzip=True)
     sink = _Chunks()
     with UrlsetWriter(sink, SITE) as writer:
-        writer.add(Entry(loc=ORIGIN + "/b"))
+        writer.add(Page(url=ORIGIN + "/b"))
     plain = io.BytesIO()
     with IndexWriter(plain) as index:
         index.add(ORIGIN + "/sitemap-r.xml.gz", "2026-01-01")
@@ -48,7 +44,7 @@ def test_valid_files_are_counted_whatever_the_sink(written_sitemaps: WrittenSite
 
 
 def test_a_writer_left_unclosed_is_not_a_file(written_sitemaps: WrittenSitemaps) -> None:
-    UrlsetWriter(io.BytesIO(), SITE).add(Entry(loc=ORIGIN + "/a"))
+    UrlsetWriter(io.BytesIO(), SITE).add(Page(url=ORIGIN + "/a"))
     assert written_sitemaps.checked == 0
 
 
@@ -59,7 +55,7 @@ def test_an_invalid_file_is_reported(
     # here by breaking its closing tag (same length, so the byte count stays exact); the check
     # must notice.
     monkeypatch.setattr(UrlsetWriter, "closing", "</urlsex>\n")
-    render_urlset([Entry(loc=ORIGIN + "/a")], SITE)
+    render_urlset([Page(url=ORIGIN + "/a")], SITE)
     [problem] = written_sitemaps.problems
     assert problem.startswith("a UrlsetWriter wrote an invalid file")
     written_sitemaps.problems.clear()  # seen and asserted: do not fail this test at teardown

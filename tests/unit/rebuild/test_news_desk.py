@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_updater.protocol import Entry, Site
-from sitemap_updater.protocol.extensions.news import News
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.page.model import News, Publication
 from sitemap_updater.rebuild.news.desk import NewsDesk, is_news_key, news_file_key
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import live_item, tombstone_item
@@ -19,8 +20,8 @@ SITE = Site.parse("https://www.example.com")
 NOW = datetime(2026, 11, 20, 12, tzinfo=UTC).timestamp()
 
 
-def article(n: int, date: str = "2026-11-20T11:00:00Z") -> Entry:
-    return Entry(loc=f"https://www.example.com/a/{n}", news=News("T", "en", date, f"#{n}"))
+def article(n: int, date: str = "2026-11-20T11:00:00Z") -> Page:
+    return Page(url=f"https://www.example.com/a/{n}", news=News("T", "en", date, f"#{n}"))
 
 
 def desk(now: float = NOW, max_bytes: int = 10_000_000, *, stylesheet: bool = True) -> NewsDesk:
@@ -31,7 +32,7 @@ def desk(now: float = NOW, max_bytes: int = 10_000_000, *, stylesheet: bool = Tr
 
 def test_more_than_1000_articles_are_split_over_numbered_files() -> None:
     news = desk()
-    news.apply({url_hash(e.loc): live_item(e, "e", "d") for e in map(article, range(2_001))})
+    news.apply({url_hash(e.url): live_item(e, "e", "d") for e in map(article, range(2_001))})
 
     files = news.render()
 
@@ -45,7 +46,7 @@ def test_more_than_1000_articles_are_split_over_numbered_files() -> None:
 def test_a_removed_article_keeps_the_file_names_and_the_last_file_goes() -> None:
     first = desk()
     entries = list(map(article, range(1_001)))
-    first.apply({url_hash(e.loc): live_item(e, "e", "d") for e in entries})
+    first.apply({url_hash(e.url): live_item(e, "e", "d") for e in entries})
     published = {f.key: f.body for f in first.render()}
     assert list(published) == ["sitemap-news-1.xml.gz", "sitemap-news-2.xml.gz"]
 
@@ -53,7 +54,7 @@ def test_a_removed_article_keeps_the_file_names_and_the_last_file_goes() -> None
     for key, body in published.items():
         second.load(key, body)
     gone = entries[7]
-    second.apply({url_hash(gone.loc): tombstone_item(gone.loc, "e", "d", 1)})
+    second.apply({url_hash(gone.url): tombstone_item(gone.url, "e", "d", 1)})
 
     assert [f.key for f in second.render()] == ["sitemap-news-1.xml.gz"]
     assert second.published.keys() == published.keys()
@@ -61,7 +62,7 @@ def test_a_removed_article_keeps_the_file_names_and_the_last_file_goes() -> None
 
 def test_the_byte_cap_splits_a_file_before_1000_articles() -> None:
     news = desk(max_bytes=2_000)
-    news.apply({url_hash(e.loc): live_item(e, "e", "d") for e in map(article, range(20))})
+    news.apply({url_hash(e.url): live_item(e, "e", "d") for e in map(article, range(20))})
     files = news.render()
     assert len(files) > 1
     assert all(len(gzip.decompress(f.body)) <= 2_000 for f in files)
@@ -72,7 +73,7 @@ def test_the_window_is_the_clock_minus_the_hours() -> None:
     news = desk()
     edge = article(1, "2026-11-18T12:00:00Z")  # exactly 48 hours before the clock
     past = article(2, "2026-11-18T11:59:59Z")
-    news.apply({url_hash(e.loc): live_item(e, "e", "d") for e in (edge, past)})
+    news.apply({url_hash(e.url): live_item(e, "e", "d") for e in (edge, past)})
     (only,) = news.render()
     assert assert_valid_urlset(only.body) == [edge.loc]
 
@@ -101,7 +102,7 @@ def test_news_files_follow_the_stylesheet_setting_whatever_was_published(
 
     entries = list(map(article, range(5)))
     first = desk(stylesheet=before)
-    first.apply({url_hash(e.loc): live_item(e, "e", "d") for e in entries})
+    first.apply({url_hash(e.url): live_item(e, "e", "d") for e in entries})
     [published] = first.render()
     second = desk(stylesheet=now)
     second.load(published.key, published.body)

@@ -6,7 +6,8 @@ import gzip
 
 import pytest
 
-from sitemap_updater.protocol import Entry, Site
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION
 from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.store.items import Item, live_item
@@ -16,7 +17,7 @@ SITE = Site.parse("https://www.example.com")
 
 
 def _items(n: int, host: str = "https://www.example.com") -> list[Item]:
-    items = [live_item(Entry(loc=f"{host}/p/{i}"), "ev", "d") for i in range(n)]
+    items = [live_item(Page(url=f"{host}/p/{i}"), "ev", "d") for i in range(n)]
     return sorted(items, key=lambda i: i["sk"]["S"])
 
 
@@ -82,7 +83,7 @@ def test_a_url_the_writer_refuses_is_left_out_and_named_the_rest_is_published() 
 
 
 def test_a_url_alone_over_the_byte_cap_is_left_out_and_named() -> None:
-    big = live_item(Entry(loc="https://www.example.com/" + "a" * 1500), "ev", "d")
+    big = live_item(Page(url="https://www.example.com/" + "a" * 1500), "ev", "d")
     parts = render_shard("r", [big], SITE, max_urls=8, max_bytes=1024, stylesheet=True)
     assert [p.body for p in parts] == [None]
     assert parts[0].skipped[0].startswith("https://www.example.com/aaa")

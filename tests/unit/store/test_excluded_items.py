@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from sitemap_updater.protocol import Entry
+from sitemap_updater.page.model import Page
 from sitemap_updater.store.items import is_live, live_item
 from sitemap_updater.store.keys import ATTR_EXCLUDED
 
 
 def test_a_marked_live_item_is_not_listed_and_unmarked_it_is_again() -> None:
-    item = live_item(Entry(loc="https://www.example.com/a"), "ev", "digest")
+    item = live_item(Page(url="https://www.example.com/a"), "ev", "digest")
     assert is_live(item)
     marked = {**item, ATTR_EXCLUDED: {"N": "1800000000"}}
     assert not is_live(marked)

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.protocol import Alternate, Entry, Site, render_index, render_urlset
+from sitemap_updater.page.model import Alternate, Page
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import render_urlset  # GONE
 from sitemap_updater_local import cli
 from sitemap_updater_local.validation.document import (
     validate_document,
@@ -37,8 +40,8 @@ def _urlset(*urls: str) -> bytes:
 def _good(tmp_path: Path) -> Path:
     data, _ = render_urlset(
         [
-            Entry(loc=ORIGIN + "/a", lastmod="2026-01-01"),
-            Entry(loc=ORIGIN + "/b", alternates=(Alternate("de", ORIGIN + "/de/b"),)),
+            Page(url=ORIGIN + "/a", lastmod="2026-01-01"),
+            Page(url=ORIGIN + "/b", alternates=(Alternate("de", ORIGIN + "/de/b"),)),
         ],
         SITE,
     )

@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.protocol import Entry, Site, render_index, render_urlset
+from sitemap_updater.page.model import Page
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol import render_urlset  # GONE
 from sitemap_updater_local import cli
 from sitemap_updater_local.inputs.opening import SourcePolicy
 from sitemap_updater_local.validation.document import validate_path, validate_url
@@ -28,7 +31,7 @@ BROKEN = (
 
 def _urlset(origin: str, *paths: str) -> bytes:
     """A urlset as the writers render it, inflated (a read counts inflated bytes)."""
-    data = render_urlset([Entry(loc=origin + p) for p in paths], Site.parse(origin))[0]
+    data = render_urlset([Page(url=origin + p) for p in paths], Site.parse(origin))[0]
     return gzip.decompress(data)
 
 

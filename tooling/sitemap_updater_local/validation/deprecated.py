@@ -15,8 +15,8 @@ from typing import Final
 
 from lxml import etree
 
-from sitemap_updater.protocol.extensions.news import DEPRECATED_NEWS_FIELDS
-from sitemap_updater.protocol.extensions.video import DEPRECATED_VIDEO_FIELDS
+from sitemap_updater.page.model import DEPRECATED_NEWS_TAGS as DEPRECATED_NEWS_FIELDS
+from sitemap_updater.page.model import DEPRECATED_VIDEO_TAGS as DEPRECATED_VIDEO_FIELDS
 from sitemap_updater.protocol.limits import IMAGE_NS, NEWS_NS, VIDEO_NS
 
 #: Image tags Google deprecated in 2022.

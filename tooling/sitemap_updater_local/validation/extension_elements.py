@@ -13,32 +13,21 @@ it came from.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from datetime import datetime
 from typing import Final
 
 from lxml import etree
 
+from sitemap_updater.ingest.judge import judge_listing
+from sitemap_updater.page.normalize import Repaired
 from sitemap_updater.protocol.errors import SitemapError
-from sitemap_updater.protocol.errors import TooManyImagesError
-from sitemap_updater.protocol.limits import (
-    IMAGE_NS,
-    MAX_IMAGES_PER_URL,
-    NEWS_NS,
-    SITEMAP_NS,
-    VIDEO_NS,
-    XHTML_NS,
-)
-from sitemap_updater.protocol.urls import Site, normalize_url
-from sitemap_updater_local.inputs.records import Problem, RawEntry, Row, raw_entry
-from sitemap_updater_local.inputs.sitemaps.url_elements import url_row
-from sitemap_updater_local.pipeline.raw_entries import (
-    Repaired,
-    bad_element,
-    dropped_warning,
-    raw_entry_keeping_page,
-)
+from sitemap_updater.protocol.limits import IMAGE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS, XHTML_NS
+from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater.sites import Sites
+from sitemap_updater_local.inputs.records import Listing
+from sitemap_updater_local.inputs.sitemaps.url_elements import url_listing
+from sitemap_updater_local.pipeline.judging import dropped
 
 _URL: Final = f"{{{SITEMAP_NS}}}url"
 _LOC: Final = f"{{{SITEMAP_NS}}}loc"
@@ -63,7 +52,7 @@ class ExtensionWarnings:
         self.more: Counter[str] = Counter()
 
     def add(self, line: int | None, error: SitemapError) -> None:
-        warning = dropped_warning(error, f"line {line}")
+        warning = dropped(error, f"line {line}", error.field)
         if len(self.lines) < SHOWN:
             self.lines.append(f"{warning.where}: {warning.text}")
         else:
@@ -76,114 +65,29 @@ class ExtensionWarnings:
         ]
 
 
-def _sources(url: etree._Element, loc: etree._Element) -> tuple[RawEntry, _Sources]:
-    """The entry ``backfill`` reads from ``url``'s loc and extension elements, and for each of
-    its lists (and ``news``) the element each item came from."""
-    read: list[RawEntry] = []
-    sources: _Sources = {"alternates": [], "images": [], "videos": [], "news": []}
-    for element in url.iterchildren(*_ELEMENTS):
-        alone = etree.Element(_URL)
-        alone.append(copy.copy(loc))
-        alone.append(copy.deepcopy(element))
-        entry = _read(alone)
-        if entry is None:
-            continue
-        read.append(entry)
-        sources["alternates"] += [element] * len(entry.alternates)
-        sources["images"] += [element] * len(entry.images)
-        sources["videos"] += [element] * len(entry.videos)
-        if entry.news is not None:
-            sources["news"] = [element]
-    news = [entry.news for entry in read if entry.news is not None]
-    whole = RawEntry(
-        "",
-        (loc.text or "").strip(),
-        alternates=tuple(a for entry in read for a in entry.alternates),
-        images=tuple(i for entry in read for i in entry.images),
-        videos=tuple(v for entry in read for v in entry.videos),
-        news=news[-1] if news else None,
-    )
-    return whole, sources
-
-
-def _read(url: etree._Element) -> RawEntry | None:
-    """The loc and extension elements of ``url`` as ``backfill`` reads them."""
-    entry = url_row(url, "")
-    if isinstance(entry, Problem):
-        return None
-    entry = raw_entry(entry) if isinstance(entry, Row) else entry
-    return RawEntry(
-        "",
-        entry.loc,
-        alternates=entry.alternates,
-        images=entry.images,
-        videos=entry.videos,
-        news=entry.news,
-    )
-
-
-def _dropped(site: Site, raw: RawEntry | None, now: datetime) -> list[SitemapError]:
-    """What the layer leaves out of ``raw``'s extension elements, or repairs."""
-    if raw is None:
-        return []
-    try:
-        return raw_entry_keeping_page(site, raw, now)[1]
-    except SitemapError:
-        return []  # its loc: the URL rule reports it
-
-
-def _site(loc: str) -> Site | None:
-    """The site of ``loc`` alone: any host for media and alternates, as ``validate`` allows."""
-    try:
-        url = normalize_url(loc, field="loc")
-    except SitemapError:
-        return None
-    return Site("/".join(url.split("/", 3)[:3]), None, None)
-
-
-def _elements_of(error: SitemapError, sources: _Sources) -> list[etree._Element]:
-    """The elements ``error`` left out of the entry."""
-    where = bad_element(error.field)
-    if where is None:
-        return []
-    name, index = where
-    items = sources[name]
-    if index is not None:
-        return items[index : index + 1]
-    if isinstance(error, TooManyImagesError):
-        return items[MAX_IMAGES_PER_URL:]
-    return items
+def _read(url: etree._Element) -> Listing | None:
+    listing = url_listing(url, "")
+    return listing if isinstance(listing, Listing) else None
 
 
 def judge_entry(url: etree._Element, now: datetime, warnings: ExtensionWarnings) -> None:
-    """Take out of ``url`` each extension element ``backfill`` would leave out, and repair each
-    one it would repair, with one warning each."""
-    locs = list(url.iterchildren(_LOC))
-    if len(locs) != 1 or next(url.iterchildren(*_ELEMENTS), None) is None:
-        return  # the XSD reports a <url> without one <loc>
-    site = _site((locs[0].text or "").strip())
-    if site is None:
-        return  # the URL rule reports the loc, the XSD what is wrong in the extensions
-    dropped = _dropped(site, _read(url), now)
-    if not dropped:
-        return  # the common case: every element is good, no need to know where each came from
-    raw, sources = _sources(url, locs[0])
-    dropped = _dropped(site, raw, now)
-    taken: set[etree._Element] = set()
-    for error in dropped:
-        elements = _elements_of(error, sources)
-        line = elements[0].sourceline if elements else url.sourceline
-        warnings.add(line if isinstance(line, int) else None, error)
-        if isinstance(error, Repaired):
-            for news in elements:
-                language = news.find(f"{_LANGUAGE[0]}/{_LANGUAGE[1]}")
-                if language is not None:
-                    language.text = error.to
-            continue
-        for element in elements:
-            if element not in taken:
-                taken.add(element)
-                url.remove(element)
+    """Warn of each extension element ``backfill`` would leave out or repair."""
+    listing = _read(url)
+    if listing is None or not isinstance(listing.url, str):
+        return
+    try:
+        origin = "/".join(normalize_url(listing.url).split("/", 3)[:3])
+        sites = Sites.parse(origin, None, alternates_any_host=True)
+        drops: list[SitemapError] = []
+        judge_listing(listing.fields, sites=sites, now=now, drops=drops)
+    except SitemapError:
+        return
+    for error in drops:
+        if error.field.split("[")[0].split(".")[0] in ("alternates", "images", "videos", "news"):
+            line = url.sourceline
+            warnings.add(line if isinstance(line, int) else None, error)
+            if isinstance(error, Repaired):
+                continue
 
 
 def take_out_bad_extensions(

@@ -367,7 +367,7 @@ def _rejection(
         return Rejection(index, prefix + _field([*steps, missing[1]]), MISSING, "is required", raw)
     field = _field(steps) or "change"
     value = _value_at(raw, steps)
-    if field == "action":
+    if steps and steps[-1] == "action":
         return Rejection(index, prefix + field, value, "must be upsert or delete", raw)
     return Rejection(index, prefix + field, value, _rule(message), raw)
 

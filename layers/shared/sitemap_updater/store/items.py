@@ -48,14 +48,14 @@ _ELEMENT_OVERHEAD: Final = 1
 
 
 def to_attribute(value: Any) -> AttributeValue:
-    """A plain value (str, bool, int, float, list, dict) in attribute-value form."""
+    """A plain value (str, bool, int, float, list or tuple, dict) in attribute-value form."""
     if isinstance(value, str):
         return {"S": value}
     if isinstance(value, bool):
         return {"BOOL": value}
     if isinstance(value, int | float):
         return {"N": repr(value)}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return {"L": [to_attribute(v) for v in value]}
     if isinstance(value, dict):
         return {"M": {k: to_attribute(v) for k, v in value.items()}}
