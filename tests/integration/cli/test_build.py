@@ -73,7 +73,7 @@ def test_jsonl_events_resolve_last_writer_wins_and_bad_lines_are_reported(
     assert code == 1
     problems = [line for line in err.splitlines() if line.startswith(str(source))]
     assert [p.split(":")[1] for p in problems] == ["11", "21"]
-    assert "body" in problems[0] and "must be JSON" in problems[0]
+    assert "message" in problems[0] and "must be JSON" in problems[0]
     assert "url" in problems[1] and "https://elsewhere.org/x" in problems[1]
     files = published(tmp_path / "out")
     got = [url for urls_in in files.values() for url in urls_in]

@@ -24,7 +24,9 @@ from moto.server import ThreadedMotoServer
 
 from sitemap_updater_local.cli import COMMANDS, main
 from sitemap_updater_local.commands import backfill
-from sitemap_updater_local.inputs.records import Row, SourceError
+from sitemap_updater_local.inputs.records import Listing, SourceError, listing
+from sitemap_updater_local.pipeline import backfill_events
+from sitemap_updater_local.pipeline.source_blocks import Chunk
 from tests.conftest import FAKE_AWS_ENVIRONMENT
 from tests.integration.cli.support import SITE, page_urls
 
@@ -134,9 +136,11 @@ def test_redrive_to_an_endpoint_that_does_not_answer_is_one_line(
     assert err[0].startswith("sitemap-updater redrive: ") and closed in err[0]
 
 
-def _sitemap_rows(count: int) -> Iterator[Row]:
-    for line, url in enumerate(page_urls(count), start=1):
-        yield Row("x.xml", line, url)
+def _sitemap_rows(count: int) -> Iterator[Chunk]:
+    listings: list[Listing] = [
+        listing("x.xml", line, url) for line, url in enumerate(page_urls(count), start=1)
+    ]
+    yield Chunk(0, listings)  # type: ignore[arg-type]
 
 
 def test_a_failed_backfill_leaves_the_previous_file_as_it_was(
@@ -146,11 +150,11 @@ def test_a_failed_backfill_leaves_the_previous_file_as_it_was(
     out.write_text('{"action":"upsert","url":"https://www.example.com/good"}\n')
     before = out.read_bytes()
 
-    def breaks_midway(location: str, *options: object) -> Iterator[Row]:
+    def breaks_midway(locations: list[str], *options: object) -> Iterator[Chunk]:
         yield from _sitemap_rows(5000)
-        raise SourceError(f"{location}: cannot read: connection reset")
+        raise SourceError(f"{locations[0]}: cannot read: connection reset")
 
-    monkeypatch.setattr(backfill, "iter_source_items", breaks_midway)
+    monkeypatch.setattr(backfill_events, "source_work", breaks_midway)
     code = main(["backfill", "--from", "x.xml", "--out", str(out), "--no-progress", "--site", SITE])
 
     assert code == 2
@@ -166,7 +170,9 @@ def test_backfill_out_replaces_a_planted_symlink_instead_of_following_it(
     victim.write_text("keep me")
     out = tmp_path / "events.jsonl"
     out.symlink_to(victim)
-    monkeypatch.setattr(backfill, "iter_source_items", lambda location, *options: _sitemap_rows(3))
+    monkeypatch.setattr(
+        backfill_events, "source_work", lambda locations, *options: _sitemap_rows(3)
+    )
 
     assert (
         main(["backfill", "--from", "x", "--out", str(out), "--no-progress", "--site", SITE]) == 0
@@ -199,7 +205,9 @@ def test_backfill_onto_its_own_input_is_refused(
 def test_backfill_out_that_cannot_be_written_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(backfill, "iter_source_items", lambda location, *options: _sitemap_rows(3))
+    monkeypatch.setattr(
+        backfill_events, "source_work", lambda locations, *options: _sitemap_rows(3)
+    )
     for out in (tmp_path, tmp_path / "no" / "such" / "dir" / "events.jsonl"):
         argv = ["backfill", "--from", "x", "--out", str(out), "--no-progress", "--site", SITE]
         assert main(argv) == 2

@@ -51,7 +51,14 @@ def test_the_header_names_the_columns(
     code, events, err = _backfill(capsys, source)
 
     assert (code, err) == (0, "")
-    assert events == [{"action": "upsert", "url": f"{SITE}/a", "lastmod": "2026-11-01"}]
+    assert events == [
+        {
+            "action": "upsert",
+            "url": f"{SITE}/a",
+            "lastmod": "2026-11-01",
+            "occurred_at": "2026-11-01T00:00:00.000000Z",  # a listing's time is its lastmod
+        }
+    ]
 
 
 def test_build_publishes_the_lastmod_of_a_modified_column(
@@ -100,7 +107,14 @@ def test_options_name_the_columns_and_the_delimiter(
     )
 
     assert (code, err) == (0, "")
-    assert events == [{"action": "upsert", "url": f"{SITE}/a", "lastmod": "2026-11-01"}]
+    assert events == [
+        {
+            "action": "upsert",
+            "url": f"{SITE}/a",
+            "lastmod": "2026-11-01",
+            "occurred_at": "2026-11-01T00:00:00.000000Z",  # a listing's time is its lastmod
+        }
+    ]
 
 
 def test_a_lastmod_column_named_but_missing_is_refused(
@@ -139,8 +153,14 @@ def test_a_file_without_a_header_is_url_then_lastmod(
 
     assert (code, err) == (0, "")
     assert events == [
-        {"action": "upsert", "url": f"{SITE}/a", "lastmod": "2026-11-01"},
-        {"action": "upsert", "url": f"{SITE}/b"},
+        {
+            "action": "upsert",
+            "url": f"{SITE}/a",
+            "lastmod": "2026-11-01",
+            "occurred_at": "2026-11-01T00:00:00.000000Z",  # a listing's time is its lastmod
+        },
+        # without a lastmod, the earliest time: any change the site sends later wins
+        {"action": "upsert", "url": f"{SITE}/b", "occurred_at": "1970-01-01T00:00:00.000000Z"},
     ]
 
 

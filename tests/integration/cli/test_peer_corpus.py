@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater.sites import Sites
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.inputs.opening import SourcePolicy
 from sitemap_updater_local.inputs.records import SourceError
-from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.pipeline.backfill_events import Backfill
 from sitemap_updater_local.pipeline.static_build import build_static
 from sitemap_updater_local.validation.document import validate_path
@@ -31,7 +31,7 @@ def backfill(path: Path) -> tuple[list[str], list[str], str | None]:
     lines: list[str] = []
     run = Backfill(lambda url, line: urls.append(url), on_problem=lambda p: lines.append(str(p)))
     try:
-        run.run(iter_source_items(str(path), SourcePolicy()))
+        run.run([str(path)])
     except SourceError as exc:
         return urls, lines, str(exc)
     return urls, lines, None
@@ -233,20 +233,19 @@ def test_a_gzip_bomb_stops_at_the_cap_in_both_commands(tmp_path: Path) -> None:
 def test_a_source_cap_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "big.txt"
     path.write_text("".join(f"https://www.example.com/{i}\n" for i in range(1000)))
-    policy = SourcePolicy(max_records=10)
-    run = Backfill(lambda url, line: None, policy=policy)
+    run = Backfill(lambda url, line: None, policy=SourcePolicy(max_records=10))
     with pytest.raises(SourceError, match=r"more than 10 records .* --max-records"):
-        run.run(iter_source_items(str(path), policy))
-    policy = SourcePolicy(max_bytes=100)
+        run.run([str(path)])
     with pytest.raises(SourceError, match=r"more than 100 bytes .* --max-bytes"):
-        Backfill(lambda url, line: None, policy=policy).run(iter_source_items(str(path), policy))
+        Backfill(lambda url, line: None, policy=SourcePolicy(max_bytes=100)).run([str(path)])
 
 
 def test_validate_and_backfill_agree_on_50000_entries() -> None:
     path = CORPUS / "smjs-50010-urls" / "sitemap.xml.gz"
     urls, lines, _ = backfill(path)
     [report] = validate_path(path)
-    assert len(urls) == 50_000
+    # every entry lists the same page: the first 50,000 are read, and the page is written once
+    assert urls == ["http://example.com/"]
     assert [line for line in lines if "over the limit of 50,000 entries" in line] == lines
     assert len(lines) == 1
     assert report.problems == ["50010 entries is over the limit of 50000"]
@@ -302,7 +301,7 @@ def test_an_empty_lastmod_is_no_lastmod_and_the_page_is_kept() -> None:
     path = CORPUS / "usp-news-index-tree" / "sitemap_news_1.xml"
     events: list[dict[str, object]] = []
     run = Backfill(lambda url, line: events.append(json.loads(line)))
-    run.run(iter_source_items(str(path), SourcePolicy()))
+    run.run([str(path)])
     assert {str(e["url"]) for e in events} == expected_locs(path)
     assert all("lastmod" not in e for e in events)
     [report] = validate_path(path)
@@ -328,7 +327,7 @@ def _built(path: Path, tmp_path: Path) -> list[str]:
     lines: list[str] = []
     site = "/".join(urls[0].split("/", 3)[:3])
     try:
-        build_static(str(path), Site.parse(site), str(tmp_path / path.parent.name),
+        build_static([str(path)], Sites.parse(site), str(tmp_path / path.parent.name),
                      on_problem=lambda p: lines.append(str(p)), allow_empty=True)  # fmt: skip
     except (SourceError, CommandError) as exc:
         lines.append(str(exc))

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator, Iterable, Iterator
+from dataclasses import replace
 from typing import IO, Final, Literal
 
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.csv_rows import iter_csv_rows, recoded
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
-from dataclasses import replace
-
 from sitemap_updater_local.inputs.records import BodyLine, Listing, Note, Problem, SourceError
 from sitemap_updater_local.inputs.sitemaps.news_articles import (
     MAX_HELD_ARTICLES,
@@ -169,8 +168,8 @@ def iter_source_rows(
     """Every record of a source of any kind, opened once and streamed.
 
     Sitemaps and CSV files give :class:`Listing` records, JSONL files :class:`BodyLine`
-    records; both may give :class:`Problem` records and notes. Raises :class:`SourceError` when the source as a
-    whole cannot be read. ``csv_format``: how to read a CSV source (default: from its header).
+    records; both may give :class:`Problem` records and notes. Raises :class:`SourceError`
+    when the source as a whole cannot be read. ``csv_format``: how to read a CSV source (default: from its header).
     """
     policy = policy or SourcePolicy()
     return _with_children(iter_source_items(location, policy, csv_format), policy)

@@ -31,7 +31,14 @@ from sitemap_updater.store.keys import ATTR_EVENT_KEY
 from sitemap_updater_local.guessed_site import guess_site
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.opening import SourcePolicy
-from sitemap_updater_local.inputs.records import BodyLine, Dropped, Note, Problem
+from sitemap_updater_local.inputs.records import (
+    BodyLine,
+    Dropped,
+    Listing,
+    Note,
+    Problem,
+    SourceError,
+)
 from sitemap_updater_local.inputs.sources import body_texts
 from sitemap_updater_local.pipeline.final_state import FinalState
 from sitemap_updater_local.pipeline.judging import Judged, Judging, judge_all
@@ -39,6 +46,8 @@ from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from sitemap_updater_local.pipeline.source_blocks import Block, Chunk, Work, source_work
 
 _encode = msgspec.json.Encoder().encode
+#: Records read ahead, when no site is given, for one that tells it.
+GUESS_AHEAD = 2000
 
 
 @dataclass(slots=True)
@@ -108,22 +117,36 @@ class Backfill:
                     self._policy.count_record(record.where)
             yield item
 
-    def _guess(self, work: Iterator[Work]) -> tuple[Sites, list[Work]]:
-        """The site of the first URL read, and the work read to find it."""
+    def _guess(self, work: Iterator[Work]) -> tuple[Sites | None, list[Work]]:
+        """The site of the first URL read that tells one (``None``: no record was read), and
+        the work read to find it; raises :class:`SiteUnknown` when the records of the first
+        :data:`GUESS_AHEAD` tell none."""
         ahead: list[Work] = []
+        first: Listing | BodyLine | None = None
+        reason = ""
+        looked = 0
         for item in work:
             ahead.append(item)
-            if isinstance(item, Chunk | Block):
-                first = item.records[0] if isinstance(item, Chunk) else _first_line(item)
+            if not isinstance(item, Chunk | Block):
+                continue
+            records = item.records if isinstance(item, Chunk) else [_first_line(item)]
+            for record in records:
+                first = first or record
                 try:
                     return guess_site(
-                        first, self._media_hosts, alternates_any_host=self._alternates_any_host
+                        record, self._media_hosts, alternates_any_host=self._alternates_any_host
                     ), ahead
                 except (SitemapError, ValueError) as exc:
-                    raise SiteUnknown(
-                        f"{first.where}: cannot tell the site from this record ({exc}); pass --site"
-                    ) from None
-        raise SiteUnknown("no record tells the site; pass --site")
+                    reason = reason or str(exc)
+                looked += 1
+            if looked >= GUESS_AHEAD:
+                break
+        if first is None:
+            return None, ahead
+        raise SiteUnknown(
+            f"{first.where}: cannot tell the site from this record ({reason}), nor from the "
+            f"next {looked - 1:,}; pass --site"
+        )
 
     def run(self, sources: Sequence[str]) -> BackfillStats:
         """Read, judge and resolve every source, then hand each page's event to ``emit``."""
@@ -137,13 +160,14 @@ class Backfill:
             )
             sites = self._sites
             if sites is None:
-                try:
-                    sites, ahead = self._guess(work)
-                except SiteUnknown:
-                    if not self.stats.read:
-                        return self.stats
-                    raise
-                work = chain(ahead, work)
+                guessed, ahead = self._guess(work)
+                if guessed is None:  # no record at all: what the sources said is all there is
+                    for item in ahead:
+                        if isinstance(item, Problem | Note):
+                            self.stats.read += isinstance(item, Problem)
+                            self._problem(item)
+                    return self.stats
+                sites, work = guessed, chain(ahead, work)
             judging = Judging(sites, self._now, self._policy.keep_page)
             workers = pool if self._jobs > 1 else None
             for judged in judge_all(work, judging, workers):
@@ -154,9 +178,9 @@ class Backfill:
                     state.add(record)
                 if self._progress is not None:
                     self._progress(judged.read)
-            for item in state.pages():
+            for page in state.pages():
                 self.stats.events += 1
-                self._emit(*upsert_line(item))
+                self._emit(*upsert_line(page))
             self.stats.repeats = state.repeats
         return self.stats
 
@@ -168,12 +192,5 @@ def _first_line(block: Block) -> BodyLine:
     return BodyLine(f"{block.name}:{block.first_line}", block.first_line, "")
 
 
-class SiteUnknown(SitemapError):
-    """No site was given, and the first record does not tell it."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("site", None, message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
+class SiteUnknown(SourceError):
+    """No site was given, and no record read ahead tells it."""

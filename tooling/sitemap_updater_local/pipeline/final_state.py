@@ -37,7 +37,6 @@ class FinalState:
     """The changes of a run, spooled inside ``directory``; :meth:`pages` resolves them."""
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(exist_ok=True)
         self._spools = Spools(directory, _RANGES, lambda item: "")
         self._index = LeafIndex(_RANGES)
         #: changes spooled, and pages met more than once (each counted once per extra change)

@@ -163,6 +163,10 @@ def _read_child(child: etree._Element, parts: _Parts, dropped: list[str]) -> Non
         dropped.append(_tag_name(child.tag))
 
 
+#: What a sitemap calls the page's url.
+_NAMES: Final = (("url", "loc"),)
+
+
 def url_listing(
     element: etree._Element, location: str, dropped: Counter[str] | None = None
 ) -> Listing | Problem:
@@ -177,16 +181,16 @@ def url_listing(
     where = f"{location}:{line}"
     url = parts.fields.get("url")
     if url is None:
-        return Problem(where, "url: missing: every <url> needs a <loc>")
+        return Problem(where, "loc: missing: every <url> needs a <loc>")
     if parts.locs > 1:
-        return Problem(where, f"url: {parts.locs} <loc> elements in one <url>: it must hold one")
+        return Problem(where, f"loc: {parts.locs} <loc> elements in one <url>: it must hold one")
     if isinstance(url, str) and len(url) > _MAX_LOC_CHARS:
         return Problem(
             where,
-            f"url: {len(url):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
+            f"loc: {len(url):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
             "characters once normalized",
         )
-    return Listing(where, parts.fields)
+    return Listing(where, parts.fields, _NAMES)
 
 
 def drop_notes(location: str, dropped: Counter[str]) -> Iterator[Note]:

@@ -67,11 +67,13 @@ def item_of(record: Record) -> Item:
 
 
 class Spools:
-    """Per-leaf spool files of URL items inside ``directory`` (a temporary directory)."""
+    """Per-leaf spool files of URL items inside ``directory`` (a temporary directory, made if
+    it is not there)."""
 
     def __init__(
         self, directory: Path, leaves: Iterable[str], space_of: Callable[[Item], str]
     ) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
         self._dir = directory
         #: the leaf of each item; it adds the root of a space the leaves do not cover yet
         self.index = LeafIndex(leaves)
