@@ -315,6 +315,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (work / "search-engine-keys.json").write_text(json.dumps(both))
     # commands are shown as run from the repository root
     shutil.copytree(ROOT / "events", work / "events")
+    shutil.copytree(EXAMPLES, work / "docs" / "examples")
     return work
 
 
@@ -579,6 +580,13 @@ def _check_simulate(command: str, done: Any, workspace: Path) -> None:
         assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
 
 
+def _status_of(command: str) -> int:
+    """The exit status a command of the pages (other than ``simulate``) ends with: 0, or 1 for
+    ``validate`` of the example file with problems (tests/docs/test_validate_docs.py checks what
+    it prints)."""
+    return 1 if command.startswith("sitemap-updater validate") and "broken" in command else 0
+
+
 def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
     """A ``serve`` command of the pages, on a free port: each host's view answers at the address
     it prints, and Ctrl-C stops it with status 0."""
@@ -647,7 +655,8 @@ def test_sitemap_updater_commands(
         if verb == "simulate":
             _check_simulate(command, done, workspace)
         else:
-            assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+            wanted = _status_of(command)
+            assert done.returncode == wanted, (command, done.stdout[-2000:], done.stderr[-2000:])
         if verb == "backfill" and "--queue-url" in command:
             bodies = _queued_bodies(stack, stack.queue_url)
             sent = {json.loads(b)["url"] for b in bodies}

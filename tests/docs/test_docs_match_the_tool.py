@@ -218,19 +218,6 @@ def test_the_quoted_field_and_language_warnings_are_what_backfill_prints(
     assert [line for line in quoted if line not in printed] == []
 
 
-def test_the_quoted_validate_warning_is_what_validate_prints(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    block = TROUBLESHOOTING.split("**`validate` prints a `warning:` line for an alternate", 1)[1]
-    [(_, body)] = FENCE.findall(block)[:1]
-    _write_news_sitemap(tmp_path / "news.xml")
-    monkeypatch.chdir(tmp_path)
-    assert cli.main(["validate", "news.xml"]) == 0
-    printed = capsys.readouterr().out.splitlines()
-
-    assert [line for line in body.splitlines() if line not in printed] == []
-
-
 def test_the_quoted_ending_lines_are_what_the_commands_print(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

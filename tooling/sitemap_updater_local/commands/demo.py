@@ -50,7 +50,7 @@ from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.deployment.observed import demo_coverage
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.validation.document import validate_path
-from sitemap_updater_local.validation.rules import FileReport
+from sitemap_updater_local.validation.report import FileReport
 
 DEFAULT_URLS = 2_000
 DEFAULT_OUT = Path("sitemap-out")
@@ -256,7 +256,7 @@ def summary(result: DemoResult, out: Path) -> str:
         lines.append(
             f"  {name:<44} {report.kind or '?':<13} {report.url_count:>6} entries  {status}"
         )
-        lines += [f"      {printable(p)}" for p in report.problems]
+        lines += [f"      {printable(str(p))}" for p in report.problems]
     lines.append(
         f"URLs: {result.urls_sent} sent, {result.urls_deleted} deleted, "
         f"{result.urls_published} published"

@@ -1,11 +1,11 @@
-"""One file read as a stream and validated in batches: against the XSDs (``schemas``) and the
-rules (``rules``); a file, a directory of them, or a URL."""
+"""One file read as a stream and validated in batches: each ``<url>`` judged by the one judge
+(``pages``), the file's own rules applied (``rules``), then the entries checked against the XSDs
+(``schemas``); a file, a directory of them, or a URL."""
 
 from __future__ import annotations
 
 import re
 import tempfile
-from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,10 +14,9 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from sitemap_updater.protocol.limits import (
-    MAX_URLS,
-    SITEMAP_NS,
-)
+from sitemap_updater.protocol.errors import SitemapError
+from sitemap_updater.protocol.limits import MAX_URLS, SITEMAP_NS
+from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater_local.inputs.opening import (
     SourcePolicy,
     SourceStream,
@@ -26,24 +25,33 @@ from sitemap_updater_local.inputs.opening import (
     origin_of,
 )
 from sitemap_updater_local.inputs.records import EmptySource, SourceError
+from sitemap_updater_local.inputs.sitemaps.url_elements import element_text
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
     TooLargeError,
     local_name,
 )
-from sitemap_updater_local.validation.deprecated import deprecated_warnings, take_out_deprecated
-from sitemap_updater_local.validation.extension_elements import (
-    ExtensionWarnings,
-    take_out_bad_extensions,
+from sitemap_updater_local.validation.deprecated import Deprecated
+from sitemap_updater_local.validation.pages import judge_entry
+from sitemap_updater_local.validation.report import FileReport, line_of
+from sitemap_updater_local.validation.rules import (
+    HostRule,
+    IndexEntries,
+    LocationRule,
+    NewsCount,
+    video_tags_once,
 )
-from sitemap_updater_local.validation.rules import EntryChecks, FileReport
-from sitemap_updater_local.validation.schemas import index_schema, urlset_schema
+from sitemap_updater_local.validation.schemas import (
+    index_schema,
+    schema_message,
+    urlset_schema,
+)
+from sitemap_updater_local.validation.text import HEAD_BYTES, text_refusal, validate_text
 
-#: Problems reported per rule and file before the rest are summed up in one line.
-_URL = f"{{{SITEMAP_NS}}}url"
-_SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
-_LOC = f"{{{SITEMAP_NS}}}loc"
+_URL: Final = f"{{{SITEMAP_NS}}}url"
+_SITEMAP: Final = f"{{{SITEMAP_NS}}}sitemap"
+_LOC: Final = f"{{{SITEMAP_NS}}}loc"
 
 
 class _Document:
@@ -63,35 +71,37 @@ class _Document:
         self.directory = directory
         self.root: etree._Element | None = None
         self.schema: etree.XMLSchema | None = None
-        self.checks: EntryChecks | None = None
         self.pending = 0
-        #: deprecated tags and attributes taken out of the entries, by name
-        self.deprecated: Counter[str] = Counter()
-        #: extension elements taken out of the entries (or repaired), as backfill would
-        self.extensions = ExtensionWarnings()
         self.now = datetime.now(UTC)
+        #: deprecated tags and attributes taken out of the entries
+        self.deprecated = Deprecated()
+        self.hosts = HostRule(file_url)
+        self.location = None if file_url is None else LocationRule(file_url)
+        self.news = NewsCount()
+        self.index: IndexEntries | None = None
 
     def open(self, root: etree._Element, probe: RootProbe) -> bool:
         """Take the root; ``False`` when the document is refused."""
         refusal = probe.refusal(_ROOTS)
         if refusal is not None:
-            self.report.problems.append(f"line {refusal[0]}: {refusal[1]}")
+            self.report.problem(refusal[0], refusal[1], "file")
             return False
         note = probe.namespace_note()
         if note is not None:
-            self.report.problems.append(f"line {root.sourceline}: {note}")
+            self.report.problem(line_of(root), note, "file")
             return False
         self.root = root
         self.report.kind = local_name(root.tag)[1]
         self.schema = _ROOTS[self.report.kind]()
-        self.checks = EntryChecks(self.report, self.file_url, self.report.kind == "sitemapindex")
+        if self.report.kind == "sitemapindex":
+            self.index = IndexEntries(self.file_url, self.directory, self.now)
         return True
 
     def entry(self, element: etree._Element, probe: RootProbe) -> None:
         self.report.url_count += element.tag in (_URL, _SITEMAP)
         entity = probe.entity_in(element)
-        if entity is not None and self.checks is not None and self.root is not None:
-            self.checks.rules["URL"].add(f"line {element.sourceline}: {entity}")
+        if entity is not None and self.root is not None:
+            self.report.problem(line_of(element), entity, "entity")
             self.root.remove(element)  # the XSD would only repeat it
             return
         if self.report.url_count > MAX_URLS and self.root is not None:
@@ -102,7 +112,8 @@ class _Document:
             self.root.remove(element)
             return
         if self.on_child is not None and element.tag == _SITEMAP:
-            self.on_child((element.findtext(_LOC) or "").strip())
+            locs = element.findall(_LOC)
+            self.on_child((element_text(locs[0]) or "") if locs else "")
         self.pending += 1
         if self.pending >= BATCH_ENTRIES:
             self.flush(upto=element)
@@ -110,8 +121,8 @@ class _Document:
     def flush(self, *, upto: etree._Element | None = None, last: bool = False) -> None:
         """Validate the finished entries, up to ``upto`` (the parser may have started the
         elements after it already), or all of them at the end of the document."""
-        root, schema, checks = self.root, self.schema, self.checks
-        if root is None or schema is None or checks is None:
+        root, schema = self.root, self.schema
+        if root is None or schema is None:
             return
         if not self.pending and not (last and self.report.url_count == 0):
             return
@@ -123,24 +134,45 @@ class _Document:
             if child is upto:
                 break
         self.pending = 0
-        take_out_deprecated(batch, self.deprecated)
-        if self.report.kind == "urlset":
-            take_out_bad_extensions(batch, self.now, self.extensions)
+        self.deprecated.take_out(batch)
+        if self.index is not None:
+            self.index.check(batch, self.report)
+        else:
+            self.judge(batch)
         if not schema.validate(batch):
             for error in cast(Iterable[Any], schema.error_log):
-                checks.rules["XSD"].add(
-                    f"line {error.line}: {' '.join(error.message.split())} (XSD)"
-                )
-        checks.batch(batch, self.directory)
+                line = error.line or None
+                if line is None:  # the batch's root, made here: the document's own root
+                    if self.report.url_count and "Missing child element" in error.message:
+                        continue  # the document has entries; this batch's were taken out
+                    line = line_of(root)
+                text = f"{schema_message(error.message)} (XSD)"
+                self.report.problem(line, text, "XSD")
+
+    def judge(self, batch: etree._Element) -> None:
+        """Each ``<url>`` of a urlset's batch judged, and the file's rules applied to it."""
+        self.news.add(batch)
+        video_tags_once(batch, self.report)
+        for url in list(batch.iterchildren(_URL)):
+            normalized = judge_entry(url, self.now, self.report)
+            if normalized is None:
+                batch.remove(url)  # refused whole: the XSD would only repeat it
+                continue
+            line = line_of(url)
+            written = element_text(url.find(_LOC)) or ""  # type: ignore[arg-type]  # it has one
+            self.hosts.add(normalized, line, written)
+            if self.location is not None:
+                self.location.check(normalized, line, written, self.report)
 
     def close(self) -> None:
         self.flush(last=True)
-        self.report.warnings += self.extensions.finish() + deprecated_warnings(self.deprecated)
-        if self.checks is not None:
-            self.checks.finish()
+        self.report.warnings += self.deprecated.warnings()
+        if self.report.kind == "urlset":
+            self.hosts.finish(self.report)
+            self.news.finish(self.report)
         if self.report.url_count > MAX_URLS:
-            self.report.problems.append(
-                f"{self.report.url_count} entries is over the limit of {MAX_URLS}"
+            self.report.problem(
+                None, f"{self.report.url_count:,} entries is over the limit of {MAX_URLS:,}", "file"
             )
 
 
@@ -163,11 +195,18 @@ def validate_stream(
     memory: the bytes are capped at the protocol's limit, the entries checked in batches.
     ``on_child`` is given the ``loc`` of each child an index lists."""
     report = FileReport(source=source, gzipped=stream.gzipped)
-    if not stream.peek(4096).removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"<"):
-        report.problems.append(
-            "not XML: plain text (validate checks XML sitemaps; backfill reads a text sitemap)"
-        )
-        return report
+    file_url = _normalized(file_url)
+    head = stream.peek(HEAD_BYTES)
+    if not head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"<"):
+        not_text = text_refusal(head)
+        if not_text is not None:
+            report.problem(None, not_text, "file")
+            return _finished(report, file_url)
+        try:
+            validate_text(stream, report, file_url, datetime.now(UTC))
+        except SourceError as err:  # a gzip that breaks off
+            report.problem(None, str(err).removeprefix(f"{source}: "), "file")
+        return _finished(report, file_url)
     probe = RootProbe(stream)
     document = _Document(report, file_url, directory, on_child)
     try:
@@ -182,18 +221,32 @@ def validate_stream(
     except etree.XMLSyntaxError as err:
         refusal = probe.refusal(_ROOTS)
         if refusal is not None and document.root is None:
-            report.problems.append(f"line {refusal[0]}: {refusal[1]}")
+            report.problem(refusal[0], refusal[1], "file")
         else:
-            where = f"line {err.lineno}: " if err.lineno else ""
-            report.problems.append(f"{where}not well-formed XML: {err.msg}")
+            report.problem(err.lineno or None, f"not well-formed XML: {err.msg}", "file")
     except TooLargeError as err:
-        report.problems.append(str(err))
+        report.problem(None, str(err), "file")
     except SourceError as err:
-        report.problems.append(str(err).removeprefix(f"{source}: "))
+        report.problem(None, str(err).removeprefix(f"{source}: "), "file")
     report.uncompressed_bytes = probe.size
+    return _finished(report, file_url)
+
+
+def _finished(report: FileReport, file_url: str | None) -> FileReport:
+    report.finish()
     if file_url is None and report.ok:
         report.notes.append("location rule skipped: the file's URL is unknown (use --base-url)")
     return report
+
+
+def _normalized(file_url: str | None) -> str | None:
+    """A file's URL in normalized form, as the URLs it lists are compared in."""
+    if file_url is None:
+        return None
+    try:
+        return normalize_url(file_url, field="file URL")
+    except SitemapError:
+        return file_url
 
 
 def validate_location(
@@ -212,11 +265,16 @@ def validate_location(
                 stream, source=location, file_url=file_url, directory=directory, on_child=on_child
             )
     except SourceError as err:
-        return FileReport(
-            source=location,
-            problems=[str(err).removeprefix(f"{location}: ")],
-            nothing_read=isinstance(err, EmptySource),
+        return _unread(
+            location, str(err).removeprefix(f"{location}: "), isinstance(err, EmptySource)
         )
+
+
+def _unread(source: str, problem: str, nothing_read: bool = False) -> FileReport:
+    """The report of a source that could not be read: its one problem."""
+    report = FileReport(source=source, nothing_read=nothing_read)
+    report.problem(None, problem, "file")
+    return report
 
 
 def validate_document(
@@ -275,16 +333,12 @@ def validate_path(path: Path, *, base_url: str | None = None) -> list[FileReport
         folders = [(path, base_url)]
         folders += [(sub, _host_base(base_url, sub.name)) for sub in _host_folders(path)]
         if not _sitemap_files(path) and len(folders) == 1:
-            return [
-                FileReport(
-                    source=str(path), problems=["no .xml or .xml.gz files"], nothing_read=True
-                )
-            ]
+            return [_unread(str(path), "no .xml or .xml.gz files", nothing_read=True)]
         files = [(file, base) for folder, base in folders for file in _sitemap_files(folder)]
     elif path.is_file():
         files = [(path, base_url)]
     else:
-        return [FileReport(source=str(path), problems=["no such file or directory"])]
+        return [_unread(str(path), "no such file or directory")]
     return [
         validate_location(str(file), file_url=_file_url(file, base), directory=file.parent)
         for file, base in files
@@ -310,8 +364,8 @@ def validate_url(url: str, policy: SourcePolicy | None = None) -> list[FileRepor
             elsewhere += 1
             continue
         if policy.bytes_read >= policy.max_bytes:
-            index.problems.append(
-                f"the children after {policy.max_bytes:,} bytes read are not checked"
+            index.problem(
+                None, f"the children after {policy.max_bytes:,} bytes read are not checked", "file"
             )
             break
         reports.append(validate_location(child, file_url=child, policy=policy))

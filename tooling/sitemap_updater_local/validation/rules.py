@@ -1,264 +1,191 @@
-"""What an XSD does not say, checked on batches of entries, and the report of one file
-(one ``SOURCE: problem`` line per problem, capped per rule)."""
+"""The rules only a file-level validator can check, which no page breaks on its own: every
+``<loc>`` of a urlset on one host, the location rule, the entries of an index, the News file's
+article count, and what the video XSD's free order cannot say.
+
+Each rule is applied entry by entry as the batches of a document come (``document``), with what
+it needs across them; the values themselves are judged by the layer's rules (``normalize_url``,
+``normalize_date``), never by a copy of them.
+"""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from sitemap_updater.printable import printable
-from sitemap_updater.protocol.errors import SitemapError, show_value
-from sitemap_updater.protocol.languages.tags import RULE, hreflang_rule, is_hreflang
-from sitemap_updater.protocol.lastmod import normalize_lastmod
+from sitemap_updater.page.normalize import normalize_date
+from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.limits import (
-    IMAGE_NS,
-    MAX_IMAGES_PER_URL,
     MAX_NEWS_URLS_PER_FILE,
-    MAX_VIDEO_TAGS,
-    MAX_VIDEOS_PER_URL,
     NEWS_NS,
     SITEMAP_NS,
     VIDEO_NS,
-    XHTML_NS,
 )
-from sitemap_updater.protocol.urls import normalize_url
-from sitemap_updater_local.inputs.sitemaps.xml_guard import (
-    local_name,
-)
+from sitemap_updater.protocol.urls import normalize_url, origin_of
+from sitemap_updater_local.inputs.records import quote
+from sitemap_updater_local.inputs.sitemaps.xml_guard import local_name
+from sitemap_updater_local.pipeline.judging import invalid
+from sitemap_updater_local.validation.report import SHOWN, FileReport, line_of
 
-#: Problems reported per rule and file before the rest are summed up in one line.
-MAX_LINES_PER_RULE: Final = 20
-_URL = f"{{{SITEMAP_NS}}}url"
-_SITEMAP = f"{{{SITEMAP_NS}}}sitemap"
-_LOC = f"{{{SITEMAP_NS}}}loc"
-_LASTMOD = f"{{{SITEMAP_NS}}}lastmod"
-_XHTML_LINK = f"{{{XHTML_NS}}}link"
-_VIDEO = f"{{{VIDEO_NS}}}video"
-_VIDEO_LOCS = (f"{{{VIDEO_NS}}}content_loc", f"{{{VIDEO_NS}}}player_loc")
-_NEWS = f"{{{NEWS_NS}}}news"
-_IMAGE = f"{{{IMAGE_NS}}}image"
-#: XML's whitespace characters, which the XSD types of loc, href and lastmod collapse.
+_SITEMAP: Final = f"{{{SITEMAP_NS}}}sitemap"
+_LOC: Final = f"{{{SITEMAP_NS}}}loc"
+_LASTMOD: Final = f"{{{SITEMAP_NS}}}lastmod"
+_VIDEO: Final = f"{{{VIDEO_NS}}}video"
+_NEWS: Final = f"{{{NEWS_NS}}}news"
+#: XML's whitespace characters, which the XSD types of loc and lastmod collapse.
 _XML_SPACE: Final = " \t\r\n"
-_SPACE: Final = re.compile(r"\s")
+_SINGLE_HOST: Final = (
+    "every URL of a sitemap must have the same scheme, host and port (single-host rule)"
+)
 
 
-@dataclass
-class FileReport:
-    """The outcome for one file: what it is and every problem found."""
-
-    source: str
-    kind: str | None = None
-    url_count: int = 0
-    uncompressed_bytes: int = 0
-    gzipped: bool = False
-    problems: list[str] = field(default_factory=list)
-    #: what Google ignores (deprecated tags): said, but the file is still ok
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    #: nothing was read: an empty file, or a directory without sitemap files
-    nothing_read: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def lines(self) -> list[str]:
-        """One ``SOURCE: text`` line per problem, then warnings and notes; an ``ok`` line if
-        clean; each
-        with the control and format characters of the file's name and content escaped."""
-        out = [printable(f"{self.source}: {p}") for p in self.problems]
-        out += [printable(f"{self.source}: warning: {w}") for w in self.warnings]
-        out += [printable(f"{self.source}: note: {n}") for n in self.notes]
-        if self.ok:
-            out.append(
-                printable(
-                    f"{self.source}: ok ({self.kind}, {self.url_count} entries, "
-                    f"{self.uncompressed_bytes} bytes uncompressed)"
-                )
-            )
-        return out
-
-
-class _Rule:
-    """Collects problems of one rule, capped at MAX_LINES_PER_RULE lines."""
-
-    def __init__(self, report: FileReport) -> None:
-        self._report = report
-        self._extra = 0
-        self._shown = 0
-
-    def add(self, message: str) -> None:
-        if self._shown < MAX_LINES_PER_RULE:
-            self._report.problems.append(message)
-            self._shown += 1
-        else:
-            self._extra += 1
-
-    def finish(self, what: str) -> None:
-        if self._extra:
-            self._report.problems.append(f"... and {self._extra} more {what} problems")
-
-
-def _origin(url: str) -> str:
-    return "/".join(url.split("/", 3)[:3])
-
-
-def _directory(url: str) -> str:
+def directory_of(url: str) -> str:
+    """The URL of the directory a file at ``url`` is in (``https://h/a/`` of ``https://h/a/s.xml``)."""
     return url[: url.rfind("/") + 1]
 
 
-class EntryChecks:
-    """The rules an XSD does not say, applied to one batch of entries after another, with the
-    state they need across batches (the first URL's origin, the News article count)."""
+@dataclass
+class _Origin:
+    """The entries of one origin: how many, and the first :data:`SHOWN` (line, loc as written)."""
 
-    def __init__(self, report: FileReport, file_url: str | None, is_index: bool) -> None:
-        self.report = report
-        self.is_index = is_index
-        self.rules = {name: _Rule(report) for name in _RULES}
-        self.expected_origin: str | None = None
-        self.allowed: str | None = None
-        if file_url is not None:
-            self.allowed = _origin(file_url) + "/" if is_index else _directory(file_url)
-        self.news = 0
+    count: int = 0
+    examples: list[tuple[int | None, str]] = field(default_factory=list)
 
-    def batch(self, root: etree._Element, directory: Path | None) -> None:
-        self.urls(root)
-        self.lastmods(root)
-        if not self.is_index:
-            self.extensions(root)
-        elif directory is not None:
-            self.children(root, directory)
 
-    def urls(self, root: etree._Element) -> None:
-        tags = {_LOC} if self.is_index else {_LOC, _XHTML_LINK}
-        for element in root.iter(*tags):
-            parent = element.getparent()
-            if element.tag == _LOC and (parent is None or parent.tag not in (_URL, _SITEMAP)):
-                continue
-            if element.tag == _XHTML_LINK and element.get("href") is None:
-                continue  # the XSD reports it
-            self.url(element)
+class HostRule:
+    """The single-host rule: every ``<loc>`` of a urlset has the same scheme, host and port.
+    The reference is the file's own origin when its URL is known (``--base-url``, or a fetched
+    file's URL), else the origin most of its entries are on (the first met, of equals); the
+    entries on any other origin are named, each on its line, once the file is read."""
 
-    def url(self, element: etree._Element) -> None:
-        invalid, host, where = self.rules["URL"], self.rules["single-host"], self.rules["location"]
-        text = element.get("href") if element.tag == _XHTML_LINK else element.text
-        # xsd:anyURI collapses whitespace: a pretty-printed <loc> is valid
-        raw = (text or "").strip(_XML_SPACE)
-        what = "href" if element.tag == _XHTML_LINK else "loc"
-        line = element.sourceline
-        try:
-            url = normalize_url(raw)
-        except SitemapError as err:
-            invalid.add(f"line {line}: {what} {show_value(raw)}: {err.rule}")
+    def __init__(self, file_url: str | None) -> None:
+        self.reference = None if file_url is None else origin_of(file_url)
+        self.origins: dict[str, _Origin] = {}
+
+    def add(self, url: str, line: int | None, written: str) -> None:
+        """An entry whose normalized URL is ``url`` (``written`` as the file writes it)."""
+        origin = self.origins.setdefault(origin_of(url), _Origin())
+        origin.count += 1
+        if len(origin.examples) < SHOWN:
+            origin.examples.append((line, written))
+
+    def finish(self, report: FileReport) -> None:
+        if not self.origins:
             return
-        if _SPACE.search(raw):
-            invalid.add(
-                f"line {line}: {what} {show_value(raw)}: whitespace inside a URL must be "
-                f"percent-encoded (RFC 3986): write {show_value(url)}"
+        total = sum(o.count for o in self.origins.values())
+        if self.reference is not None:
+            reference = self.reference
+            where = f"{reference}, where the file is published"
+        else:
+            reference = max(self.origins, key=lambda o: self.origins[o].count)
+            most = self.origins[reference].count
+            where = f"{reference}, where {most:,} of the file's {total:,} URLs are"
+        for origin, entries in self.origins.items():
+            if origin == reference:
+                continue
+            rule = f"a URL on {origin}, not on {reference} (single-host rule)"
+            for line, written in entries.examples:
+                text = f"url {quote(written)} is on {origin}, not on {where}: {_SINGLE_HOST}"
+                report.problem(line, text, "single-host", rule)
+            report.uncounted(entries.count - len(entries.examples), rule)
+
+
+class LocationRule:
+    """The location rule (sitemaps.org): a urlset at ``https://h/a/sitemap.xml`` lists only
+    URLs under ``https://h/a/``; checked when the file's URL is known. An entry on another
+    origin breaks the single-host rule, which names it."""
+
+    def __init__(self, file_url: str) -> None:
+        self.directory = directory_of(file_url)
+        self.origin = origin_of(file_url)
+
+    def check(self, url: str, line: int | None, written: str, report: FileReport) -> None:
+        if not url.startswith(self.directory) and origin_of(url) == self.origin:
+            text = f"url {quote(written)} is not under {self.directory} (location rule)"
+            report.problem(line, text, "location")
+
+
+class IndexEntries:
+    """The ``<sitemap>`` entries of an index: each ``loc`` an absolute http(s) URL (the layer's
+    URL rule), on the index's own origin when the index's URL is known, and a file of the
+    index's directory when that is local; each ``lastmod`` a W3C date (the layer's date rule).
+    The element a rule refuses is taken out before the XSD check, which would repeat it."""
+
+    def __init__(self, file_url: str | None, directory: Path | None, now: datetime) -> None:
+        self.origin = None if file_url is None else origin_of(file_url)
+        self.directory = directory
+        self.now = now
+
+    def check(self, batch: etree._Element, report: FileReport) -> None:
+        for entry in list(batch.iterchildren(_SITEMAP)):
+            for lastmod in list(entry.iterchildren(_LASTMOD)):
+                self._lastmod(entry, lastmod, report)
+            locs = list(entry.iterchildren(_LOC))
+            if len(locs) == 1 and not self._loc(locs[0], report):
+                batch.remove(entry)
+
+    def _lastmod(self, entry: etree._Element, lastmod: etree._Element, report: FileReport) -> None:
+        # xsd:date and xsd:dateTime collapse whitespace around the value
+        value = (lastmod.text or "").strip(_XML_SPACE)
+        if not value:
+            return  # the XSD reports an empty lastmod
+        try:
+            normalize_date("lastmod", value, self.now)
+        except SitemapError as error:
+            text = invalid(error.field, error.value, error.rule)
+            report.problem(line_of(lastmod), text, "index", f"lastmod: {error.rule}")
+            entry.remove(lastmod)
+
+    def _loc(self, loc: etree._Element, report: FileReport) -> bool:
+        """Whether the entry's ``loc`` passes (its problems reported)."""
+        written = (loc.text or "").strip(_XML_SPACE)
+        try:
+            url = normalize_url(written, field="loc")
+        except SitemapError as error:
+            text = invalid(error.field, error.value, error.rule)
+            report.problem(line_of(loc), text, "index", f"loc: {error.rule}")
+            return False
+        if self.origin is not None and origin_of(url) != self.origin:
+            text = f"loc {quote(written)} is not on {self.origin}, the index's own site"
+            report.problem(line_of(loc), text, "index", "a child on another site")
+        if self.directory is not None:
+            name = unquote(urlsplit(url).path.rsplit("/", 1)[-1])
+            if not name or not (self.directory / name).is_file():
+                text = f"child sitemap {quote(written)} has no file {name!r} in {self.directory}"
+                report.problem(line_of(loc), text, "index", "a missing child")
+        return True
+
+
+class NewsCount:
+    """Google's limit of :data:`MAX_NEWS_URLS_PER_FILE` articles in one News sitemap."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def add(self, batch: etree._Element) -> None:
+        self.count += sum(1 for _ in batch.iter(_NEWS))
+
+    def finish(self, report: FileReport) -> None:
+        if self.count > MAX_NEWS_URLS_PER_FILE:
+            text = (
+                f"{self.count:,} news:news elements is over Google's limit of "
+                f"{MAX_NEWS_URLS_PER_FILE:,} per News sitemap"
             )
-        if what == "href":
-            return  # a language alternate may be on any host (see the module docstring)
-        origin = _origin(url)
-        if self.expected_origin is None:
-            self.expected_origin = origin
-        elif origin != self.expected_origin and not self.is_index:
-            host.add(
-                f"line {line}: {what} {raw} is on {origin}, but the file's first URL is on "
-                f"{self.expected_origin} (single-host rule)"
-            )
-        if self.allowed is not None and not url.startswith(self.allowed):
-            rule = "same site" if self.is_index else "location rule"
-            where.add(f"line {line}: {what} {raw} is not under {self.allowed} ({rule})")
-
-    def lastmods(self, root: etree._Element) -> None:
-        rule = self.rules["lastmod"]
-        for element in root.iter(_LASTMOD):
-            try:
-                # xsd:date and xsd:dateTime collapse whitespace around the value
-                normalize_lastmod((element.text or "").strip(_XML_SPACE))
-            except SitemapError as err:
-                rule.add(f"line {element.sourceline}: lastmod {element.text!r}: {err.rule}")
-
-    def extensions(self, root: etree._Element) -> None:
-        """Rules of the extensions an XSD 1.0 does not express, and the per-URL limits
-        ``backfill`` applies too (``make_entry``, from ``protocol.limits``)."""
-        rule = self.rules["extension"]
-        for url in root.iterchildren(_URL):
-            _per_url_limits(url, rule)
-        for video in root.iter(_VIDEO):
-            if not any(child.tag in _VIDEO_LOCS for child in video):
-                rule.add(f"line {video.sourceline}: a video needs content_loc or player_loc")
-            _video_counts(video, rule)
-        for link in root.iter(_XHTML_LINK):
-            _link_rules(link, rule)
-        self.news += sum(1 for _ in root.iter(_NEWS))
-
-    def children(self, root: etree._Element, directory: Path) -> None:
-        rule = self.rules["missing-child"]
-        for element in root.iter(_LOC):
-            name = unquote(urlsplit((element.text or "").strip()).path.rsplit("/", 1)[-1])
-            if not name or not (directory / name).is_file():
-                rule.add(
-                    f"line {element.sourceline}: child sitemap {element.text} has no file "
-                    f"{name!r} in {directory}"
-                )
-
-    def finish(self) -> None:
-        if self.news > MAX_NEWS_URLS_PER_FILE:
-            self.rules["extension"].add(
-                f"{self.news} news:news elements is over Google's limit of "
-                f"{MAX_NEWS_URLS_PER_FILE} per News sitemap"
-            )
-        for name, rule in self.rules.items():
-            rule.finish(name)
+            report.problem(None, text, "news")
 
 
-#: The rules of :class:`EntryChecks`, each capped on its own.
-_RULES: Final = ("XSD", "URL", "single-host", "location", "lastmod", "extension", "missing-child")
-
-
-def _video_counts(video: etree._Element, rule: _Rule) -> None:
-    """What the video schema's free order cannot say: each tag at most once, ``tag`` at most
-    :data:`MAX_VIDEO_TAGS` times."""
-    counts = Counter(local_name(child.tag)[1] for child in video if isinstance(child.tag, str))
-    for name, count in sorted(counts.items()):
-        most = MAX_VIDEO_TAGS if name == "tag" else 1
-        if count > most:
-            rule.add(f"line {video.sourceline}: video:{name} appears {count} times: at most {most}")
-
-
-def _link_rules(link: etree._Element, rule: _Rule) -> None:
-    """An ``xhtml:link`` is a language alternate with a hreflang ``backfill`` accepts too
-    (``protocol.languages``), or Google's separate-mobile-URL link."""
-    hreflang = link.get("hreflang")
-    if hreflang is None and link.get("media") is None:
-        rule.add(
-            f"line {link.sourceline}: xhtml:link needs hreflang (a language alternate) "
-            "or media (Google's separate-mobile-URL link)"
-        )
-    elif hreflang is not None and not is_hreflang(hreflang):
-        broken = hreflang_rule(hreflang)
-        if broken != RULE:  # a tag of the right form whose language is not registered; the
-            # XSD already reports a value of the wrong form
-            rule.add(f"line {link.sourceline}: hreflang {hreflang!r}: {broken}")
-
-
-def _per_url_limits(url: etree._Element, rule: _Rule) -> None:
-    images = sum(1 for _ in url.iterchildren(_IMAGE))
-    if images > MAX_IMAGES_PER_URL:
-        rule.add(
-            f"line {url.sourceline}: {images} images is over the limit of "
-            f"{MAX_IMAGES_PER_URL} images per URL"
-        )
-    videos = sum(1 for _ in url.iterchildren(_VIDEO))
-    if videos > MAX_VIDEOS_PER_URL:
-        rule.add(
-            f"line {url.sourceline}: {videos} videos is over the limit of "
-            f"{MAX_VIDEOS_PER_URL} videos per URL"
-        )
+def video_tags_once(batch: etree._Element, report: FileReport) -> None:
+    """Each tag of a ``<video:video>`` at most once (``tag`` aside, which the page counts): the
+    video XSD takes its optional tags in any order, as files in the wild write them, so it
+    cannot say so itself."""
+    for video in batch.iter(_VIDEO):
+        counts = Counter(local_name(child.tag)[1] for child in video if isinstance(child.tag, str))
+        for name, count in sorted(counts.items()):
+            if name != "tag" and count > 1:
+                text = f"video:{name} appears {count} times in one video: at most once"
+                report.problem(line_of(video), text, "video", "a video tag given twice")

@@ -18,8 +18,14 @@ from sitemap_updater.protocol.limits import (
 )
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[1] / "schemas"
-#: Problems reported per rule and file before the rest are summed up in one line.
-#: XML's whitespace characters, which the XSD types of loc, href and lastmod collapse.
+#: How an XSD message names an element of each namespace: ``{ns}name`` as ``prefix:name``.
+PREFIXES: Final = {
+    f"{{{SITEMAP_NS}}}": "",
+    f"{{{IMAGE_NS}}}": "image:",
+    f"{{{XHTML_NS}}}": "xhtml:",
+    f"{{{VIDEO_NS}}}": "video:",
+    f"{{{NEWS_NS}}}": "news:",
+}
 
 
 def _wrapper_schema(imports: dict[str, str]) -> etree.XMLSchema:
@@ -48,3 +54,11 @@ def urlset_schema() -> etree.XMLSchema:
 @functools.cache
 def index_schema() -> etree.XMLSchema:
     return etree.XMLSchema(etree.parse(str(SCHEMA_DIR / "siteindex.xsd")))
+
+
+def schema_message(message: str) -> str:
+    """An XSD error message on one line, each element named by its prefix."""
+    text = " ".join(message.split())
+    for namespace, prefix in PREFIXES.items():
+        text = text.replace(namespace, prefix)
+    return text
