@@ -28,7 +28,7 @@ for _path in (ROOT, ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites
 from sitemap_updater.view import view_files  # noqa: E402
 from sitemap_updater_local.commands.build import build_static  # noqa: E402
 from tests.helpers.chromium import WITHOUT_XSLT, browser, chromium_binary  # noqa: E402
@@ -76,7 +76,7 @@ def write_site(folder: Path, urls: int) -> str:
                 "images": [{"loc": f"https://cdn.example.net/{i}/{k}.jpg"} for k in range(i % 3)],
             }
             out.write(json.dumps(change) + "\n")
-    build_static(str(source), Site.parse(SITE), str(folder / "out"), max_urls=urls)
+    build_static([str(source)], Sites.parse(SITE), str(folder / "out"), max_urls=urls)
     (name,) = (p.name for p in (folder / "out").glob("sitemap-*.xml.gz"))
     return name
 

@@ -159,7 +159,7 @@ def test_the_index_of_a_build_shows_a_row_for_every_file(served: Served, tmp_pat
         "url,lastmod\n"
         + "".join(f"{SITE.origin}/p/{i},2026-11-{1 + i % 20:02d}\n" for i in range(60))
     )
-    build_static(str(source), SITE, str(served.root), max_urls=8, jobs=1)
+    build_static([str(source)], SITE, str(served.root), max_urls=8, jobs=1)
     index = etree.fromstring((served.root / "sitemap.xml").read_bytes())
     listed = [
         (s.findtext("sm:loc", namespaces=NS), s.findtext("sm:lastmod", namespaces=NS))

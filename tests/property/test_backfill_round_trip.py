@@ -129,7 +129,7 @@ def test_backfill_then_build_gives_the_same_files(events: list[dict[str, Any]]) 
         source = root / "events.jsonl"
         source.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
         published = root / "published"
-        first = build_static(str(source), SITES, str(published), max_urls=CAP, now=NOW)
+        first = build_static([str(source)], SITES, str(published), max_urls=CAP, now=NOW)
         lines = _backfilled(published)
         backfilled = [json.loads(line) for line in lines]
         # one upsert per page, its lastmod and its article (if in the News files) in it
@@ -149,6 +149,6 @@ def test_backfill_then_build_gives_the_same_files(events: list[dict[str, Any]]) 
         again = root / "events-again.jsonl"
         again.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         rebuilt = root / "rebuilt"
-        second = build_static(str(again), SITES, str(rebuilt), max_urls=CAP, now=NOW)
+        second = build_static([str(again)], SITES, str(rebuilt), max_urls=CAP, now=NOW)
         assert second.news_files == first.news_files
         assert _files(published) == _files(rebuilt)

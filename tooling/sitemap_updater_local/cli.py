@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -93,5 +94,18 @@ def _sigterm_raised() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def entry() -> None:
+    """The ``sitemap-updater`` program: :func:`main`, then its exit status. A command stopped
+    by Ctrl-C or SIGTERM has already ended its worker processes and cleaned up after itself;
+    its process then ends at once, without waiting for the threads that watched those workers
+    (one may wait forever on a result a killed worker had half written)."""
+    code = main()
+    if code in {EXIT_INTERRUPTED, EXIT_TERMINATED}:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

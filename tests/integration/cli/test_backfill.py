@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+from datetime import datetime
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,8 +54,14 @@ def test_index_with_two_gz_children_becomes_one_upsert_per_url(
         "changefreq": "weekly",
         "priority": 0.7,
         "images": [{"loc": "https://cdn.example.net/0.jpg"}],
+        "occurred_at": "1970-01-01T00:00:00.000000Z",  # no lastmod: any later change wins
     }
-    assert by_url[urls[4]] == {"action": "upsert", "url": urls[4], "lastmod": "2024-05-14"}
+    assert by_url[urls[4]] == {
+        "action": "upsert",
+        "url": urls[4],
+        "lastmod": "2024-05-14",
+        "occurred_at": "2024-05-14T00:00:00.000000Z",  # a listing's time is its lastmod
+    }
     assert "read 250 record(s); 250 upsert event(s)" in capsys.readouterr().out
 
 
@@ -127,7 +134,7 @@ def test_bad_entries_are_reported_with_their_line_and_skipped(
     assert "warning: priority: 'high' is invalid" in err[0]  # left out, the page kept
     assert "https://another.example.org/x" in err[1]
     assert "loc: missing" in err[2]
-    assert [e["url"] for e in _events(out)] == [f"{SITE}/ok", f"{SITE}/p", f"{SITE}/ok2"]
+    assert {e["url"] for e in _events(out)} == {f"{SITE}/ok", f"{SITE}/p", f"{SITE}/ok2"}
 
 
 def test_jsonl_source_is_reduced_to_its_final_state(
@@ -149,7 +156,11 @@ def test_jsonl_source_is_reduced_to_its_final_state(
     )
 
     assert code == 0
-    assert sorted(_events(out), key=lambda e: str(e["url"])) == [
+    events = sorted(_events(out), key=lambda e: str(e["url"]))
+    # each carries the time its line was stamped with: the run's start, a microsecond a line
+    stamps = [datetime.fromisoformat(str(e.pop("occurred_at"))) for e in events]
+    assert stamps[0] > stamps[1]  # b's last line comes after c's
+    assert events == [
         {"action": "upsert", "url": f"{SITE}/b", "lastmod": "2024-02-02"},
         {"action": "upsert", "url": f"{SITE}/c", "priority": 0.3},
     ]

@@ -1,8 +1,6 @@
-"""``backfill`` of a sitemap index on worker processes writes what one process writes.
-
-The children are read on workers once the site is known; their events, problems
-and counts must come out in the order a single process gives them, with the index's own
-problems (a ``<sitemap>`` without ``<loc>``) in their place between the children's.
+"""``backfill`` of a sitemap index judged on worker processes writes what one process writes:
+the same events, and the same problems and counts in the same order, the index's own problems
+(a ``<sitemap>`` without ``<loc>``) among the children's.
 """
 
 from __future__ import annotations
@@ -16,9 +14,7 @@ import pytest
 
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.commands import backfill
-from sitemap_updater_local.inputs.sources import iter_source_items
 from sitemap_updater_local.pipeline import backfill_events
-from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from tests.integration.cli.support import SITE, index_xml, page_urls, urlset_xml, write_gz
 
 
@@ -67,13 +63,13 @@ def test_workers_write_what_one_process_writes(
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
-    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
+    monkeypatch.setattr(backfill, "default_jobs", lambda: 2)
     parallel = _run(index, tmp_path / "parallel.jsonl", capsys, site)
-    monkeypatch.setattr(backfill, "usable_cores", lambda: 1)
+    monkeypatch.setattr(backfill, "default_jobs", lambda: 1)
     single = _run(index, tmp_path / "single.jsonl", capsys, site)
 
     assert parallel == single
-    assert not list(scratch.iterdir())  # the children's files are gone, and their directory
+    assert not list(scratch.iterdir())  # the spools are gone, and their directory
     code, out, err, events = single
     # the bad lastmod costs the field, not its page (a warning): 6 records skipped, not 7
     assert "read 110 record(s); 104 upsert event(s) written to OUT; 6 skipped" in out
@@ -85,7 +81,7 @@ def test_workers_write_what_one_process_writes(
     assert events.count(b"\n") > 100
 
 
-def test_a_truncated_index_writes_the_children_read_before_the_cut(
+def test_a_truncated_index_ends_the_run_in_one_line_before_any_page_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     urls = list(page_urls(300))
@@ -103,15 +99,17 @@ def test_a_truncated_index_writes_the_children_read_before_the_cut(
     index.write_bytes(whole[: len(whole) - 30])
 
     # to stdout: a file is only written by a run that gets to its end
-    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
+    monkeypatch.setattr(backfill, "default_jobs", lambda: 2)
     parallel = _run_to_stdout(index, capsys)
-    monkeypatch.setattr(backfill, "usable_cores", lambda: 1)
+    monkeypatch.setattr(backfill, "default_jobs", lambda: 1)
     single = _run_to_stdout(index, capsys)
 
     assert parallel == single
     code, err, events = single
+    # the pages are written once every source is read: a source that cannot be read to its
+    # end stops the run before any is, and says so in one line
     assert code == 2 and "not a readable gzip file" in err
-    assert 10 < events.count("\n") < 300
+    assert events == ""
 
 
 def _run_to_stdout(index: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -120,53 +118,15 @@ def _run_to_stdout(index: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int
     return code, captured.err, captured.out
 
 
-@pytest.mark.parametrize("workers", [0, 2])
-def test_progress_counts_every_record_read(tmp_path: Path, workers: int) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_counts_every_record_read(tmp_path: Path, jobs: int) -> None:
     index = _site_with_troubles(tmp_path)
     counts: list[int] = []
     written: list[str] = []
-    spool = tmp_path / "spool"
-    spool.mkdir()
-    with OrderedPool[backfill_events.ChildResult](max(workers, 1)) as pool:
-        run = backfill_events.Backfill(
-            lambda url, line: written.append(line),
-            pool=pool if workers else None,
-            write=lambda path: written.append(Path(path).read_text(encoding="utf-8")),
-            spool=str(spool),
-            progress=counts.append,
-        )
-        stats = run.run(iter_source_items(str(index)))
+    run = backfill_events.Backfill(
+        lambda url, line: written.append(line), jobs=jobs, progress=counts.append
+    )
+    stats = run.run([str(index)])
     assert stats.read == 110
-    assert not list(spool.iterdir())  # each child's file is removed once its lines are written
-    assert sum(counts) == stats.read and all(n > 0 for n in counts)
-
-
-@pytest.mark.parametrize("site", [[], ["--site", SITE]])
-def test_every_child_is_read_on_a_worker_when_the_site_is_known_from_the_start(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    site: list[str],
-) -> None:
-    """Given, or told by the first entry of the first child file: the first child is not read
-    by the command's own process while the workers wait."""
-    urls = list(page_urls(30))
-    names = [f"part-{n}.xml.gz" for n in range(3)]
-    for n, name in enumerate(names):
-        write_gz(tmp_path / name, urlset_xml(urls[n * 10 : (n + 1) * 10], start=n * 10))
-    index = tmp_path / "sitemap_index.xml"
-    index.write_text(index_xml([f"{SITE}/{name}" for name in names]), encoding="utf-8")
-    submitted: list[str] = []
-    submit = OrderedPool.submit
-
-    def counted(pool: OrderedPool[object], task: object, *args: object) -> object:
-        submitted.append(Path(str(args[2])).name)
-        return submit(pool, task, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(OrderedPool, "submit", counted)
-    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
-    code, out, _, events = _run(index, tmp_path / "events.jsonl", capsys, site)
-
-    assert code == 0 and "read 30 record(s); 30 upsert event(s)" in out
-    assert events.count(b"\n") == 30
-    assert submitted == names
+    assert sum(counts) == stats.read and all(n >= 0 for n in counts)
+    assert len(written) == stats.events

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites
 from sitemap_updater.view import VIEW_NAMES
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.outputs.staged_directory import MANIFEST, StagedDirectory
@@ -107,7 +107,7 @@ def test_a_failure_while_rendering_leaves_the_previous_output_byte_for_byte(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     before = _snapshot(four_files)
-    rendered = site_files.render_leaves
+    rendered = site_files.render_shard
     calls = []
 
     def failing_third(*args: Any, **kwargs: Any) -> Any:
@@ -116,7 +116,7 @@ def test_a_failure_while_rendering_leaves_the_previous_output_byte_for_byte(
             raise OSError(28, "No space left on device")
         return rendered(*args, **kwargs)
 
-    monkeypatch.setattr(site_files, "render_leaves", failing_third)
+    monkeypatch.setattr(site_files, "render_shard", failing_third)
     source = _csv(tmp_path / "new.csv", 400, "new")
 
     code, _, err = _build(
@@ -264,7 +264,7 @@ def test_a_commit_cut_short_is_finished_by_the_next_build(
 
     monkeypatch.setattr(os, "replace", dying_on_the_third_move)
     with pytest.raises(SystemExit):
-        build_static(str(source), Site.parse(SITE), str(four_files), max_urls=120)
+        build_static([str(source)], Sites.parse(SITE), str(four_files), max_urls=120)
     monkeypatch.setattr(os, "replace", replace)
     assert [p.name for p in four_files.glob(".sitemap-build-*")] != []  # the commit record
 
@@ -332,7 +332,7 @@ def test_a_stopped_build_stops_its_workers_and_leaves_the_output_as_it_was(
     )
     try:
         if phase == "judging":
-            _wait_for(lambda: any(spool_root.glob("sitemap-spool-*/in-*")), process)
+            _wait_for(lambda: any(spool_root.glob("sitemap-build-*/changes/*.spool")), process)
         else:
             _wait_for(lambda: any(four_files.glob(".sitemap-build-*/sitemap-pages-r*")), process)
         if stop == "ctrl-c":

@@ -150,7 +150,7 @@ def test_a_failed_backfill_leaves_the_previous_file_as_it_was(
     out.write_text('{"action":"upsert","url":"https://www.example.com/good"}\n')
     before = out.read_bytes()
 
-    def breaks_midway(locations: list[str], *options: object) -> Iterator[Chunk]:
+    def breaks_midway(locations: list[str], *options: object, **named: object) -> Iterator[Chunk]:
         yield from _sitemap_rows(5000)
         raise SourceError(f"{locations[0]}: cannot read: connection reset")
 
@@ -171,7 +171,7 @@ def test_backfill_out_replaces_a_planted_symlink_instead_of_following_it(
     out = tmp_path / "events.jsonl"
     out.symlink_to(victim)
     monkeypatch.setattr(
-        backfill_events, "source_work", lambda locations, *options: _sitemap_rows(3)
+        backfill_events, "source_work", lambda locations, *options, **named: _sitemap_rows(3)
     )
 
     assert (
@@ -206,7 +206,7 @@ def test_backfill_out_that_cannot_be_written_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        backfill_events, "source_work", lambda locations, *options: _sitemap_rows(3)
+        backfill_events, "source_work", lambda locations, *options, **named: _sitemap_rows(3)
     )
     for out in (tmp_path, tmp_path / "no" / "such" / "dir" / "events.jsonl"):
         argv = ["backfill", "--from", "x", "--out", str(out), "--no-progress", "--site", SITE]

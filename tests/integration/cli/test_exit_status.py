@@ -82,11 +82,12 @@ def test_backfill_that_keeps_nothing_exits_3_and_never_replaces_out(
 
 
 def _totals(out: str) -> tuple[int, ...]:
-    """Read, written, skipped, merged or superseded, not sent: the parts of the summary line."""
+    """Read, written, skipped, more changes of a page, deleted, not sent: the parts of the
+    summary line."""
     [line] = [line for line in out.splitlines() if line.startswith("read ")]
     found = re.fullmatch(
-        r"read (\d+) record\(s\); (\d+) upsert event\(s\) written to [^;]+; (\d+) skipped"
-        r"(?:; (\d+) merged into another record or superseded)?; (\d+) not sent",
+        r"read (\d+) record\(s\); (\d+) upsert event\(s\) written to [^;]+; (\d+) skipped; "
+        r"(\d+) more change\(s\) of a page written once; (\d+) page\(s\) deleted; (\d+) not sent",
         line,
     )
     assert found is not None, line
@@ -114,7 +115,7 @@ def test_backfill_prints_problems_as_build_does_and_its_totals_add_up(
     ) in err
     counts = {line.split(None, 1)[1]: int(line.split()[0]) for line in err if line.startswith("  ")}
     assert sorted(counts.values()) == [4, 23]
-    assert _totals(captured.out) == (32, 9, 23, 0, 0)
+    assert _totals(captured.out) == (32, 9, 23, 0, 0, 0)
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 9
 
 
@@ -133,7 +134,8 @@ def test_backfill_totals_count_the_changes_a_later_one_supersedes(
 
     assert _backfill(source, tmp_path / "out.jsonl") == 1
 
-    assert _totals(capsys.readouterr().out) == (5, 1, 1, 3, 0)
+    # a: two changes, the later one written; b: deleted by its later change; c: off the site
+    assert _totals(capsys.readouterr().out) == (5, 1, 1, 2, 1, 0)
 
 
 @pytest.fixture

@@ -155,7 +155,7 @@ def test_a_two_host_site_with_hreflang_and_news_backfilled_then_built_gives_the_
     capsys.readouterr()
 
     # children read on worker processes, the news file first
-    monkeypatch.setattr(backfill, "usable_cores", lambda: 2)
+    monkeypatch.setattr(backfill, "default_jobs", lambda: 2)
     lines: list[str] = []
     for index in (published / "sitemap.xml", published / "www.example.de" / "sitemap.xml"):
         out = tmp_path / f"{len(lines)}.jsonl"

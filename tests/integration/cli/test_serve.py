@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.outputs.bucket import kind_of
 from sitemap_updater.sites import Sites
 from sitemap_updater.view import SECURITY_HEADERS, VIEW_NAMES, view_files
@@ -63,7 +62,7 @@ def output(tmp_path: Path) -> Path:
         + "".join(f"{origin}/p/{i},2026-11-01\n" for origin in (COM, DE) for i in range(5))
     )
     out = tmp_path / "out"
-    build_static(str(source), Sites.parse(f"{COM},{DE}"), str(out))
+    build_static([str(source)], Sites.parse(f"{COM},{DE}"), str(out))
     (out / "pages.csv").write_text("not published")
     return out
 
@@ -126,7 +125,7 @@ def test_an_output_from_before_the_view_is_shown_with_this_versions_view(tmp_pat
     source = tmp_path / "pages.csv"
     source.write_text(f"url,lastmod\n{COM}/a,2026-11-01\n")
     out = tmp_path / "out"
-    build_static(str(source), Site.parse(COM), str(out))
+    build_static([str(source)], Sites.parse(COM), str(out))
     for name in VIEW_NAMES:
         (out / name).unlink()
     running = _start(out)

@@ -119,6 +119,7 @@ def test_an_encoding_that_is_not_ascii_compatible_is_read_too(
             "action": "upsert",
             "url": f"{SITE}/caf%C3%A9",
             "lastmod": "2026-11-27",
+            "occurred_at": "2026-11-27T00:00:00.000000Z",
         }
     }
 

@@ -197,12 +197,10 @@ def _print_totals(
     parts = [
         f"{stats.events - failed} upsert event(s) {target}",
         f"{skipped} skipped",
-        f"{stats.repeats} duplicate(s) of a page kept once",
+        f"{stats.repeats} more change(s) of a page written once",
+        f"{stats.deleted} page(s) deleted",
+        f"{failed} not sent",
     ]
-    folded = stats.read - stats.events - skipped - stats.repeats
-    if folded > 0:
-        parts.append(f"{folded} deleted or merged into another record")
-    parts.append(f"{failed} not sent")
     print(
         printable("; ".join([f"read {stats.read} record(s)", *parts])),
         file=sys.stderr if args.out == "-" else sys.stdout,

@@ -52,12 +52,14 @@ GUESS_AHEAD = 2000
 
 @dataclass(slots=True)
 class BackfillStats:
-    """Records read, upsert events written, records skipped, and pages met more than once."""
+    """Records read, upsert events written, records skipped, pages met more than once, and
+    pages whose newest change deletes them."""
 
     read: int = 0
     events: int = 0
     problems: int = 0
     repeats: int = 0
+    deleted: int = 0
 
 
 def upsert_line(item: Item) -> tuple[str, str]:
@@ -114,7 +116,8 @@ class Backfill:
         for item in work:
             if isinstance(item, Chunk):
                 for record in item.records:
-                    self._policy.count_record(record.where)
+                    if not isinstance(record, Note):
+                        self._policy.count_record(record.where)
             yield item
 
     def _guess(self, work: Iterator[Work]) -> tuple[Sites | None, list[Work]]:
@@ -131,6 +134,8 @@ class Backfill:
                 continue
             records = item.records if isinstance(item, Chunk) else [_first_line(item)]
             for record in records:
+                if not isinstance(record, Listing | BodyLine):
+                    continue
                 first = first or record
                 try:
                     return guess_site(
@@ -156,16 +161,18 @@ class Backfill:
         ):
             state = FinalState(Path(spool))
             work: Iterator[Work] = self._budgeted(
-                source_work(sources, self._csv_format, self._policy)
+                source_work(sources, self._csv_format, self._policy, refuse_empty=True)
             )
             sites = self._sites
             if sites is None:
                 guessed, ahead = self._guess(work)
                 if guessed is None:  # no record at all: what the sources said is all there is
                     for item in ahead:
-                        if isinstance(item, Problem | Note):
-                            self.stats.read += isinstance(item, Problem)
-                            self._problem(item)
+                        said = item.records if isinstance(item, Chunk) else [item]
+                        for record in said:
+                            if isinstance(record, Problem | Note):
+                                self.stats.read += isinstance(record, Problem)
+                                self._problem(record)
                     return self.stats
                 sites, work = guessed, chain(ahead, work)
             judging = Judging(sites, self._now, self._policy.keep_page)
@@ -182,6 +189,7 @@ class Backfill:
                 self.stats.events += 1
                 self._emit(*upsert_line(page))
             self.stats.repeats = state.repeats
+            self.stats.deleted = state.deleted
         return self.stats
 
 

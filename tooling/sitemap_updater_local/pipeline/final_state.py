@@ -39,9 +39,11 @@ class FinalState:
     def __init__(self, directory: Path) -> None:
         self._spools = Spools(directory, _RANGES, lambda item: "")
         self._index = LeafIndex(_RANGES)
-        #: changes spooled, and pages met more than once (each counted once per extra change)
+        #: changes spooled, pages met more than once (each counted once per extra change), and
+        #: pages whose newest change is a delete
         self.changes = 0
         self.repeats = 0
+        self.deleted = 0
 
     def add(self, record: bytes) -> None:
         """Spool one change (a spool record of its URL item)."""
@@ -66,3 +68,5 @@ class FinalState:
                 item = newest([item_of(change) for change in changes])
             if is_live(item):
                 yield item
+            else:
+                self.deleted += 1

@@ -61,6 +61,8 @@ def invalid(field_name: str, value: object, rule: str) -> str:
     """One readable line naming the field, the value and the rule it breaks."""
     if value is MISSING:
         return f"{field_name}: missing: {rule}"
+    if isinstance(value, list | tuple):  # a list over its bound: its size, not its text
+        return f"{field_name}: {len(value):,} items is invalid: {rule}"
     return f"{field_name}: {quote(value)} is invalid: {rule}"
 
 
@@ -131,9 +133,14 @@ def judge_work(judging: Judging, work: Block | Chunk) -> Judged:
             _judge_line(judging, out, f"{work.name}:{line[0]}", line[1], stamp)
         return out
     for record in work.records:
+        if isinstance(record, Note):
+            out.problems.append(record)
+            continue
         out.read += 1
         stamp += timedelta(microseconds=1)
-        if isinstance(record, BodyLine):
+        if isinstance(record, Problem):
+            out.problems.append(record)
+        elif isinstance(record, BodyLine):
             _judge_line(judging, out, record.where, record.text, stamp)
         else:
             _judge_listing(judging, out, record)

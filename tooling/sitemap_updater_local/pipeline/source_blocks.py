@@ -47,10 +47,11 @@ class Block:
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """Records of a source, with ``seq`` records before them."""
+    """Records of a source, with ``seq`` records before them, and the problems and notes its
+    reader met among them, in their place."""
 
     seq: int
-    records: list[Listing | BodyLine]
+    records: list[Listing | BodyLine | Problem | Note]
 
 
 Work = Block | Chunk | Problem | Note
@@ -86,13 +87,10 @@ def _block(name: str, line: int, seq: int, data: bytes, offset: int | None) -> B
 def chunks(
     records: Iterable[Record | Note], seq: int = 0
 ) -> Generator[Chunk | Problem | Note, None, int]:
-    """Chunks of records to judge, ``seq`` records before the first; problems and notes of the
-    source itself pass through alone. Returns the records counted."""
-    chunk: list[Listing | BodyLine] = []
+    """Chunks of records to judge, ``seq`` records before the first, each problem and note in
+    its place. Returns the records counted (a problem counts as one, a note as none)."""
+    chunk: list[Listing | BodyLine | Problem | Note] = []
     for record in records:
-        if isinstance(record, Problem | Note):
-            yield record
-            continue
         chunk.append(record)
         if len(chunk) >= CHUNK:
             yield Chunk(seq, chunk)
@@ -108,17 +106,20 @@ def source_work(
     locations: Sequence[str],
     csv_format: CsvFormat | None = None,
     policy: SourcePolicy | None = None,
+    *,
+    refuse_empty: bool = False,
 ) -> Iterator[Work]:
     """The work of every source, in the order given, each record numbered after those of the
     sources before it: JSONL in blocks of lines, other kinds in chunks of records (``csv_format``:
-    how to read a CSV source; ``policy``: what the sources may read, in all). Raises
-    ``SourceError`` when a source as a whole cannot be read."""
+    how to read a CSV source; ``policy``: what the sources may read, in all; ``refuse_empty``:
+    an empty source is an error). Raises ``SourceError`` when a source as a whole cannot be
+    read."""
     seq = 0
     policy = policy or SourcePolicy()
     for location in locations:
         policy.seen.add(location)
         try:
-            with open_source(location, policy, refuse_empty=True) as stream:
+            with open_source(location, policy, refuse_empty=refuse_empty) as stream:
                 if sniff_kind(stream) == "jsonl":
                     local = not is_url(location) and not stream.gzipped
                     seq = yield from jsonl_blocks(stream, location, local=local, seq=seq)

@@ -223,10 +223,10 @@ def _invalid(value: object, rule: str) -> Judgement:
 def _judge_untyped(text: str, *, sent_at: datetime, sites: Sites, now: datetime) -> Judgement:
     try:
         decoded: Any = msgspec.json.decode(text)
+    except msgspec.ValidationError:  # a number the decoder cannot hold
+        return _invalid(text, "must be JSON whose integers fit in 64 bits")
     except msgspec.DecodeError as error:
         return _invalid(text, _json_rule(text, str(error)))
-    except msgspec.ValidationError as error:
-        return _invalid(text, f"must be JSON whose numbers fit in 64 bits ({error})")
     except RecursionError:
         return _invalid(text, "must be JSON nested less deeply than the decoder allows")
     length = len(text)

@@ -151,23 +151,33 @@ def page_url(site: Site, field: str, value: str) -> str:
 # -- lists -----------------------------------------------------------------------------------
 
 
+def _each_kept[T](
+    field: str,
+    items: tuple[T, ...],
+    normalize: Callable[[str, T], T],
+    drops: Drops | None,
+) -> list[tuple[int, T]]:
+    """``normalize(f"{field}[i]", item)`` of each item, with its place ``i`` in ``items``; a
+    lenient judgement leaves out each item that breaks a rule."""
+    if drops is None:
+        return [(i, normalize(f"{field}[{i}]", item)) for i, item in enumerate(items)]
+    kept: list[tuple[int, T]] = []
+    for i, item in enumerate(items):
+        try:
+            kept.append((i, normalize(f"{field}[{i}]", item)))
+        except SitemapError as error:
+            drops.append(error)
+    return kept
+
+
 def _each[T](
     field: str,
     items: tuple[T, ...],
     normalize: Callable[[str, T], T],
     drops: Drops | None,
 ) -> tuple[T, ...]:
-    """``normalize(f"{field}[i]", item)`` of each item; a lenient judgement leaves out each
-    item that breaks a rule."""
-    if drops is None:
-        return tuple([normalize(f"{field}[{i}]", item) for i, item in enumerate(items)])
-    kept: list[T] = []
-    for i, item in enumerate(items):
-        try:
-            kept.append(normalize(f"{field}[{i}]", item))
-        except SitemapError as error:
-            drops.append(error)
-    return tuple(kept)
+    """:func:`_each_kept` without the places."""
+    return tuple(item for _, item in _each_kept(field, items, normalize, drops))
 
 
 def normalize_alternates(
@@ -184,15 +194,15 @@ def normalize_alternates(
         site.check_alternate(href, field=field + ".href", value=item.href)
         return item if href == item.href else Alternate(hreflang, href)
 
-    result = _each("alternates", alternates, alternate, drops)
-    if len(result) < 2 or len({a.hreflang.lower() for a in result}) == len(result):
-        return result
+    kept = _each_kept("alternates", alternates, alternate, drops)
+    if len(kept) < 2 or len({a.hreflang.lower() for _, a in kept}) == len(kept):
+        return tuple(item for _, item in kept)
     named: dict[str, int] = {}
-    kept: list[Alternate] = []
-    for i, item in enumerate(result):
+    result: list[Alternate] = []
+    for i, item in kept:
         first = named.setdefault(item.hreflang.lower(), i)
         if first == i:
-            kept.append(item)
+            result.append(item)
             continue
         error = SitemapError(
             f"alternates[{i}].hreflang",
@@ -203,7 +213,7 @@ def normalize_alternates(
         if drops is None:
             raise error
         drops.append(error)
-    return tuple(kept)
+    return tuple(result)
 
 
 def normalize_images(
