@@ -93,7 +93,7 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     published = len(expected) + len(twins)
     assert f"URLs: {sent} sent, {len(deleted)} deleted, {published} published" in printed
     assert "Rejected messages (4)" in printed
-    for field in ("field body", "field url", "field priority", "field action"):
+    for field in ("field message", "field url", "field priority", "field action"):
         assert field in printed
     # the incremental run read the changes from the stream and rewrote the index
     assert "Incremental run after the changes:" in printed

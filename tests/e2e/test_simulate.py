@@ -52,8 +52,8 @@ def test_two_waves_report_and_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert (first["messages"], first["accepted"], first["stale"]) == (4, 3, 0)
     assert first["dead_lettered"] == 1
     [rejected] = first["rejected"]
-    assert rejected["body"] == '{"action": "upsert", "url": '
-    assert "field body" in rejected["reason"]
+    assert rejected["message"] == '{"action": "upsert", "url": '
+    assert "field message" in rejected["reason"]
     assert "sitemap.xml" in first["objects_written"]
     assert first["invalidated_paths"] == []  # no invalidation at the defaults
     assert first["dynamodb_items_read"] >= 3

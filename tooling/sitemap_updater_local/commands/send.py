@@ -89,7 +89,7 @@ class LineSender:
         try:
             changes = list(changes_of(line))
         except ValueError as exc:
-            self._rejected(f"{line.where}: field body rejected: {exc}")
+            self._rejected(f"{line.where}: field message rejected: {exc}")
             return
         for where, change in changes:
             try:

@@ -28,7 +28,7 @@ After the last wave, DIR holds the bucket's objects under their keys, and ``DIR/
        "accepted": 2,            # changes applied (AcceptedRecords metric of the ingest function)
        "stale": 0,               # changes older than the stored state (StaleRecords)
        "rejected": [             # messages rejected for their content, in DLQ order
-         {"body": "...", "reason": "field url value ... rejected: ..."}
+         {"message": "...", "reason": "field url value ... rejected: ..."}
        ],
        "dead_lettered": 1,       # messages that reached the DLQ in this wave (rejected at once,
                                  # or redriven by SQS after maxReceiveCount failed receives)
@@ -216,9 +216,9 @@ def simulate(
             invalidations = dep.invalidations()
             paths = [p for _, ps in invalidations[invalidations_seen:] for p in ps]
             invalidations_seen = len(invalidations)
-            rejected = [{"body": d.body, "reason": d.reason} for d in new_dead if d.reason]
+            rejected = [{"message": d.body, "reason": d.reason} for d in new_dead if d.reason]
             rejected += [
-                {"body": f.body, "reason": f"not accepted by SQS: {f.code}: {f.message}"}
+                {"message": f.body, "reason": f"not accepted by SQS: {f.code}: {f.message}"}
                 for f in refused
             ]
             report["waves"].append(
