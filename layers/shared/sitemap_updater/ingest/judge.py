@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
+from functools import cache
 from typing import Any, Final, Literal
 
 import msgspec
@@ -369,7 +370,37 @@ def _rejection(
     value = _value_at(raw, steps)
     if steps and steps[-1] == "action":
         return Rejection(index, prefix + field, value, "must be upsert or delete", raw)
-    return Rejection(index, prefix + field, value, _rule(message), raw)
+    choices = _choices(_declared(), steps) if message.startswith("Invalid enum value") else []
+    rule = f"must be one of {', '.join(choices)}" if choices else _rule(message)
+    return Rejection(index, prefix + field, value, rule, raw)
+
+
+@cache
+def _declared() -> tuple[msgspec.inspect.Type, ...]:
+    """The declarations a decoder's path starts from (read once a rejection needs them)."""
+    return msgspec.inspect.multi_type_info([SentChange, EventBridgeEvent])
+
+
+def _choices(kinds: Iterable[msgspec.inspect.Type], steps: list[str | int]) -> list[str]:
+    """The values of the ``Literal`` that one of ``kinds`` declares at ``steps`` (none: no
+    literal is declared there)."""
+    inspect = msgspec.inspect
+    for kind in kinds:
+        while isinstance(kind, inspect.Metadata):
+            kind = kind.type
+        if isinstance(kind, inspect.UnionType):
+            found = _choices(kind.types, steps)
+        elif not steps:
+            found = [str(v) for v in kind.values] if isinstance(kind, inspect.LiteralType) else []
+        elif isinstance(kind, inspect.StructType):
+            found = _choices([f.type for f in kind.fields if f.encode_name == steps[0]], steps[1:])
+        elif isinstance(kind, inspect.ListType | inspect.VarTupleType):
+            found = _choices([kind.item_type], steps[1:]) if isinstance(steps[0], int) else []
+        else:
+            found = []
+        if found:
+            return found
+    return []
 
 
 #: Where each element a lenient judgement kept was in the list given, by list.
