@@ -63,6 +63,8 @@ _EVENTBRIDGE_KEYS: Final = frozenset({"detail", "detail-type"})
 _CHANGE_KEYS: Final = frozenset({"action", "url"})
 _PATH: Final = re.compile(r" - at `\$(.*)`$")
 _INDEX: Final = re.compile(r"\[(\d+)\]")
+#: An element of a list named in a rule (``alternates[0] names it already``).
+_ELEMENT: Final = re.compile(r"\b[a-z_]+\[\d+\]")
 _MISSING_FIELD: Final = re.compile(r"Object missing required field `([^`]+)`")
 _EXPECTED: Final = re.compile(r"Expected `([^`]+)`(?:, got `([^`]+)`)?(.*)")
 _KINDS: Final = {
@@ -472,7 +474,11 @@ def judge_listing(
     page = normalize_page(given, url, site, now, drops)
     for i in range(first, len(drops or ())):
         assert drops is not None
-        drops[i] = drops[i].at(_renumbered(drops[i].field, positions))
+        dropped = drops[i].at(_renumbered(drops[i].field, positions))
+        rule = _ELEMENT.sub(lambda found: _renumbered(found[0], positions), dropped.rule)
+        drops[i] = (
+            dropped if rule == dropped.rule else SitemapError(dropped.field, dropped.value, rule)
+        )
     digest = page_digest(page, None)
     at = listing_time(page.lastmod, now)
     return Change(None, "upsert", url, page, at, digest, event_key(at, "upsert", digest))

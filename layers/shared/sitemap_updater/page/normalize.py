@@ -175,6 +175,7 @@ def normalize_alternates(
 ) -> tuple[Alternate, ...]:
     """Each alternate a language tag (or ``x-default``) named once, case aside (a search engine
     cannot tell which of two ``en`` pages to show), and a URL its site may point to."""
+    named: dict[str, str] = {}  # each language named, by the alternate that names it first
 
     def alternate(field: str, item: Alternate) -> Alternate:
         hreflang = item.hreflang
@@ -182,28 +183,17 @@ def normalize_alternates(
             raise SitemapError(field + ".hreflang", hreflang, hreflang_rule(hreflang))
         href = page_url(site, field + ".href", item.href)
         site.check_alternate(href, field=field + ".href", value=item.href)
+        first = named.setdefault(hreflang.lower(), field)
+        if first != field:
+            raise SitemapError(
+                field + ".hreflang",
+                hreflang,
+                f"must name a language once: {first} names it already (hreflang values are "
+                "compared without regard to case)",
+            )
         return item if href == item.href else Alternate(hreflang, href)
 
-    result = _each("alternates", alternates, alternate, drops)
-    if len(result) < 2 or len({a.hreflang.lower() for a in result}) == len(result):
-        return result
-    named: dict[str, int] = {}
-    kept: list[Alternate] = []
-    for i, item in enumerate(result):
-        first = named.setdefault(item.hreflang.lower(), i)
-        if first == i:
-            kept.append(item)
-            continue
-        error = SitemapError(
-            f"alternates[{i}].hreflang",
-            item.hreflang,
-            f"must name a language once: alternates[{first}] names it already (hreflang values "
-            "are compared without regard to case)",
-        )
-        if drops is None:
-            raise error
-        drops.append(error)
-    return tuple(kept)
+    return _each("alternates", alternates, alternate, drops)
 
 
 def normalize_images(
