@@ -4,6 +4,7 @@ setting)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from hypothesis import given, settings
@@ -11,45 +12,49 @@ from hypothesis import strategies as st
 
 from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.page.model import News, Publication
-from sitemap_updater.page.model import Video
-from sitemap_updater.protocol.extensions.video import Relationship  # GONE
-from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES
+from sitemap_updater.protocol.urlset import URLSET_FRAME_BYTES
 from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash
+from tests.helpers.pages import make_page
 from tests.helpers.xsd import assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")
+#: the runs' clock: publication dates below lie around it, some inside the news window, some out
+NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
+JUDGED_AT = datetime.fromtimestamp(NOW, UTC)
 
 paths = st.text(alphabet="abcxyz019-_.~&'", min_size=1, max_size=12)
 lastmods = st.one_of(
     st.none(),
-    st.dates().map(lambda d: d.isoformat()).filter(lambda s: s[:4] >= "1000"),
+    st.dates(min_value=datetime(1970, 1, 1).date(), max_value=JUDGED_AT.date()).map(
+        lambda d: d.isoformat()
+    ),
     st.just("2026-11-01T10:00:00Z"),
 )
 #: text of news and video fields: XML-special characters, spaces and a non-ASCII letter
 texts = st.text(alphabet="ab <>&'\"é", min_size=1, max_size=8).filter(lambda t: t.strip() != "")
-videos = st.builds(
-    Video,
-    thumbnail_loc=st.just("https://cdn.example.net/t.jpg"),
-    title=texts,
-    description=texts,
-    content_loc=st.sampled_from(["https://cdn.example.net/v.mp4?a=1&b=2", None]),
-    player_loc=st.just("https://cdn.example.net/player"),
-    duration=st.none() | st.integers(1, 28_800),
-    publication_date=st.none() | st.just("2026-11-01T10:00:00Z"),
-    tags=st.lists(texts, max_size=3).map(tuple),
-    family_friendly=st.none() | st.booleans(),
-    restriction=st.none() | st.just(Relationship("deny", ("GB", "IE"))),
-    uploader=st.none() | texts,
-    live=st.none() | st.booleans(),
+videos = st.fixed_dictionaries(
+    {
+        "thumbnail_loc": st.just("https://cdn.example.net/t.jpg"),
+        "title": texts,
+        "description": texts,
+        "player_loc": st.just("https://cdn.example.net/player"),
+    },
+    optional={
+        "content_loc": st.just("https://cdn.example.net/v.mp4?a=1&b=2"),
+        "duration": st.integers(1, 28_800),
+        "publication_date": st.just("2026-11-01T10:00:00Z"),
+        "tag": st.lists(texts, max_size=3),
+        "family_friendly": st.booleans(),
+        "restriction": st.just({"relationship": "deny", "countries": ["GB", "IE"]}),
+        "uploader": texts.map(lambda name: {"name": name}),
+        "live": st.booleans(),
+    },
 )
-#: publication dates around the runs' clock (NOW): some inside the window, some outside
-NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
 news_dates = st.sampled_from(
     [
         "2027-01-15T07:00:00Z",
@@ -59,22 +64,23 @@ news_dates = st.sampled_from(
         "2020-01-01",
     ]
 )
-news = st.builds(
-    News,
-    name=texts,
-    language=st.sampled_from(["en", "zh-tw"]),
-    title=texts,
-    publication_date=news_dates,
+news = st.fixed_dictionaries(
+    {
+        "publication": st.fixed_dictionaries(
+            {"name": texts, "language": st.sampled_from(["en", "zh-tw"])}
+        ),
+        "title": texts,
+        "publication_date": news_dates,
+    }
 )
 entries = st.builds(
-    lambda path, lastmod, priority, videos, news: Page(
+    lambda path, lastmod, priority, videos, news: make_page(
+        SITE,
+        now=JUDGED_AT,
         url=f"https://www.example.com/{path}",
         lastmod=lastmod,
-        changefreq=None,
         priority=priority,
-        alternates=(),
-        images=(),
-        videos=tuple(videos),
+        videos=videos,
         news=news,
     ),
     paths.map(lambda p: p.replace("&", "%26").replace("'", "%27")),
