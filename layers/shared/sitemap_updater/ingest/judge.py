@@ -350,8 +350,8 @@ def _rule(message: str) -> str:
     for sign, words in ((">=", "at least"), ("<=", "at most")):
         if f"of length {sign}" in bound:
             count = bound.rsplit(" ", 1)[1]
-            unit = "characters" if kinds == "str" else "items"
-            return f"must have {words} {count} {unit}"
+            unit = "character" if kinds == "str" else "item"
+            return f"must have {words} {count} {unit}{'' if count == '1' else 's'}"
         if bound.startswith(sign):
             return f"must be {words} {bound[len(sign) :].strip()}"
     return f"must be {_KINDS.get(kinds, kinds)} {bound}".strip()
