@@ -70,7 +70,7 @@ def test_news_is_normalized() -> None:
 @pytest.mark.parametrize(
     ("value", "field", "rule"),
     [
-        (news(title=""), "news.title", "must have at least 1 characters"),
+        (news(title=""), "news.title", "must have at least 1 character"),
         (news(title=" \u200b"), "news.title", "must not be empty or blank"),
         (news(title="x" * (MAX_NEWS_TITLE_LENGTH + 1)), "news.title", "at most 1024 characters"),
         (news(title="a\x0bb"), "news.title", "U+000B at index 1 is not allowed in XML 1.0"),
@@ -158,7 +158,7 @@ def test_video_is_normalized() -> None:
         (video(duration=MAX_VIDEO_DURATION + 1), "videos[0].duration", "must be at most 28800"),
         (video(duration=True), "videos[0].duration", "must be an integer (not true or false)"),
         (video(tag=["t"] * (MAX_VIDEO_TAGS + 1)), "videos[0].tag", "at most 32 items"),
-        (video(tag=[""]), "videos[0].tag[0]", "at least 1 characters"),
+        (video(tag=[""]), "videos[0].tag[0]", "must have at least 1 character"),
         (video(tag=["ok", "\x07"]), "videos[0].tag[1]", "U+0007"),
         (video(title=" "), "videos[0].title", "must not be empty or blank"),
         (video(content_loc=None), "videos[0]", "content_loc or player_loc"),
@@ -189,7 +189,7 @@ def test_video_is_normalized() -> None:
         (
             video(restriction={"relationship": "deny", "countries": []}),
             "videos[0].restriction.countries",
-            "at least 1 items",
+            "must have at least 1 item",
         ),
         (
             video(platform={"relationship": "allow", "platforms": ["console"]}),
@@ -233,3 +233,12 @@ def test_at_most_100_videos() -> None:
     change = judged(videos=[video()] * MAX_VIDEOS_PER_URL)
     assert isinstance(change, Change) and change.page is not None
     assert len(change.page.videos) == MAX_VIDEOS_PER_URL
+
+
+def test_a_bound_of_one_is_named_in_the_singular() -> None:
+    rejection = judged(news=news(title=""))
+    assert isinstance(rejection, Rejection)
+    assert rejection.rule == "must have at least 1 character"
+    restricted = judged(videos=[video(restriction={"relationship": "deny", "countries": []})])
+    assert isinstance(restricted, Rejection)
+    assert restricted.rule == "must have at least 1 item"
