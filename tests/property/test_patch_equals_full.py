@@ -73,7 +73,7 @@ news = st.fixed_dictionaries(
         "publication_date": news_dates,
     }
 )
-entries = st.builds(
+pages = st.builds(
     lambda path, lastmod, priority, videos, news: make_page(
         SITE,
         now=JUDGED_AT,
@@ -91,8 +91,8 @@ entries = st.builds(
 )
 
 
-def _item(entry: Page) -> Item:
-    return live_item(entry, "e", "d")
+def _item(page: Page) -> Item:
+    return live_item(page, "e", "d")
 
 
 def _full(state: dict[str, Item], cap: int, max_bytes: int, stylesheet: bool) -> list[Any]:
@@ -107,20 +107,20 @@ def _apply(
     URL the table never held), and the table state after it."""
     changes: dict[str, Item | None] = {}
     new_state = dict(old_state)
-    for entry, deleted in after:
-        uh = url_hash(entry.url)
+    for page, deleted in after:
+        uh = url_hash(page.url)
         if deleted:
-            changes[uh] = tombstone_item(entry.url, "e", "d", 1) if uh in new_state else None
+            changes[uh] = tombstone_item(page.url, "e", "d", 1) if uh in new_state else None
             new_state.pop(uh, None)
         else:
-            changes[uh] = new_state[uh] = _item(entry)
+            changes[uh] = new_state[uh] = _item(page)
     return changes, new_state
 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    before=st.lists(entries, max_size=25),
-    after=st.lists(st.tuples(entries, st.booleans()), max_size=25),
+    before=st.lists(pages, max_size=25),
+    after=st.lists(st.tuples(pages, st.booleans()), max_size=25),
     cap=st.integers(min_value=1, max_value=30),
     max_bytes=st.sampled_from([2_000, 50_000]),
     with_record=st.booleans(),
@@ -151,7 +151,7 @@ def test_patched_shard_equals_full_render(
         [needed] = _full(new_state, 50_000, 50_000, False)
         assert needed.body is not None
         largest = max(map(len, parse_published(needed.body).values()))
-        # a cap no single entry is over (one published under a larger cap is another case)
+        # a cap no single page is over (one published under a larger cap is another case)
         max_bytes = max(needed.uncompressed_bytes + edge, largest + URLSET_FRAME_BYTES)
     recorded = Recorded(old[0].url_count, old[0].newest_lastmod) if with_record else None
     patched = patch_shard(
@@ -187,8 +187,8 @@ def _news_files(desk: NewsDesk) -> list[tuple[str, bytes, int]]:
 
 @settings(max_examples=100, deadline=None)
 @given(
-    before=st.lists(entries, max_size=25),
-    after=st.lists(st.tuples(entries, st.booleans()), max_size=25),
+    before=st.lists(pages, max_size=25),
+    after=st.lists(st.tuples(pages, st.booleans()), max_size=25),
     hours_later=st.sampled_from([0.0, 1.0, 24.0, 47.5]),
     max_bytes=st.sampled_from([1_500, 50_000]),
     published_with=st.booleans(),

@@ -65,7 +65,7 @@ def test_an_index_becomes_a_row_per_file_with_its_section() -> None:
 
 
 def test_a_urlset_becomes_a_row_per_url_with_alternates_and_images() -> None:
-    entries = [
+    pages = [
         make_page(SITE, url=f"{SITE.origin}/a", lastmod="2026-11-20"),
         make_page(
             SITE,
@@ -77,14 +77,14 @@ def test_a_urlset_becomes_a_row_per_url_with_alternates_and_images() -> None:
             ],
         ),
     ]
-    body = urlset_file(entries, stylesheet=True)
+    body = urlset_file(pages, stylesheet=True)
     page = transform(gzip.decompress(body))
     rows = page.findall(".//table[@id='urls']/tbody/tr")
-    assert [_found(r, "td/a").get("href") for r in rows] == [e.url for e in entries]
+    assert [_found(r, "td/a").get("href") for r in rows] == [e.url for e in pages]
     alternates = rows[1].findall("td")[2]
     assert [a.get("href") for a in alternates.iter("a")] == [f"{SITE.origin}/de/b"]
     images = rows[1].findall("td")[3]
-    assert [a.get("href") for a in images.iter("a")] == [i.loc for i in entries[1].images]
+    assert [a.get("href") for a in images.iter("a")] == [i.loc for i in pages[1].images]
     assert _found(page, ".//*[@id='count']").text == "2"
 
 

@@ -48,15 +48,15 @@ def test_more_than_1000_articles_are_split_over_numbered_files() -> None:
 
 def test_a_removed_article_keeps_the_file_names_and_the_last_file_goes() -> None:
     first = desk()
-    entries = list(map(article, range(1_001)))
-    first.apply({url_hash(e.url): live_item(e, "e", "d") for e in entries})
+    pages = list(map(article, range(1_001)))
+    first.apply({url_hash(e.url): live_item(e, "e", "d") for e in pages})
     published = {f.key: f.body for f in first.render()}
     assert list(published) == ["sitemap-news-1.xml.gz", "sitemap-news-2.xml.gz"]
 
     second = desk()
     for key, body in published.items():
         second.load(key, body)
-    gone = entries[7]
+    gone = pages[7]
     second.apply({url_hash(gone.url): tombstone_item(gone.url, "e", "d", 1)})
 
     assert [f.key for f in second.render()] == ["sitemap-news-1.xml.gz"]
@@ -90,9 +90,9 @@ def test_news_keys_are_recognized() -> None:
 def test_news_files_follow_the_stylesheet_setting_whatever_was_published(
     before: bool, now: bool
 ) -> None:
-    entries = list(map(article, range(5)))
+    pages = list(map(article, range(5)))
     first = desk(stylesheet=before)
-    first.apply({url_hash(e.url): live_item(e, "e", "d") for e in entries})
+    first.apply({url_hash(e.url): live_item(e, "e", "d") for e in pages})
     [published] = first.render()
     second = desk(stylesheet=now)
     second.load(published.key, published.body)
