@@ -242,3 +242,26 @@ def test_a_bound_of_one_is_named_in_the_singular() -> None:
     restricted = judged(videos=[video(restriction={"relationship": "deny", "countries": []})])
     assert isinstance(restricted, Rejection)
     assert restricted.rule == "must have at least 1 item"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"duration": 1},
+        {"duration": MAX_VIDEO_DURATION},
+        {"tag": ["t" * 256] * MAX_VIDEO_TAGS},
+        {"description": "d" * MAX_VIDEO_DESCRIPTION_LENGTH},
+        {"uploader": {"name": "u" * MAX_VIDEO_UPLOADER_LENGTH}},
+        {"publication_date": "2026-11-21T12:00:00Z"},  # a day ahead of the clock, no more
+        {"expiration_date": "2999-12-31"},  # an expiration may lie far ahead
+    ],
+    ids=lambda extra: next(iter(extra)),
+)
+def test_a_video_value_at_its_bound_is_taken(extra: dict[str, Any]) -> None:
+    change = judged(videos=[video(**extra)])
+    assert isinstance(change, Change), change
+
+
+def test_a_news_title_at_its_bound_is_taken() -> None:
+    change = judged(news=news(title="t" * MAX_NEWS_TITLE_LENGTH))
+    assert isinstance(change, Change), change
