@@ -1,4 +1,5 @@
-"""Hypothesis strategies the fast-path property tests share: URL-ish and lastmod-ish text."""
+"""What the property tests share: their settings and clock, URL-ish text, and a drawing of
+optional fields."""
 
 from __future__ import annotations
 
@@ -11,16 +12,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.sites import Sites, sites_of
 
 SITE = Site.parse("https://www.example.com")
-#: the site alone, the site first of a list of three, and the site whose alternates may point
-#: to any host
-SITE_LISTS = (
-    sites_of(SITE),
-    Sites.parse("https://www.example.com,https://www.example.de,http://shop.example.org:8080"),
-    Sites.parse("https://www.example.com", alternates_any_host=True),
-)
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 #: 200 examples a test in CI (the suite's time budget); ``PROPERTY_EXAMPLES=5000 pytest
 #: tests/property`` tries more (docs/development.md, "Deeper runs")
@@ -53,13 +46,6 @@ urls = st.one_of(
         "",
     ]),
 )  # fmt: skip
-lastmods = st.one_of(
-    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
-    st.dates().map(lambda d: d.isoformat()),
-    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z)?", fullmatch=True),
-    st.sampled_from(["2026-11-21T12:00:00Z", "2026-11-22", "2026-11-20T12:00:00+02:00"]),
-    st.text(max_size=25),
-)
 
 
 def some_of(

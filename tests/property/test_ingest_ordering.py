@@ -2,7 +2,7 @@
 any of the body forms), the table ends as if every event had been applied once, in
 ``occurred_at`` order.
 
-Tie-breaks (documented in ``sitemap_updater.ingest.ordering`` and the README): at equal times a
+Tie-breaks (the one ordering rule, ``sitemap_updater.page.order``, and the README): at equal times a
 delete beats an upsert, and of two upserts the one with the larger content digest wins.
 """
 
@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from sitemap_updater.ingest.ordering import content_digest
+from sitemap_updater.page.order import page_digest
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.protocol import make_entry  # GONE
+from tests.helpers.pages import make_page
 from tests.integration.ingest.harness import BASE_ENV, SITE, body, make_stack, sqs_record
 
 PATHS = ["/p/a", "/p/b", "/p/c"]
@@ -57,14 +57,15 @@ class Change:
         return obj
 
     def digest(self) -> str:
-        entry = make_entry(
+        """The digest of the page this upsert makes, judged as every listing is."""
+        page = make_page(
             Site.parse(SITE),
-            loc=SITE + self.path,
+            url=SITE + self.path,
             changefreq=self.changefreq,
             priority=self.priority,
             now=datetime(2026, 11, 21, tzinfo=UTC),
         )
-        return content_digest(entry)
+        return page_digest(page, None)
 
 
 @st.composite

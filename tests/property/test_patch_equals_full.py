@@ -4,6 +4,7 @@ setting)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from hypothesis import given, settings
@@ -11,45 +12,49 @@ from hypothesis import strategies as st
 
 from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.page.model import News, Publication
-from sitemap_updater.page.model import Video
-from sitemap_updater.protocol.extensions.video import Relationship  # GONE
-from sitemap_updater.protocol.render.fragments import URLSET_FRAME_BYTES
+from sitemap_updater.protocol.urlset import URLSET_FRAME_BYTES
 from sitemap_updater.rebuild.news.desk import NewsDesk
 from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash
+from tests.helpers.pages import make_page
 from tests.helpers.xsd import assert_valid_urlset
 
 SITE = Site.parse("https://www.example.com")
+#: the runs' clock: publication dates below lie around it, some inside the news window, some out
+NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
+JUDGED_AT = datetime.fromtimestamp(NOW, UTC)
 
 paths = st.text(alphabet="abcxyz019-_.~&'", min_size=1, max_size=12)
 lastmods = st.one_of(
     st.none(),
-    st.dates().map(lambda d: d.isoformat()).filter(lambda s: s[:4] >= "1000"),
+    st.dates(min_value=datetime(1970, 1, 1).date(), max_value=JUDGED_AT.date()).map(
+        lambda d: d.isoformat()
+    ),
     st.just("2026-11-01T10:00:00Z"),
 )
 #: text of news and video fields: XML-special characters, spaces and a non-ASCII letter
 texts = st.text(alphabet="ab <>&'\"é", min_size=1, max_size=8).filter(lambda t: t.strip() != "")
-videos = st.builds(
-    Video,
-    thumbnail_loc=st.just("https://cdn.example.net/t.jpg"),
-    title=texts,
-    description=texts,
-    content_loc=st.sampled_from(["https://cdn.example.net/v.mp4?a=1&b=2", None]),
-    player_loc=st.just("https://cdn.example.net/player"),
-    duration=st.none() | st.integers(1, 28_800),
-    publication_date=st.none() | st.just("2026-11-01T10:00:00Z"),
-    tags=st.lists(texts, max_size=3).map(tuple),
-    family_friendly=st.none() | st.booleans(),
-    restriction=st.none() | st.just(Relationship("deny", ("GB", "IE"))),
-    uploader=st.none() | texts,
-    live=st.none() | st.booleans(),
+videos = st.fixed_dictionaries(
+    {
+        "thumbnail_loc": st.just("https://cdn.example.net/t.jpg"),
+        "title": texts,
+        "description": texts,
+        "player_loc": st.just("https://cdn.example.net/player"),
+    },
+    optional={
+        "content_loc": st.just("https://cdn.example.net/v.mp4?a=1&b=2"),
+        "duration": st.integers(1, 28_800),
+        "publication_date": st.just("2026-11-01T10:00:00Z"),
+        "tag": st.lists(texts, max_size=3),
+        "family_friendly": st.booleans(),
+        "restriction": st.just({"relationship": "deny", "countries": ["GB", "IE"]}),
+        "uploader": texts.map(lambda name: {"name": name}),
+        "live": st.booleans(),
+    },
 )
-#: publication dates around the runs' clock (NOW): some inside the window, some outside
-NOW = 1_800_000_000.0  # 2027-01-15T08:00:00Z
 news_dates = st.sampled_from(
     [
         "2027-01-15T07:00:00Z",
@@ -59,22 +64,23 @@ news_dates = st.sampled_from(
         "2020-01-01",
     ]
 )
-news = st.builds(
-    News,
-    name=texts,
-    language=st.sampled_from(["en", "zh-tw"]),
-    title=texts,
-    publication_date=news_dates,
+news = st.fixed_dictionaries(
+    {
+        "publication": st.fixed_dictionaries(
+            {"name": texts, "language": st.sampled_from(["en", "zh-tw"])}
+        ),
+        "title": texts,
+        "publication_date": news_dates,
+    }
 )
-entries = st.builds(
-    lambda path, lastmod, priority, videos, news: Page(
+pages = st.builds(
+    lambda path, lastmod, priority, videos, news: make_page(
+        SITE,
+        now=JUDGED_AT,
         url=f"https://www.example.com/{path}",
         lastmod=lastmod,
-        changefreq=None,
         priority=priority,
-        alternates=(),
-        images=(),
-        videos=tuple(videos),
+        videos=videos,
         news=news,
     ),
     paths.map(lambda p: p.replace("&", "%26").replace("'", "%27")),
@@ -85,8 +91,8 @@ entries = st.builds(
 )
 
 
-def _item(entry: Page) -> Item:
-    return live_item(entry, "e", "d")
+def _item(page: Page) -> Item:
+    return live_item(page, "e", "d")
 
 
 def _full(state: dict[str, Item], cap: int, max_bytes: int, stylesheet: bool) -> list[Any]:
@@ -101,20 +107,20 @@ def _apply(
     URL the table never held), and the table state after it."""
     changes: dict[str, Item | None] = {}
     new_state = dict(old_state)
-    for entry, deleted in after:
-        uh = url_hash(entry.url)
+    for page, deleted in after:
+        uh = url_hash(page.url)
         if deleted:
-            changes[uh] = tombstone_item(entry.url, "e", "d", 1) if uh in new_state else None
+            changes[uh] = tombstone_item(page.url, "e", "d", 1) if uh in new_state else None
             new_state.pop(uh, None)
         else:
-            changes[uh] = new_state[uh] = _item(entry)
+            changes[uh] = new_state[uh] = _item(page)
     return changes, new_state
 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    before=st.lists(entries, max_size=25),
-    after=st.lists(st.tuples(entries, st.booleans()), max_size=25),
+    before=st.lists(pages, max_size=25),
+    after=st.lists(st.tuples(pages, st.booleans()), max_size=25),
     cap=st.integers(min_value=1, max_value=30),
     max_bytes=st.sampled_from([2_000, 50_000]),
     with_record=st.booleans(),
@@ -145,7 +151,7 @@ def test_patched_shard_equals_full_render(
         [needed] = _full(new_state, 50_000, 50_000, False)
         assert needed.body is not None
         largest = max(map(len, parse_published(needed.body).values()))
-        # a cap no single entry is over (one published under a larger cap is another case)
+        # a cap no single page is over (one published under a larger cap is another case)
         max_bytes = max(needed.uncompressed_bytes + edge, largest + URLSET_FRAME_BYTES)
     recorded = Recorded(old[0].url_count, old[0].newest_lastmod) if with_record else None
     patched = patch_shard(
@@ -181,8 +187,8 @@ def _news_files(desk: NewsDesk) -> list[tuple[str, bytes, int]]:
 
 @settings(max_examples=100, deadline=None)
 @given(
-    before=st.lists(entries, max_size=25),
-    after=st.lists(st.tuples(entries, st.booleans()), max_size=25),
+    before=st.lists(pages, max_size=25),
+    after=st.lists(st.tuples(pages, st.booleans()), max_size=25),
     hours_later=st.sampled_from([0.0, 1.0, 24.0, 47.5]),
     max_bytes=st.sampled_from([1_500, 50_000]),
     published_with=st.booleans(),

@@ -25,14 +25,15 @@ RANKS = {
     "sections": 1,
     "sites": 1,
     "engines": 1,  # the search engines' clients and the URL health check
-    "store": 2,
+    "page": 2,  # the page declared once, its rules, ordering and element
     "config": 2,
-    "ingest": 3,
-    "rebuild": 3,
-    "indexnow.pending": 3,
-    "indexnow.step": 3,
-    "producer": 4,
-    "observe": 4,
+    "store": 3,
+    "ingest": 4,
+    "rebuild": 4,
+    "indexnow.pending": 4,
+    "indexnow.step": 4,
+    "producer": 5,
+    "observe": 5,
 }
 #: Parts of one rank that may import each other.
 GROUPS = {"rebuild": "rebuild", "indexnow.pending": "rebuild", "indexnow.step": "rebuild"}

@@ -3,29 +3,30 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 
 from sitemap_updater.ingest.apply import item_for, visible_change
-from sitemap_updater.ingest.judged import ChangeEvent
-from sitemap_updater.ingest.ordering import content_digest, delete_digest, event_key
+from sitemap_updater.ingest.judge import Change
 from sitemap_updater.ingest.service import is_transient
 from sitemap_updater.page.model import Page
-from sitemap_updater.store.items import Item
+from sitemap_updater.page.order import delete_digest, event_key, page_digest
+from sitemap_updater.store.items import Item, page_of_item, section_of_item
 
 LOC = "https://www.example.com/a"
 T = datetime(2026, 11, 20, tzinfo=UTC)
 
 
-def upsert_event(entry: Page) -> ChangeEvent:
-    d = content_digest(entry)
-    return ChangeEvent(None, "upsert", entry.loc, entry, T, d, event_key(T, "upsert", d))
+def upsert(page: Page, section: str | None = None) -> Change:
+    d = page_digest(page, section)
+    return Change(None, "upsert", page.url, page, T, d, event_key(T, "upsert", d), section)
 
 
-def delete_event() -> ChangeEvent:
+def delete() -> Change:
     d = delete_digest(LOC)
-    return ChangeEvent(None, "delete", LOC, None, T, d, event_key(T, "delete", d))
+    return Change(None, "delete", LOC, None, T, d, event_key(T, "delete", d))
 
 
 def stored(state: str, digest: str) -> Item:
@@ -33,13 +34,16 @@ def stored(state: str, digest: str) -> Item:
 
 
 def test_item_for_upsert_and_delete() -> None:
-    live = item_for(
-        upsert_event(Page(url=LOC, changefreq="daily")), now_ms=5_000, tombstone_ttl_days=7
-    )
-    assert (live["st"]["S"], live["changefreq"]["S"], live["wt"]["N"]) == ("live", "daily", "5000")
+    page = Page(url=LOC, changefreq="daily")
+    change = upsert(page, "products")
+    live = item_for(change, now_ms=5_000, tombstone_ttl_days=7)
+    assert (live["st"]["S"], live["wt"]["N"]) == ("live", "5000")
+    assert (live["ev"]["S"], live["digest"]["S"]) == (change.key, change.digest)
+    assert page_of_item(live) == page and section_of_item(live) == "products"
     assert "ttl" not in live
-    gone = item_for(delete_event(), now_ms=5_000, tombstone_ttl_days=2)
+    gone = item_for(delete(), now_ms=5_000, tombstone_ttl_days=2)
     assert (gone["st"]["S"], gone["ttl"]["N"]) == ("gone", str(5 + 2 * 86_400))
+    assert "changefreq" not in gone
 
 
 @pytest.mark.parametrize(
@@ -59,10 +63,11 @@ def test_visible_change(old: Item | None, new: Item, changed: bool) -> None:
 
 
 def client_error(code: str, status: int) -> ClientError:
-    return ClientError(
-        {"Error": {"Code": code, "Message": "m"}, "ResponseMetadata": {"HTTPStatusCode": status}},
-        "PutItem",
-    )
+    response: Any = {
+        "Error": {"Code": code, "Message": "m"},
+        "ResponseMetadata": {"HTTPStatusCode": status},
+    }
+    return ClientError(response, "PutItem")
 
 
 @pytest.mark.parametrize(

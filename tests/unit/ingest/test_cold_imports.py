@@ -17,12 +17,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 
-#: Modules only the rebuild uses: its service, the writers and renderer of the files, the
+#: Modules only the rebuild uses: its service, the renderer and frames of the files, the
 #: stylesheet and the view, the gzip writer, and the IndexNow client. (Its HTTP stack, the
 #: standard library's ``urllib.request``, is imported by botocore for every function.)
 REBUILD_ONLY = (
     "sitemap_updater.rebuild",
-    "sitemap_updater.protocol.render",
+    "sitemap_updater.page.render",
     "sitemap_updater.protocol.urlset",
     "sitemap_updater.protocol.index",
     "sitemap_updater.protocol.gzipio",

@@ -1,4 +1,4 @@
-"""The section field of a change: the slug rule, its judgement on both paths, its digest."""
+"""The section field of a change: the slug rule, its judgement, its digest."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_updater.ingest.events import careful_decode_body, decode_body
-from sitemap_updater.ingest.judged import ChangeEvent, Rejection
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.ingest.judge import Change, Judged, Rejection, judge_message
 from sitemap_updater.protocol.errors import InvalidSectionError
 from sitemap_updater.sections import (
     DEFAULT_SECTION,
@@ -20,7 +18,7 @@ from sitemap_updater.sections import (
 )
 from sitemap_updater.sites import Sites
 
-SITE = Site.parse("https://www.example.com")
+SITE = Sites.parse("https://www.example.com")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 URL = "https://www.example.com/shoes/42"
 RULE = "must be a slug of 1 to 32 characters, each a lowercase letter a-z, a digit 0-9 or '-'"
@@ -49,24 +47,21 @@ def test_anything_else_is_refused_naming_the_field_the_value_and_the_rule(value:
     )
 
 
-def _both(body: object, site: Site | Sites = SITE) -> list[ChangeEvent | Rejection]:
-    text = json.dumps(body)
-    fast = decode_body(text, sent_at=NOW, site=site, now=NOW)
-    assert fast == careful_decode_body(text, sent_at=NOW, site=site, now=NOW)
-    return list(fast.items)
+def _judged(body: object, sites: Sites = SITE) -> list[Judged]:
+    return list(judge_message(json.dumps(body), sent_at=NOW, sites=sites, now=NOW).items)
 
 
 def test_an_upsert_carries_its_section_and_its_digest_depends_on_it() -> None:
-    (named,) = _both({"action": "upsert", "url": URL, "section": "products"})
-    (unnamed,) = _both({"action": "upsert", "url": URL})
-    (other,) = _both({"action": "upsert", "url": URL, "section": "shoes"})
-    assert isinstance(named, ChangeEvent) and isinstance(unnamed, ChangeEvent)
-    assert isinstance(other, ChangeEvent)
+    (named,) = _judged({"action": "upsert", "url": URL, "section": "products"})
+    (unnamed,) = _judged({"action": "upsert", "url": URL})
+    (other,) = _judged({"action": "upsert", "url": URL, "section": "shoes"})
+    assert isinstance(named, Change) and isinstance(unnamed, Change)
+    assert isinstance(other, Change)
     assert (named.section, unnamed.section, other.section) == ("products", None, "shoes")
-    assert named.entry == unnamed.entry
+    assert named.page == unnamed.page
     # moving a page to another section is a change of what is published
     assert len({named.digest, unnamed.digest, other.digest}) == 3
-    (explicit_null,) = _both({"action": "upsert", "url": URL, "section": None})
+    (explicit_null,) = _judged({"action": "upsert", "url": URL, "section": None})
     assert explicit_null == unnamed
 
 
@@ -74,22 +69,22 @@ def test_an_upsert_carries_its_section_and_its_digest_depends_on_it() -> None:
 def test_a_bad_section_is_rejected_and_the_rest_of_the_array_kept(value: object) -> None:
     bad = {"action": "upsert", "url": URL, "section": value}
     good = {"action": "upsert", "url": URL + "/b", "section": "products"}
-    rejection, event = _both([bad, good])
+    rejection, event = _judged([bad, good])
     assert isinstance(rejection, Rejection)
     assert (rejection.index, rejection.field, rejection.value) == (0, "section", value)
     if isinstance(value, str):
         assert rejection.rule == RULE
-    assert isinstance(event, ChangeEvent)
+    assert isinstance(event, Change)
     assert event.section == "products"
 
 
 def test_a_delete_checks_its_section_and_ignores_it() -> None:
-    (plain,) = _both({"action": "delete", "url": URL})
-    (named,) = _both({"action": "delete", "url": URL, "section": "products"})
-    assert isinstance(plain, ChangeEvent) and isinstance(named, ChangeEvent)
+    (plain,) = _judged({"action": "delete", "url": URL})
+    (named,) = _judged({"action": "delete", "url": URL, "section": "products"})
+    assert isinstance(plain, Change) and isinstance(named, Change)
     assert named == plain
     assert named.section is None
-    (rejection,) = _both({"action": "delete", "url": URL, "section": "Products"})
+    (rejection,) = _judged({"action": "delete", "url": URL, "section": "Products"})
     assert isinstance(rejection, Rejection)
     assert (rejection.field, rejection.value, rejection.rule) == ("section", "Products", RULE)
 
@@ -106,7 +101,7 @@ def test_the_section_of_an_eventbridge_detail_is_named_with_its_prefix() -> None
         "resources": [],
         "detail": {"action": "upsert", "url": URL, "section": "-" * 33},
     }
-    (rejection,) = _both(event)
+    (rejection,) = _judged(event)
     assert isinstance(rejection, Rejection)
     assert (rejection.field, rejection.rule) == ("detail.section", RULE)
 
@@ -119,10 +114,10 @@ def test_a_change_is_judged_against_the_listed_site_that_owns_its_url() -> None:
         "alternates": [{"hreflang": "en", "href": URL}],
         "section": "products",
     }
-    (event,) = _both(german, sites)
-    assert isinstance(event, ChangeEvent)
-    assert event.loc == german["url"]
+    (event,) = _judged(german, sites)
+    assert isinstance(event, Change)
+    assert event.url == german["url"]
     assert event.section == "products"
-    (rejection,) = _both(german)  # the site alone: the German page is on no site of its
+    (rejection,) = _judged(german)  # the site alone: the German page is on no site of its
     assert isinstance(rejection, Rejection)
     assert rejection.field == "url"

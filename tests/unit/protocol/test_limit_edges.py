@@ -1,126 +1,125 @@
-"""Each protocol limit right at its edge, at the real values (50,000 and 52,428,800).
+"""Each protocol limit right at its edge, at the real values (50,000 URLs and 52,428,800 bytes):
+a leaf that holds exactly the limit is one file, one URL or one byte more splits it
+(``rebuild.render``), and the index holds exactly its limits and refuses one more.
 
-The sizes are computed here from the sitemaps.org markup, entry by entry, and the result is
-checked against the bytes actually written, so a miscount by the writers shows as a wrong size.
+The sizes are computed here from the sitemaps.org markup, loc by loc, and checked against the
+bytes actually written, so a miscount shows as a wrong size.
 """
 
 from __future__ import annotations
 
 import gzip
-import io
 from collections.abc import Iterator
 
 import pytest
 
 from sitemap_updater.page.model import Page
+from sitemap_updater.page.render import url_element
 from sitemap_updater.protocol.errors import SitemapFullError
-from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
+from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.limits import MAX_BYTES, MAX_LOC_LENGTH, MAX_URLS
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.protocol import IndexWriter, UrlsetWriter  # GONE
-from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
+from sitemap_updater.protocol.urlset import URLSET_FRAME_BYTES
+from sitemap_updater.rebuild.render import RenderedShard, render_leaves
+from sitemap_updater.store.keys import url_hash
+from tests.helpers.xsd import assert_valid_index
 
 SITE = Site.parse("https://www.example.com")
 ORIGIN = SITE.origin
-LONGEST = 2048
-#: Markup around one loc (each file kind), and each file's closing tag.
+#: Markup around one loc (each file kind), and the index's opening and closing.
 URL_MARKUP = len("<url><loc></loc></url>\n")
 SITEMAP_MARKUP = len("<sitemap><loc></loc></sitemap>\n")
-URLSET_CLOSE = len("</urlset>\n")
-INDEX_CLOSE = len("</sitemapindex>\n")
+INDEX_FRAME = len(
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    "</sitemapindex>\n"
+)
 
 
 def _loc(name: str, length: int) -> str:
     """A URL on the site of exactly ``length`` characters, unique by ``name``."""
     head = f"{ORIGIN}/{name}/"
-    assert len(head) < length <= LONGEST
+    assert len(head) < length <= MAX_LOC_LENGTH
     return head + "p" * (length - len(head))
 
 
 def _locs_filling(room: int, markup: int) -> Iterator[str]:
-    """Locs whose entries (``markup`` bytes each plus the loc) take exactly ``room`` bytes; the
+    """Locs whose elements (``markup`` bytes each plus the loc) take exactly ``room`` bytes; the
     last loc leaves room for two more characters under the length limit."""
     i = 0
-    while room - markup > LONGEST - 2:
-        # never leave a remainder too short for one last loc
-        length = min(LONGEST, room - markup - 100)
+    while room - markup > MAX_LOC_LENGTH - 2:
+        length = min(MAX_LOC_LENGTH, room - markup - 100)  # never leave too little for one more
         yield _loc(str(i), length)
         room -= length + markup
         i += 1
     yield _loc("last", room - markup)
 
 
-@pytest.mark.slow
-def test_urlset_one_byte_under_the_byte_limit_and_the_entry_one_byte_over() -> None:
-    # exactly at the limit: test_urlset.py::test_file_exactly_at_the_byte_cap_and_one_over
-    total = MAX_BYTES - 1
-    sink = io.BytesIO()
-    writer = UrlsetWriter(sink, SITE, compresslevel=1)
-    room = total - writer.uncompressed_bytes - URLSET_CLOSE
-    *bulk, last = _locs_filling(room, URL_MARKUP)
-    writer.add_many(Page(url=loc) for loc in bulk)
-
-    # the entry that would end the file at MAX_BYTES + 1 bytes is refused and changes nothing
-    over = last + "oo"
-    before = (writer.url_count, writer.uncompressed_bytes)
-    with pytest.raises(SitemapFullError) as info:
-        writer.add(Page(url=over))
-    assert info.value.limit == "bytes"
-    assert (writer.url_count, writer.uncompressed_bytes) == before
-
-    writer.add(Page(url=last))
-    stats = writer.close()
-    xml = gzip.decompress(sink.getvalue())
-    assert len(xml) == stats.uncompressed_bytes == total
-    locs = assert_valid_urlset(sink.getvalue())
-    assert len(locs) == stats.url_count == len(bulk) + 1
-    assert locs[-1] == last
+def _leaves(locs: list[str], *, stylesheet: bool = True) -> list[RenderedShard]:
+    pairs = sorted((url_hash(loc), url_element(Page(loc)).encode()) for loc in locs)
+    return render_leaves(
+        "r", list(pairs), max_urls=MAX_URLS, max_bytes=MAX_BYTES, stylesheet=stylesheet
+    )
 
 
-def test_urlset_at_max_urls_through_add_many() -> None:
-    sink = io.BytesIO()
-    writer = UrlsetWriter(sink, SITE)
-    entries = [Page(url=f"{ORIGIN}/{i}") for i in range(MAX_URLS + 1)]
-    with pytest.raises(SitemapFullError) as info:
-        writer.add_many(entries)
-    assert info.value.limit == "urls"
-    assert writer.url_count == MAX_URLS
-    assert writer.close().url_count == MAX_URLS
-    locs = assert_valid_urlset(sink.getvalue())
-    assert locs == [e.url for e in entries[:MAX_URLS]]
+def _pages_of(leaves: list[RenderedShard]) -> list[str]:
+    return sorted(
+        loc.decode()
+        for leaf in leaves
+        if leaf.body is not None
+        for loc in _loc_texts(gzip.decompress(leaf.body))
+    )
 
 
-def test_index_holds_max_urls_children_and_refuses_one_more() -> None:
-    sink = io.BytesIO()
-    writer = IndexWriter(sink)
-    children = [f"{ORIGIN}/sitemap-{i}.xml.gz" for i in range(MAX_URLS)]
-    for child in children:
-        writer.add(child, "2026-01-01")
-    with pytest.raises(SitemapFullError) as info:
-        writer.add(f"{ORIGIN}/sitemap-one-more.xml.gz", "2026-01-01")
-    assert info.value.limit == "urls"
-    stats = writer.close()
-    assert stats.url_count == MAX_URLS
-    assert assert_valid_index(sink.getvalue()) == children
+def _loc_texts(text: bytes) -> list[bytes]:
+    return [part.split(b"</loc>")[0] for part in text.split(b"<loc>")[1:]]
+
+
+def test_a_leaf_of_exactly_max_urls_is_one_file_and_one_more_url_splits_it() -> None:
+    locs = [f"{ORIGIN}/{i}" for i in range(MAX_URLS + 1)]
+    (whole,) = _leaves(locs[:MAX_URLS], stylesheet=False)
+    assert whole.url_count == MAX_URLS
+    split = _leaves(locs, stylesheet=False)
+    assert len(split) >= 2
+    assert all(0 < leaf.url_count <= MAX_URLS for leaf in split)
+    assert sum(leaf.url_count for leaf in split) == MAX_URLS + 1
+    assert _pages_of(split) == sorted(locs)
 
 
 @pytest.mark.slow
-def test_index_exactly_at_the_byte_limit_and_the_child_one_byte_over() -> None:
-    total = MAX_BYTES
-    sink = io.BytesIO()
-    writer = IndexWriter(sink)
-    start = len(b'<?xml version="1.0" encoding="UTF-8"?>\n')
-    start += len(b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
-    *bulk, last = _locs_filling(total - start - INDEX_CLOSE, SITEMAP_MARKUP)
-    for loc in bulk:
-        writer.add(loc, None)
-    # the child that would end the index at MAX_BYTES + 1 bytes is refused
+def test_a_file_of_exactly_max_bytes_is_one_file_and_one_byte_more_splits_it() -> None:
+    # with the stylesheet the frame is its largest, URLSET_FRAME_BYTES: the file is the cap
+    *bulk, last = _locs_filling(MAX_BYTES - URLSET_FRAME_BYTES, URL_MARKUP)
+    (whole,) = _leaves([*bulk, last])
+    assert whole.body is not None
+    assert whole.uncompressed_bytes == len(gzip.decompress(whole.body)) == MAX_BYTES
+    assert whole.url_count == len(bulk) + 1
+
+    over = _leaves([*bulk, last + "o"])
+    assert len(over) >= 2
+    assert all(leaf.uncompressed_bytes <= MAX_BYTES for leaf in over)
+    assert sum(leaf.url_count for leaf in over) == len(bulk) + 1
+    assert _pages_of(over) == sorted([*bulk, last + "o"])
+
+
+def test_the_index_holds_max_urls_children_and_refuses_one_more() -> None:
+    children = [(f"{ORIGIN}/sitemap-{i}.xml.gz", "2026-01-01") for i in range(MAX_URLS + 1)]
+    data, stats = render_index(children[:MAX_URLS])
+    assert stats.count == MAX_URLS
+    assert assert_valid_index(data) == [loc for loc, _ in children[:MAX_URLS]]
     with pytest.raises(SitemapFullError) as info:
-        writer.add(last + "o", None)
-    assert info.value.limit == "bytes"
-    writer.add(last, None)
-    stats = writer.close()
-    data = sink.getvalue()
-    assert len(data) == stats.uncompressed_bytes == total
+        render_index(children)
+    assert info.value.limit == "urls"
+
+
+@pytest.mark.slow
+def test_the_index_holds_exactly_max_bytes_and_refuses_one_byte_more() -> None:
+    *bulk, last = _locs_filling(MAX_BYTES - INDEX_FRAME, SITEMAP_MARKUP)
+    data, stats = render_index([(loc, None) for loc in [*bulk, last]])
+    assert len(data) == stats.uncompressed_bytes == MAX_BYTES
     locs = assert_valid_index(data)
-    assert len(locs) == stats.url_count == len(bulk) + 1
+    assert len(locs) == stats.count == len(bulk) + 1
     assert locs[-1] == last
+    with pytest.raises(SitemapFullError) as info:
+        render_index([(loc, None) for loc in [*bulk, last + "o"]])
+    assert info.value.limit == "bytes"

@@ -3,7 +3,6 @@ form, and whitespace inside a URL is percent-encoded while control characters ar
 
 from __future__ import annotations
 
-import io
 import re
 from xml.sax.saxutils import escape as sax_escape
 
@@ -11,10 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sitemap_updater.ingest.judge import Rejection
 from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.errors import InvalidUrlError, UrlLengthError
+from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.urls import Site, normalize_url
-from sitemap_updater.protocol import IndexWriter, make_entry, render_urlset  # GONE
+from tests.helpers.files import urlset_file
+from tests.helpers.pages import judge_sent, make_page
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset, xml_bytes
 
 SITE = Site.parse("https://www.example.com")
@@ -53,26 +55,23 @@ def test_length_edge_counts_the_escaped_form(special: str) -> None:
 def test_a_2047_character_url_full_of_ampersands_is_refused() -> None:
     url = HEAD + "&" * (2047 - len(HEAD))
     assert len(url) == 2047
-    with pytest.raises(UrlLengthError) as info:
-        make_entry(SITE, loc=url)
-    assert info.value.field == "loc"
-    assert info.value.value == url
+    rejection = judge_sent(SITE, {"action": "upsert", "url": url})
+    assert isinstance(rejection, Rejection)
+    assert (rejection.field, rejection.value) == ("url", url)
+    assert "XML-escaped" in rejection.rule
 
 
 def test_longest_escaped_loc_is_written_at_2048_characters() -> None:
     loc = _url_escaping_to(2048, "&")
-    data, _ = render_urlset([make_entry(SITE, loc=loc)], SITE)
+    data = urlset_file([make_page(SITE, url=loc)])
     [written] = re.findall(rb"<loc>(.*?)</loc>", xml_bytes(data))
     assert len(written) == 2048
     assert assert_valid_urlset(data) == [loc]
 
-    sink = io.BytesIO()
-    index = IndexWriter(sink)
     with pytest.raises(UrlLengthError):
-        index.add(_url_escaping_to(2049, "'"), None)
-    index.add(_url_escaping_to(2048, "'"), None)
-    index.close()
-    assert assert_valid_index(sink.getvalue()) == [_url_escaping_to(2048, "'")]
+        render_index([(_url_escaping_to(2049, "'"), None)])
+    index, _ = render_index([(_url_escaping_to(2048, "'"), None)])
+    assert assert_valid_index(index) == [_url_escaping_to(2048, "'")]
 
 
 @pytest.mark.parametrize("special", ["<", ">", '"'])
@@ -111,14 +110,14 @@ def test_whitespace_inside_is_percent_encoded_once(raw: str, expected: str) -> N
     assert url == SITE.origin + expected
     assert normalize_url(url) == url
     # the page written with a space and written encoded is one identity
-    assert make_entry(SITE, loc=SITE.origin + raw).loc == make_entry(SITE, loc=url).loc
+    assert make_page(SITE, url=SITE.origin + raw).url == make_page(SITE, url=url).url
 
 
 def test_encoded_whitespace_round_trips_through_the_writer() -> None:
-    entry = make_entry(SITE, loc=SITE.origin + "/caf\u00e9 au lait\u3000menu")
-    data, _ = render_urlset([entry], SITE)
+    page = make_page(SITE, url=SITE.origin + "/caf\u00e9 au lait\u3000menu")
+    data = urlset_file([page])
     assert assert_valid_urlset(data) == [SITE.origin + "/caf%C3%A9%20au%20lait%E3%80%80menu"]
-    assert entry == Page(url=SITE.origin + "/caf%C3%A9%20au%20lait%E3%80%80menu")
+    assert page == Page(url=SITE.origin + "/caf%C3%A9%20au%20lait%E3%80%80menu")
 
 
 @pytest.mark.parametrize(
@@ -135,10 +134,18 @@ def test_encoded_whitespace_round_trips_through_the_writer() -> None:
 def test_control_characters_and_lone_surrogates_are_refused(raw: str, shown: str) -> None:
     url = SITE.origin + raw
     with pytest.raises(InvalidUrlError) as info:
-        make_entry(SITE, loc=url)
-    assert (info.value.field, info.value.value) == ("loc", url)
+        normalize_url(url, field="url")
+    assert (info.value.field, info.value.value) == ("url", url)
     assert "control characters or lone surrogates" in info.value.rule
     assert shown in info.value.rule
+    if "\ud834" not in raw:  # JSON can carry every one of them but a lone surrogate
+        rejection = judge_sent(SITE, {"action": "upsert", "url": url})
+        assert isinstance(rejection, Rejection)
+        assert (rejection.field, rejection.value, rejection.rule) == (
+            "url",
+            url,
+            info.value.rule,
+        )
 
 
 @pytest.mark.parametrize("raw", [" https://www.example.com/a", "https://www.example.com/a\u00a0"])

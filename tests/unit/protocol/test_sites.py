@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from sitemap_updater.ingest.judge import Change, Rejection
 from sitemap_updater.protocol.errors import ForeignHostError, InvalidUrlError
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.protocol.entry import make_entry  # GONE
 from sitemap_updater.sites import Sites, sites_of
+from tests.helpers.pages import judge_sent
 
 COM = "https://www.example.com"
 DE = "https://www.example.de"
@@ -103,20 +104,37 @@ def test_a_site_alone_is_its_own_list() -> None:
     assert sites_of(site) is sites_of(site)
 
 
-def test_make_entry_takes_alternates_on_the_origins_the_site_allows() -> None:
+def _judged(sites: Sites, url: str, alternates: list[dict[str, str]]) -> Change | Rejection:
+    return judge_sent(sites, {"action": "upsert", "url": url, "alternates": alternates})
+
+
+def test_alternates_may_point_to_the_origins_the_site_allows() -> None:
     alternates = [{"hreflang": "en", "href": COM + "/a"}, {"hreflang": "de", "href": DE + "/a"}]
-    listed = Sites.parse(f"{COM},{DE}").primary
-    entry = make_entry(listed, loc=COM + "/a", alternates=alternates)
-    assert [a.href for a in entry.alternates] == [COM + "/a", DE + "/a"]
-    with pytest.raises(ForeignHostError) as alone:
-        make_entry(Site.parse(COM), loc=COM + "/a", alternates=alternates)
-    assert alone.value.field == "alternates[1].href"
+    listed = Sites.parse(f"{COM},{DE}")
+    change = _judged(listed, COM + "/a", alternates)
+    assert isinstance(change, Change) and change.page is not None
+    assert [a.href for a in change.page.alternates] == [COM + "/a", DE + "/a"]
+    alone = _judged(Sites.parse(COM), COM + "/a", alternates)
+    assert isinstance(alone, Rejection)
+    assert (alone.field, alone.value) == ("alternates[1].href", DE + "/a")
+    assert alone.rule == f"must be on {COM} (same scheme, host and port as the site)"
     far = [{"hreflang": "fr", "href": "https://WWW.example.fr/a"}]
-    with pytest.raises(ForeignHostError):
-        make_entry(listed, loc=COM + "/a", alternates=far)
-    anywhere = Sites.parse(COM, alternates_any_host=True).primary
-    (alternate,) = make_entry(anywhere, loc=COM + "/a", alternates=far).alternates
+    refused = _judged(listed, COM + "/a", far)
+    assert isinstance(refused, Rejection)
+    assert (refused.field, refused.value) == ("alternates[0].href", "https://WWW.example.fr/a")
+    assert refused.rule == (
+        f"must be on one of the sites (SITE_URL): {COM}, {DE} (same scheme, host and port)"
+    )
+    anywhere = _judged(Sites.parse(COM, alternates_any_host=True), COM + "/a", far)
+    assert isinstance(anywhere, Change) and anywhere.page is not None
+    (alternate,) = anywhere.page.alternates
     assert alternate.href == "https://www.example.fr/a"
-    with pytest.raises(ForeignHostError) as loc:
-        make_entry(listed, loc=DE + "/a")  # the loc stays on the site's own origin
-    assert loc.value.field == "loc"
+
+
+def test_a_change_is_judged_on_the_listed_site_that_owns_its_url() -> None:
+    listed = Sites.parse(f"{COM},{DE}")
+    german = _judged(listed, DE + "/a", [{"hreflang": "en", "href": COM + "/a"}])
+    assert isinstance(german, Change) and german.url == DE + "/a"
+    foreign = judge_sent(listed, {"action": "upsert", "url": "https://www.example.fr/a"})
+    assert isinstance(foreign, Rejection)
+    assert (foreign.field, foreign.value) == ("url", "https://www.example.fr/a")

@@ -10,11 +10,7 @@ import pytest
 from lxml import etree
 
 from sitemap_updater.config import ConfigError, RebuildConfig
-from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.index import render_index
-from sitemap_updater.protocol.urls import Site
-from sitemap_updater.protocol import render_urlset  # GONE
-from sitemap_updater.page.model import Alternate, Image
 from sitemap_updater.protocol.stylesheet import (
     STYLESHEET_INSTRUCTION,
     STYLESHEET_NAME,
@@ -22,6 +18,9 @@ from sitemap_updater.protocol.stylesheet import (
     prologue,
     stylesheet_body,
 )
+from sitemap_updater.protocol.urls import Site
+from tests.helpers.files import urlset_file
+from tests.helpers.pages import make_page
 
 SITE = Site.parse("https://www.example.com")
 BASE = {"TABLE_NAME": "t", "SITE_URL": SITE.origin, "BUCKET_NAME": "b", "TABLE_STREAM_ARN": "a"}
@@ -30,6 +29,16 @@ BASE = {"TABLE_NAME": "t", "SITE_URL": SITE.origin, "BUCKET_NAME": "b", "TABLE_S
 def transform(document: bytes) -> etree._Element:
     sheet = etree.XSLT(etree.fromstring(stylesheet_body()))
     return sheet(etree.fromstring(document)).getroot()
+
+
+def _found(element: etree._Element, path: str) -> etree._Element:
+    found = element.find(path)
+    assert found is not None, path
+    return found
+
+
+def _text(element: etree._Element) -> str:
+    return "".join(str(part) for part in element.itertext()).strip()
 
 
 def test_the_instruction_names_the_shipped_stylesheet_right_after_the_declaration() -> None:
@@ -46,33 +55,37 @@ def test_an_index_becomes_a_row_per_file_with_its_section() -> None:
     index, _ = render_index([(f"{SITE.origin}/{n}", "2026-11-20") for n in names], stylesheet=True)
     page = transform(index)
     rows = page.findall(".//table[@id='files']/tbody/tr")
-    assert [r.find("td/a").get("href") for r in rows] == [f"{SITE.origin}/{n}" for n in names]
-    assert ["".join(r.findall("td")[1].itertext()).strip() for r in rows] == [
+    assert [_found(r, "td/a").get("href") for r in rows] == [f"{SITE.origin}/{n}" for n in names]
+    assert [_text(r.findall("td")[1]) for r in rows] == [
         "products",
         "news",
         "—",
     ]
-    assert page.find(".//*[@id='count']").text == "3"
+    assert _found(page, ".//*[@id='count']").text == "3"
 
 
 def test_a_urlset_becomes_a_row_per_url_with_alternates_and_images() -> None:
-    entries = [
-        Page(f"{SITE.origin}/a", "2026-11-20"),
-        Page(
-            f"{SITE.origin}/b",
-            alternates=(Alternate("de", f"{SITE.origin}/de/b"),),
-            images=(Image("https://cdn.example.net/1.jpg"), Image("https://cdn.example.net/2.jpg")),
+    pages = [
+        make_page(SITE, url=f"{SITE.origin}/a", lastmod="2026-11-20"),
+        make_page(
+            SITE,
+            url=f"{SITE.origin}/b",
+            alternates=[{"hreflang": "de", "href": f"{SITE.origin}/de/b"}],
+            images=[
+                {"loc": "https://cdn.example.net/1.jpg"},
+                {"loc": "https://cdn.example.net/2.jpg"},
+            ],
         ),
     ]
-    body, _ = render_urlset(entries, SITE, stylesheet=True)
+    body = urlset_file(pages, stylesheet=True)
     page = transform(gzip.decompress(body))
     rows = page.findall(".//table[@id='urls']/tbody/tr")
-    assert [r.find("td/a").get("href") for r in rows] == [e.url for e in entries]
+    assert [_found(r, "td/a").get("href") for r in rows] == [e.url for e in pages]
     alternates = rows[1].findall("td")[2]
     assert [a.get("href") for a in alternates.iter("a")] == [f"{SITE.origin}/de/b"]
     images = rows[1].findall("td")[3]
-    assert [a.get("href") for a in images.iter("a")] == [i.loc for i in entries[1].images]
-    assert page.find(".//*[@id='count']").text == "2"
+    assert [a.get("href") for a in images.iter("a")] == [i.loc for i in pages[1].images]
+    assert _found(page, ".//*[@id='count']").text == "2"
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.protocol.errors import ForeignHostError, InvalidUrlError, UrlLengthError
-from sitemap_updater.protocol.urls import Site, normalize_url
-from sitemap_updater.protocol import make_entry  # GONE
+from sitemap_updater.ingest.judge import Rejection
+from sitemap_updater.protocol.errors import InvalidUrlError, UrlLengthError
 from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MAX_URL_TEXT_LENGTH
+from sitemap_updater.protocol.urls import Site, normalize_url
+from tests.helpers.pages import judge_sent
 
 SITE = Site.parse("https://www.example.com")
 
@@ -179,9 +180,11 @@ def test_site_must_be_an_origin(raw: str) -> None:
         "https://bücher.example/x",
     ],
 )
-def test_make_entry_rejects_foreign_hosts(raw: str) -> None:
-    with pytest.raises(ForeignHostError) as info:
-        make_entry(SITE, loc=raw)
-    assert info.value.field == "loc"
-    assert info.value.value == raw
-    assert "https://www.example.com" in info.value.rule
+def test_a_change_on_another_origin_is_refused(raw: str) -> None:
+    rejection = judge_sent(SITE, {"action": "upsert", "url": raw})
+    assert isinstance(rejection, Rejection)
+    assert (rejection.field, rejection.value) == ("url", raw)
+    assert (
+        rejection.rule
+        == "must be on https://www.example.com (same scheme, host and port as the site)"
+    )

@@ -1,4 +1,4 @@
-"""Patching a published file: a changed URL whose entry alone is over the byte cap."""
+"""Patching a published file: a changed URL whose page alone is over the byte cap."""
 
 from __future__ import annotations
 

@@ -7,11 +7,12 @@ import gzip
 import pytest
 
 from sitemap_updater.page.model import Page
-from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.store.items import Item, live_item
 from sitemap_updater.store.keys import hash_bits, url_hash
+from tests.helpers.pages import make_page
 
 SITE = Site.parse("https://www.example.com")
 
@@ -90,7 +91,7 @@ def test_a_url_alone_over_the_byte_cap_is_left_out_and_named() -> None:
 
 
 def test_the_empty_site_file_holds_only_the_root_url() -> None:
-    xml = gzip.decompress(render_home(SITE, max_urls=8, max_bytes=10_000, stylesheet=True))
+    xml = gzip.decompress(render_home(SITE, stylesheet=True))
     assert xml.count(b"<url>") == 1
     assert b"<loc>https://www.example.com/</loc>" in xml
 
@@ -98,7 +99,7 @@ def test_the_empty_site_file_holds_only_the_root_url() -> None:
 @pytest.mark.parametrize("stylesheet", [False, True])
 def test_every_file_names_the_stylesheet_as_the_setting_says(stylesheet: bool) -> None:
     parts = render_shard("r", _items(30), SITE, max_urls=8, max_bytes=10_000, stylesheet=stylesheet)
-    home = render_home(SITE, max_urls=8, max_bytes=10_000, stylesheet=stylesheet)
+    home = render_home(SITE, stylesheet=stylesheet)
     bodies = [home, *(p.body for p in parts if p.body is not None)]
     instruction = STYLESHEET_INSTRUCTION.encode()
     assert [instruction in gzip.decompress(b) for b in bodies] == [stylesheet] * len(bodies)
@@ -116,3 +117,24 @@ def test_the_stylesheet_does_not_move_where_a_shard_splits() -> None:
             (n.shard_id, n.url_count) for n in named
         ]
         assert all(n.uncompressed_bytes <= cap for n in named)
+
+
+def test_bytes_are_counted_as_utf_8() -> None:
+    page = make_page(
+        SITE,
+        url="https://www.example.com/v",
+        videos=[
+            {
+                "thumbnail_loc": "https://cdn.example.net/ü.jpg",
+                "title": "ü€𝄞",
+                "description": "日本",
+                "player_loc": "https://cdn.example.net/p",
+            }
+        ],
+    )
+    [part] = render_shard(
+        "r", [live_item(page, "ev", "d")], SITE, max_urls=8, max_bytes=10_000, stylesheet=True
+    )
+    assert part.body is not None
+    assert part.uncompressed_bytes == len(gzip.decompress(part.body))
+    assert part.uncompressed_bytes > len(gzip.decompress(part.body).decode())

@@ -16,6 +16,7 @@ from sitemap_updater.store.shards import (
     children,
     query_ranges,
     space_of_shard,
+    split,
     split_counts,
 )
 from sitemap_updater.store.spaces import shard_file_key
@@ -79,6 +80,27 @@ def test_shallow_shards_query_every_matching_partition() -> None:
     assert [r.pk for r in query_ranges("r")] == [f"u#{d:x}" for d in range(16)]
     assert [r.pk for r in query_ranges("r1")] == [f"u#{d:x}" for d in range(8, 16)]
     assert query_ranges("r1010")[0].sk_lo is None
+
+
+@given(
+    st.lists(hashes, max_size=40),
+    st.sampled_from(["r", "r0", "r101", "pages/r1", "de.example.com/news/r0110"]),
+)
+def test_the_one_split_rule_sends_each_member_to_the_child_of_its_next_bit(
+    uhs: list[str], shard: str
+) -> None:
+    members = [(uh, i) for i, uh in enumerate(uhs)]
+    (zero, low), (one, high) = split(shard, members, lambda member: member[0])
+    assert (zero, one) == children(shard)
+    depth = len(bits_of(shard))
+    assert low == [m for m in members if hash_bits(m[0], depth + 1)[-1] == "0"]  # in their order
+    assert high == [m for m in members if hash_bits(m[0], depth + 1)[-1] == "1"]
+
+
+def test_a_shard_as_deep_as_the_hash_cannot_be_split() -> None:
+    deepest = "r" + "0" * (HASH_HEX_LEN * 4)
+    with pytest.raises(ShardIdError, match="cannot be split"):
+        split(deepest, [], str)
 
 
 def test_split_until_every_leaf_fits() -> None:

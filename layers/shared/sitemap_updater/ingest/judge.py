@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
+from functools import cache
 from typing import Any, Final, Literal
 
 import msgspec
@@ -62,6 +63,8 @@ _EVENTBRIDGE_KEYS: Final = frozenset({"detail", "detail-type"})
 _CHANGE_KEYS: Final = frozenset({"action", "url"})
 _PATH: Final = re.compile(r" - at `\$(.*)`$")
 _INDEX: Final = re.compile(r"\[(\d+)\]")
+#: An element of a list named in a rule (``alternates[0] names it already``).
+_ELEMENT: Final = re.compile(r"\b[a-z_]+\[\d+\]")
 _MISSING_FIELD: Final = re.compile(r"Object missing required field `([^`]+)`")
 _EXPECTED: Final = re.compile(r"Expected `([^`]+)`(?:, got `([^`]+)`)?(.*)")
 _KINDS: Final = {
@@ -347,8 +350,8 @@ def _rule(message: str) -> str:
     for sign, words in ((">=", "at least"), ("<=", "at most")):
         if f"of length {sign}" in bound:
             count = bound.rsplit(" ", 1)[1]
-            unit = "characters" if kinds == "str" else "items"
-            return f"must have {words} {count} {unit}"
+            unit = "character" if kinds == "str" else "item"
+            return f"must have {words} {count} {unit}{'' if count == '1' else 's'}"
         if bound.startswith(sign):
             return f"must be {words} {bound[len(sign) :].strip()}"
     return f"must be {_KINDS.get(kinds, kinds)} {bound}".strip()
@@ -369,7 +372,37 @@ def _rejection(
     value = _value_at(raw, steps)
     if steps and steps[-1] == "action":
         return Rejection(index, prefix + field, value, "must be upsert or delete", raw)
-    return Rejection(index, prefix + field, value, _rule(message), raw)
+    choices = _choices(_declared(), steps) if message.startswith("Invalid enum value") else []
+    rule = f"must be one of {', '.join(choices)}" if choices else _rule(message)
+    return Rejection(index, prefix + field, value, rule, raw)
+
+
+@cache
+def _declared() -> tuple[msgspec.inspect.Type, ...]:
+    """The declarations a decoder's path starts from (read once a rejection needs them)."""
+    return msgspec.inspect.multi_type_info([SentChange, EventBridgeEvent])
+
+
+def _choices(kinds: Iterable[msgspec.inspect.Type], steps: list[str | int]) -> list[str]:
+    """The values of the ``Literal`` that one of ``kinds`` declares at ``steps`` (none: no
+    literal is declared there)."""
+    inspect = msgspec.inspect
+    for kind in kinds:
+        while isinstance(kind, inspect.Metadata):
+            kind = kind.type
+        if isinstance(kind, inspect.UnionType):
+            found = _choices(kind.types, steps)
+        elif not steps:
+            found = [str(v) for v in kind.values] if isinstance(kind, inspect.LiteralType) else []
+        elif isinstance(kind, inspect.StructType):
+            found = _choices([f.type for f in kind.fields if f.encode_name == steps[0]], steps[1:])
+        elif isinstance(kind, inspect.ListType | inspect.VarTupleType):
+            found = _choices([kind.item_type], steps[1:]) if isinstance(steps[0], int) else []
+        else:
+            found = []
+        if found:
+            return found
+    return []
 
 
 #: Where each element a lenient judgement kept was in the list given, by list.
@@ -441,7 +474,11 @@ def judge_listing(
     page = normalize_page(given, url, site, now, drops)
     for i in range(first, len(drops or ())):
         assert drops is not None
-        drops[i] = drops[i].at(_renumbered(drops[i].field, positions))
+        dropped = drops[i].at(_renumbered(drops[i].field, positions))
+        rule = _ELEMENT.sub(lambda found: _renumbered(found[0], positions), dropped.rule)
+        drops[i] = (
+            dropped if rule == dropped.rule else SitemapError(dropped.field, dropped.value, rule)
+        )
     digest = page_digest(page, None)
     at = listing_time(page.lastmod, now)
     return Change(None, "upsert", url, page, at, digest, event_key(at, "upsert", digest))

@@ -151,33 +151,23 @@ def page_url(site: Site, field: str, value: str) -> str:
 # -- lists -----------------------------------------------------------------------------------
 
 
-def _each_kept[T](
-    field: str,
-    items: tuple[T, ...],
-    normalize: Callable[[str, T], T],
-    drops: Drops | None,
-) -> list[tuple[int, T]]:
-    """``normalize(f"{field}[i]", item)`` of each item, with its place ``i`` in ``items``; a
-    lenient judgement leaves out each item that breaks a rule."""
-    if drops is None:
-        return [(i, normalize(f"{field}[{i}]", item)) for i, item in enumerate(items)]
-    kept: list[tuple[int, T]] = []
-    for i, item in enumerate(items):
-        try:
-            kept.append((i, normalize(f"{field}[{i}]", item)))
-        except SitemapError as error:
-            drops.append(error)
-    return kept
-
-
 def _each[T](
     field: str,
     items: tuple[T, ...],
     normalize: Callable[[str, T], T],
     drops: Drops | None,
 ) -> tuple[T, ...]:
-    """:func:`_each_kept` without the places."""
-    return tuple(item for _, item in _each_kept(field, items, normalize, drops))
+    """``normalize(f"{field}[i]", item)`` of each item; a lenient judgement leaves out each
+    item that breaks a rule."""
+    if drops is None:
+        return tuple([normalize(f"{field}[{i}]", item) for i, item in enumerate(items)])
+    kept: list[T] = []
+    for i, item in enumerate(items):
+        try:
+            kept.append(normalize(f"{field}[{i}]", item))
+        except SitemapError as error:
+            drops.append(error)
+    return tuple(kept)
 
 
 def normalize_alternates(
@@ -185,6 +175,7 @@ def normalize_alternates(
 ) -> tuple[Alternate, ...]:
     """Each alternate a language tag (or ``x-default``) named once, case aside (a search engine
     cannot tell which of two ``en`` pages to show), and a URL its site may point to."""
+    named: dict[str, str] = {}  # each language named, by the alternate that names it first
 
     def alternate(field: str, item: Alternate) -> Alternate:
         hreflang = item.hreflang
@@ -192,28 +183,17 @@ def normalize_alternates(
             raise SitemapError(field + ".hreflang", hreflang, hreflang_rule(hreflang))
         href = page_url(site, field + ".href", item.href)
         site.check_alternate(href, field=field + ".href", value=item.href)
+        first = named.setdefault(hreflang.lower(), field)
+        if first != field:
+            raise SitemapError(
+                field + ".hreflang",
+                hreflang,
+                f"must name a language once: {first} names it already (hreflang values are "
+                "compared without regard to case)",
+            )
         return item if href == item.href else Alternate(hreflang, href)
 
-    kept = _each_kept("alternates", alternates, alternate, drops)
-    if len(kept) < 2 or len({a.hreflang.lower() for _, a in kept}) == len(kept):
-        return tuple(item for _, item in kept)
-    named: dict[str, int] = {}
-    result: list[Alternate] = []
-    for i, item in kept:
-        first = named.setdefault(item.hreflang.lower(), i)
-        if first == i:
-            result.append(item)
-            continue
-        error = SitemapError(
-            f"alternates[{i}].hreflang",
-            item.hreflang,
-            f"must name a language once: alternates[{first}] names it already (hreflang values "
-            "are compared without regard to case)",
-        )
-        if drops is None:
-            raise error
-        drops.append(error)
-    return tuple(result)
+    return _each("alternates", alternates, alternate, drops)
 
 
 def normalize_images(
