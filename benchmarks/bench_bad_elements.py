@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from sitemap_updater.protocol.urls import Site
 from sitemap_updater.page.model import Image
 from sitemap_updater.protocol.entry import make_entry  # GONE
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import media_hosts_of
 from sitemap_updater_local.pipeline.raw_entries import make_entry_keeping_page
 

@@ -124,8 +124,8 @@ with FunctionOutput().capture():
     from observer_cost import model as observer_model
 
     from sitemap_updater.ingest.item_size import item_size
-    from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.page.model import Page
+    from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.protocol.urls import Site
     from sitemap_updater.rebuild.inputs.spools import Spools
     from sitemap_updater.rebuild.news.desk import is_news_key

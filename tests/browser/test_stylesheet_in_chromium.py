@@ -28,10 +28,10 @@ from typing import Any
 import pytest
 from lxml import etree, html
 
-from sitemap_updater.protocol.index import render_index
-from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol import make_entry, render_urlset  # GONE
+from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
+from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.outputs.bucket import kind_of
 from sitemap_updater_local.pipeline.static_build import build_static
 

@@ -29,9 +29,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.errors import InvalidUrlError
-from sitemap_updater.protocol.urls import normalize_url
+from sitemap_updater.protocol.urls import Site, normalize_url
 from sitemap_updater.sections import SectionRules
 from sitemap_updater_local.commands.build import build_static
 from sitemap_updater_local.commands.simulate import simulate

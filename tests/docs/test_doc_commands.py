@@ -35,9 +35,9 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater.page.model import Page
+from sitemap_updater.protocol import render_urlset  # GONE
 from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.protocol import render_urlset  # GONE
 from sitemap_updater_local.validation.document import validate_document, validate_path
 from tests.helpers.interrupt import default_interrupt
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import msgspec
 
-from sitemap_updater.ingest.judge import Judged, judge_listing, judge_message
+from sitemap_updater.ingest.judge import Judged, judge_message
+from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import Sites, sites_of

@@ -27,9 +27,7 @@ from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.page.model import Page
-from sitemap_updater.page.model import News, Publication
-from sitemap_updater.page.model import Video
+from sitemap_updater.page.model import News, Page, Video
 from sitemap_updater.rebuild.news.desk import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard

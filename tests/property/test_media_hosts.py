@@ -11,7 +11,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_updater.ingest.judge import Change, Rejection, judge_message
+from sitemap_updater.ingest.judge import Change, judge_message
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.urls import Site, host_of, normalize_url
 from sitemap_updater.sites import sites_of

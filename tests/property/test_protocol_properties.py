@@ -13,7 +13,9 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.ingest.judge import Change, Rejection, judge_listing, judge_message
+from sitemap_updater.ingest.judge import Change, judge_message
+from sitemap_updater.ingest.listing import judge_listing
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater.protocol.urls import Site, normalize_url

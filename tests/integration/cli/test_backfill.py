@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-from datetime import datetime
 import threading
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 

@@ -23,7 +23,6 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater_local.cli import COMMANDS, main
-from sitemap_updater_local.commands import backfill
 from sitemap_updater_local.inputs.records import Listing, SourceError, listing
 from sitemap_updater_local.pipeline import backfill_events
 from sitemap_updater_local.pipeline.source_blocks import Chunk

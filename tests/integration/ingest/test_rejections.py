@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from sitemap_updater.ingest.dlq import render_value
-from sitemap_updater.ingest.judge import judge_listing
+from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.sites import Sites
 from tests.integration.ingest.harness import SITE, IngestStack, body, sqs_record, upsert

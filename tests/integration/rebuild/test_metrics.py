@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from sitemap_updater.page.model import Page
-from tests.helpers.files import urlset_file
 from sitemap_updater.store.spaces import shard_file_key
+from tests.helpers.files import urlset_file
 from tests.integration.rebuild.conftest import BUCKET, SITE, STATE_TABLE, Aws, page
 
 NAMESPACE = "SitemapUpdaterTest"

@@ -11,8 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from lxml import etree
 
-from sitemap_updater.page.model import Page
-from sitemap_updater.page.model import News, Publication
+from sitemap_updater.page.model import News, Page, Publication
 from tests.integration.rebuild.conftest import Aws, page
 from tests.integration.rebuild.test_publish_economy import service
 

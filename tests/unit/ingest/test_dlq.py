@@ -16,7 +16,7 @@ from sitemap_updater.ingest.dlq import (
     render_value,
     sendable,
 )
-from sitemap_updater.ingest.judge import MISSING, Rejection
+from sitemap_updater.ingest.rejection import MISSING, Rejection
 
 
 def test_describe_names_index_field_value_and_rule() -> None:

@@ -15,7 +15,7 @@ from sitemap_updater.ingest.dlq import (
     rejection_kinds,
     rejections_attribute,
 )
-from sitemap_updater.ingest.judge import MISSING, Rejection
+from sitemap_updater.ingest.rejection import MISSING, Rejection
 
 RULE = "must be a W3C datetime"
 

@@ -10,15 +10,14 @@ from typing import Any
 import pytest
 
 from sitemap_updater.ingest.judge import (
-    MISSING,
     Change,
     Judged,
     Judgement,
-    Rejection,
     is_event,
     judge_message,
     unjudgeable,
 )
+from sitemap_updater.ingest.rejection import MISSING, Rejection
 from sitemap_updater.page.order import event_key
 from sitemap_updater.sites import Sites
 

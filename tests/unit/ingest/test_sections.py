@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitemap_updater.ingest.judge import Change, Judged, Rejection, judge_message
+from sitemap_updater.ingest.judge import Change, Judged, judge_message
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.protocol.errors import InvalidSectionError
 from sitemap_updater.sections import (
     DEFAULT_SECTION,

@@ -8,7 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from sitemap_updater.ingest.judge import MISSING, Change, Rejection
+from sitemap_updater.ingest.judge import Change
+from sitemap_updater.ingest.rejection import MISSING, Rejection
 from sitemap_updater.page.model import Alternate, Image, Page
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL

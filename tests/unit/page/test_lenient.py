@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.ingest.judge import MISSING, judge_listing
+from sitemap_updater.ingest.listing import judge_listing
+from sitemap_updater.ingest.rejection import MISSING
 from sitemap_updater.page.model import Alternate, Image, Page
 from sitemap_updater.page.normalize import Repaired
 from sitemap_updater.protocol.errors import SitemapError

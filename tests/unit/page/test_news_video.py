@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from sitemap_updater.ingest.judge import MISSING, Change, Rejection
+from sitemap_updater.ingest.judge import Change
+from sitemap_updater.ingest.rejection import MISSING, Rejection
 from sitemap_updater.page.model import (
     DEPRECATED_NEWS_TAGS,
     DEPRECATED_VIDEO_TAGS,

@@ -18,7 +18,8 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs ship for it
 import msgspec
 import pytest
 
-from sitemap_updater.ingest.judge import Rejection, judge_message
+from sitemap_updater.ingest.judge import judge_message
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.page.model import MAX_ARRAY_CHANGES, decode_changes, decode_event
 from sitemap_updater.page.schema import message_schema
 from sitemap_updater.protocol.limits import MAX_IMAGES_PER_URL

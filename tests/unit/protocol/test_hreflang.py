@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.ingest.judge import Rejection
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.page.model import Alternate
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.languages import registry

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_updater.ingest.judge import Rejection
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.errors import InvalidUrlError, UrlLengthError
 from sitemap_updater.protocol.index import render_index

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from sitemap_updater.config import ConfigError, IngestConfig
-from sitemap_updater.ingest.judge import Change, Rejection
+from sitemap_updater.ingest.judge import Change
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import media_hosts_of
 from tests.helpers.pages import judge_sent

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.ingest.judge import Change, Rejection
+from sitemap_updater.ingest.judge import Change
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.protocol.errors import ForeignHostError, InvalidUrlError
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import Sites, sites_of

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemap_updater.ingest.judge import Rejection
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.protocol.errors import InvalidUrlError, UrlLengthError
 from sitemap_updater.protocol.limits import MAX_LOC_LENGTH, MAX_URL_TEXT_LENGTH
 from sitemap_updater.protocol.urls import Site, normalize_url

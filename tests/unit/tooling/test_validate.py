@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater.ingest.judge import judge_listing
+from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.page.render import url_element
 from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.urls import Site

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from sitemap_updater.ingest.judge import judge_listing
+from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import Sites

@@ -169,7 +169,8 @@ def iter_source_rows(
 
     Sitemaps and CSV files give :class:`Listing` records, JSONL files :class:`BodyLine`
     records; both may give :class:`Problem` records and notes. Raises :class:`SourceError`
-    when the source as a whole cannot be read. ``csv_format``: how to read a CSV source (default: from its header).
+    when the source as a whole cannot be read. ``csv_format``: how to read a CSV source
+    (default: from its header).
     """
     policy = policy or SourcePolicy()
     return _with_children(iter_source_items(location, policy, csv_format), policy)

@@ -181,8 +181,8 @@ class Backfill:
                 self.stats.read += judged.read
                 for problem in judged.problems:
                     self._problem(problem)
-                for record in judged.records:
-                    state.add(record)
+                for change in judged.records:
+                    state.add(change)
                 if self._progress is not None:
                     self._progress(judged.read)
             for page in state.pages():

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
-from sitemap_updater.ingest.judge import MISSING, Change, judge_listing, judge_message
+from sitemap_updater.ingest.judge import Change, judge_message
+from sitemap_updater.ingest.listing import judge_listing
+from sitemap_updater.ingest.rejection import MISSING
 from sitemap_updater.page.normalize import Repaired
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.rebuild.inputs.spools import record_of

@@ -26,7 +26,7 @@ from typing import Final
 
 from lxml import etree
 
-from sitemap_updater.ingest.judge import judge_listing
+from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.page.normalize import Repaired
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.limits import SITEMAP_NS

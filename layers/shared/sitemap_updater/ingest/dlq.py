@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
-from sitemap_updater.ingest.judge import MISSING, Rejection
+from sitemap_updater.ingest.rejection import MISSING, Rejection
 from sitemap_updater.protocol.escape import forbidden_chars
 
 if TYPE_CHECKING:

@@ -18,14 +18,12 @@ in an array message every change is judged alone.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from datetime import datetime
-from functools import cache
 from typing import Any, Final, Literal
 
 import msgspec
 
+from sitemap_updater.ingest.rejection import Rejection, json_rule, rejection_of
 from sitemap_updater.page.model import (
     MAX_ARRAY_CHANGES,
     Delete,
@@ -34,12 +32,11 @@ from sitemap_updater.page.model import (
     SentChange,
     decode_changes,
 )
-from sitemap_updater.page.normalize import Drops, normalize_page
+from sitemap_updater.page.normalize import normalize_page
 from sitemap_updater.page.order import (
     check_instant,
     delete_digest,
     event_key,
-    listing_time,
     page_digest,
     parse_instant,
 )
@@ -61,42 +58,6 @@ ROOMY_MESSAGE: Final = (MAX_ITEM_BYTES - WRITER_ALLOWANCE_BYTES - _OWN_BYTES) //
 #: Keys that mark an EventBridge envelope, and those of a change it never has at its top level.
 _EVENTBRIDGE_KEYS: Final = frozenset({"detail", "detail-type"})
 _CHANGE_KEYS: Final = frozenset({"action", "url"})
-_PATH: Final = re.compile(r" - at `\$(.*)`$")
-_INDEX: Final = re.compile(r"\[(\d+)\]")
-#: An element of a list named in a rule (``alternates[0] names it already``).
-_ELEMENT: Final = re.compile(r"\b[a-z_]+\[\d+\]")
-_MISSING_FIELD: Final = re.compile(r"Object missing required field `([^`]+)`")
-_EXPECTED: Final = re.compile(r"Expected `([^`]+)`(?:, got `([^`]+)`)?(.*)")
-_KINDS: Final = {
-    "str": "a string",
-    "int": "an integer",
-    "float": "a number",
-    "bool": "true or false",
-    "array": "an array",
-    "object": "an object",
-    "null": "null",
-}
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "(missing)"
-
-
-#: The value of a rejection for a field that is absent.
-MISSING: Final = _Missing()
-
-
-class Rejection(msgspec.Struct, frozen=True, gc=False):
-    """Why a message, or one change of an array message, can never be applied: ``index`` is the
-    change's place in an array (``None``: the message, or its one change), ``raw`` the change as
-    sent."""
-
-    index: int | None
-    field: str
-    value: object
-    rule: str
-    raw: object = None
 
 
 class Change(msgspec.Struct, frozen=True, gc=False):
@@ -229,7 +190,7 @@ def _judge_untyped(text: str, *, sent_at: datetime, sites: Sites, now: datetime)
     except msgspec.ValidationError:  # a number the decoder cannot hold
         return _invalid(text, "must be JSON whose integers fit in 64 bits")
     except msgspec.DecodeError as error:
-        return _invalid(text, _json_rule(text, str(error)))
+        return _invalid(text, json_rule(text, str(error)))
     except RecursionError:
         return _invalid(text, "must be JSON nested less deeply than the decoder allows")
     length = len(text)
@@ -268,7 +229,7 @@ def _judge_object(
     try:
         sent = msgspec.convert(obj, SentChange)
     except msgspec.ValidationError as error:
-        return _rejection(error, obj, index, "")
+        return rejection_of(error, obj, index, "")
     return judge_change(
         sent, default_time=sent_at, sites=sites, now=now, index=index, raw=obj, length=length
     )
@@ -278,7 +239,7 @@ def _judge_event(obj: dict[str, Any], sites: Sites, now: datetime, length: int) 
     try:
         event = msgspec.convert(obj, EventBridgeEvent)
     except msgspec.ValidationError as error:
-        return _rejection(error, obj, None, "")
+        return rejection_of(error, obj, None, "")
     try:
         moment = datetime.fromisoformat(event.time)
     except ValueError:
@@ -291,194 +252,3 @@ def _judge_event(obj: dict[str, Any], sites: Sites, now: datetime, length: int) 
         event.detail, default_time=time, sites=sites, now=now, raw=obj, prefix="detail.",
         length=length,
     )  # fmt: skip
-
-
-# -- what the decoder said -------------------------------------------------------------------
-
-
-def _json_rule(text: str, message: str) -> str:
-    """The rule a text that is not JSON breaks, at the line and column of msgspec's byte offset."""
-    reason = message.removeprefix("JSON is malformed: ")
-    found = re.search(r" \(byte (\d+)\)$", reason)
-    if found is None:
-        return f"must be JSON ({reason[:1].lower()}{reason[1:]})"
-    head = text.encode("utf-8")[: int(found[1])].decode("utf-8", "replace")
-    line, column = head.count("\n") + 1, len(head) - head.rfind("\n")
-    return f"must be JSON ({reason[: found.start()]} at line {line} column {column})"
-
-
-def _value_at(obj: object, path: Iterable[str | int]) -> object:
-    for step in path:
-        try:
-            obj = obj[step]  # type: ignore[index]
-        except (KeyError, IndexError, TypeError):
-            return MISSING
-    return obj
-
-
-def _steps(path: str) -> list[str | int]:
-    """``.alternates[0].href`` as ``["alternates", 0, "href"]``."""
-    steps: list[str | int] = []
-    for part in filter(None, path.split(".")):
-        name, *indexes = _INDEX.split(part)
-        if name:
-            steps.append(name)
-        steps += [int(i) for i in indexes if i]
-    return steps
-
-
-def _field(steps: list[str | int]) -> str:
-    text = ""
-    for step in steps:
-        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
-    return text
-
-
-def _rule(message: str) -> str:
-    """A decoder's message as the rule a value breaks."""
-    expected = _EXPECTED.fullmatch(message)
-    if expected is None:
-        if message.startswith("Invalid value"):
-            return "must be one of the values the contract lists"
-        return message[0].lower() + message[1:]
-    kinds, got, bound = expected.groups()
-    if got is not None:
-        names = [_KINDS.get(kind.strip(), kind.strip()) for kind in kinds.split("|")]
-        names = [name for name in names if name != "null"] or names
-        return f"must be {' or '.join(names)} (not {_KINDS.get(got, got)})"
-    bound = bound.strip()
-    for sign, words in ((">=", "at least"), ("<=", "at most")):
-        if f"of length {sign}" in bound:
-            count = bound.rsplit(" ", 1)[1]
-            unit = "character" if kinds == "str" else "item"
-            return f"must have {words} {count} {unit}{'' if count == '1' else 's'}"
-        if bound.startswith(sign):
-            return f"must be {words} {bound[len(sign) :].strip()}"
-    return f"must be {_KINDS.get(kinds, kinds)} {bound}".strip()
-
-
-def _rejection(
-    error: msgspec.ValidationError, raw: object, index: int | None, prefix: str
-) -> Rejection:
-    """The rejection of a value the typed decoder refused: its field, its value, its rule."""
-    message = str(error)
-    located = _PATH.search(message)
-    steps = _steps(located[1]) if located else []
-    message = message[: located.start()] if located else message
-    missing = _MISSING_FIELD.fullmatch(message)
-    if missing is not None:
-        return Rejection(index, prefix + _field([*steps, missing[1]]), MISSING, "is required", raw)
-    field = _field(steps) or "change"
-    value = _value_at(raw, steps)
-    if steps and steps[-1] == "action":
-        return Rejection(index, prefix + field, value, "must be upsert or delete", raw)
-    choices = _choices(_declared(), steps) if message.startswith("Invalid enum value") else []
-    rule = f"must be one of {', '.join(choices)}" if choices else _rule(message)
-    return Rejection(index, prefix + field, value, rule, raw)
-
-
-@cache
-def _declared() -> tuple[msgspec.inspect.Type, ...]:
-    """The declarations a decoder's path starts from (read once a rejection needs them)."""
-    return msgspec.inspect.multi_type_info([SentChange, EventBridgeEvent])
-
-
-def _choices(kinds: Iterable[msgspec.inspect.Type], steps: list[str | int]) -> list[str]:
-    """The values of the ``Literal`` that one of ``kinds`` declares at ``steps`` (none: no
-    literal is declared there)."""
-    inspect = msgspec.inspect
-    for kind in kinds:
-        while isinstance(kind, inspect.Metadata):
-            kind = kind.type
-        if isinstance(kind, inspect.UnionType):
-            found = _choices(kind.types, steps)
-        elif not steps:
-            found = [str(v) for v in kind.values] if isinstance(kind, inspect.LiteralType) else []
-        elif isinstance(kind, inspect.StructType):
-            found = _choices([f.type for f in kind.fields if f.encode_name == steps[0]], steps[1:])
-        elif isinstance(kind, inspect.ListType | inspect.VarTupleType):
-            found = _choices([kind.item_type], steps[1:]) if isinstance(steps[0], int) else []
-        else:
-            found = []
-        if found:
-            return found
-    return []
-
-
-#: Where each element a lenient judgement kept was in the list given, by list.
-Positions = dict[str, list[int]]
-
-
-def _lenient_fields(fields: dict[str, Any], drops: Drops) -> tuple[Page, Positions]:
-    """The page of a listing's raw fields (the wire names and forms of ``page.model``), each
-    field or element of the wrong type or over a bound left out and noted in ``drops``, and
-    where each element kept was given; raises the :class:`SitemapError` of a listing without a
-    usable url."""
-    fields = {name: list(v) if isinstance(v, list) else v for name, v in fields.items()}
-    positions = {name: list(range(len(v))) for name, v in fields.items() if isinstance(v, list)}
-    while True:
-        try:
-            # a sitemap's values are text: numbers and flags are read from it (lax)
-            return msgspec.convert(fields, Page, strict=False), positions
-        except msgspec.ValidationError as error:
-            rejection = _rejection(error, fields, None, "")
-            located = _PATH.search(str(error))
-            steps = _steps(located[1]) if located else []
-            if not steps or steps[0] == "url":
-                raise SitemapError(rejection.field, rejection.value, rejection.rule) from None
-            name = str(steps[0])
-            value = fields.get(name)
-            field = _renumbered(rejection.field, positions)
-            drops.append(SitemapError(field, rejection.value, rejection.rule))
-            if isinstance(value, list) and len(steps) == 1 and "length <= " in str(error):
-                most = int(str(error).split("length <= ")[1].split()[0])
-                fields[name], positions[name] = value[:most], positions[name][:most]
-            elif isinstance(value, list) and len(steps) > 1 and isinstance(steps[1], int):
-                del value[steps[1]], positions[name][steps[1]]
-            else:
-                fields.pop(name, None)
-
-
-def _renumbered(field: str, positions: Positions) -> str:
-    """``field`` (``alternates[1].href``) with its index the element's place in the list given."""
-    name, bracket, rest = field.partition("[")
-    index, _, tail = rest.partition("]")
-    if not bracket or not index.isdigit() or name not in positions:
-        return field
-    kept = positions[name]
-    place = int(index)
-    return f"{name}[{kept[place] if place < len(kept) else place}]{tail}"
-
-
-def judge_listing(
-    fields: dict[str, Any], *, sites: Sites, now: datetime, drops: Drops | None
-) -> Change:
-    """A page a reader found in a sitemap or spreadsheet, given as its raw fields (the wire names
-    and forms of ``page.model``, values as text where the source has only text). Leniently (a
-    ``drops`` list): each field or element that breaks a rule is left out and its error appended
-    to ``drops`` (``page.normalize``), the page kept, and only the url's error is raised.
-    Strictly (``drops`` ``None``, as ``validate`` judges): the :class:`SitemapError` of the first
-    rule broken is raised. Its event time is its lastmod's (``page.order.listing_time``)."""
-    if drops is None:
-        try:
-            given = msgspec.convert(fields, Page, strict=False)
-        except msgspec.ValidationError as error:
-            rejection = _rejection(error, fields, None, "")
-            raise SitemapError(rejection.field, rejection.value, rejection.rule) from None
-        positions: Positions = {}
-    else:
-        given, positions = _lenient_fields(fields, drops)
-    url = normalize_url(given.url, field="url")
-    site = sites.owner(url, field="url", value=given.url)
-    first = len(drops or ())
-    page = normalize_page(given, url, site, now, drops)
-    for i in range(first, len(drops or ())):
-        assert drops is not None
-        dropped = drops[i].at(_renumbered(drops[i].field, positions))
-        rule = _ELEMENT.sub(lambda found: _renumbered(found[0], positions), dropped.rule)
-        drops[i] = (
-            dropped if rule == dropped.rule else SitemapError(dropped.field, dropped.value, rule)
-        )
-    digest = page_digest(page, None)
-    at = listing_time(page.lastmod, now)
-    return Change(None, "upsert", url, page, at, digest, event_key(at, "upsert", digest))

@@ -30,7 +30,8 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
 from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe
-from sitemap_updater.ingest.judge import Change, Rejection, judge_message, unjudgeable
+from sitemap_updater.ingest.judge import Change, judge_message, unjudgeable
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.observability import logger, metrics, traced_method
 from sitemap_updater.printable import printable
 from sitemap_updater.sites import Sites

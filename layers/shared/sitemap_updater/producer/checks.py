@@ -12,7 +12,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sitemap_updater.ingest.dlq import describe
-from sitemap_updater.ingest.judge import Rejection, judge_message
+from sitemap_updater.ingest.judge import judge_message
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.sites import Sites
 
 if TYPE_CHECKING:
