@@ -53,7 +53,7 @@ lock-check: $(UV)
 
 # What the AWS-managed Powertools layer ships (layers/shared/powertools-layer.txt): the shared
 # layer's requirement file leaves it out, whatever the layer group's packages require.
-POWERTOOLS_LAYER := $(shell grep -v '^\#' layers/shared/powertools-layer.txt)
+POWERTOOLS_LAYER = $(shell grep -v '^\#' layers/shared/powertools-layer.txt)
 
 # Re-resolves uv.lock (LOCK_ARGS="--upgrade-package X" to move X on), then writes the two
 # requirement files that pip reads from it: uv's own, and the shared layer's for `sam build`.

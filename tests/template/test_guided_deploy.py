@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 from click.testing import CliRunner
 from samcli.cli.main import cli
@@ -89,6 +90,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Depl
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    # SAM CLI sets boto3's default session for its own clients: the test's ends with it
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
     deploys = Deploys()
 
     def package(context: PackageContext) -> None:
