@@ -51,6 +51,10 @@ lock-check: $(UV)
 	  echo "uv.lock is out of date with pyproject.toml: run 'make lock' and commit uv.lock," \
 	    "requirements-uv.txt and layers/shared/requirements.txt" >&2; exit 1; }
 
+# What the AWS-managed Powertools layer ships (layers/shared/powertools-layer.txt): the shared
+# layer's requirement file leaves it out, whatever the layer group's packages require.
+POWERTOOLS_LAYER = $(shell grep -v '^\#' layers/shared/powertools-layer.txt)
+
 # Re-resolves uv.lock (LOCK_ARGS="--upgrade-package X" to move X on), then writes the two
 # requirement files that pip reads from it: uv's own, and the shared layer's for `sam build`.
 lock: $(UV)
@@ -60,10 +64,11 @@ lock: $(UV)
 	    --no-header; } > requirements-uv.txt
 	{ echo "# Installed into the shared layer by sam build (layers/shared/Makefile, arm64)."; \
 	  echo "# The layer group of pyproject.toml as uv.lock pins it. Written by make lock: do not edit."; \
-	  echo "# boto3 comes with the Lambda runtime; Powertools, pydantic and the X-Ray SDK come from the"; \
+	  echo "# boto3 comes with the Lambda runtime, and what powertools-layer.txt lists with the"; \
 	  echo "# AWS-managed Powertools layer (see template.yaml). Only what neither provides is listed here."; \
 	  $(UV_ENV) $(UV) export --frozen --only-group layer --no-emit-project --no-annotate \
-	    --no-header; } > layers/shared/requirements.txt
+	    --no-header $(foreach name,$(POWERTOOLS_LAYER),--no-emit-package $(name)); \
+	} > layers/shared/requirements.txt
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

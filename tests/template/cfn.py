@@ -3,8 +3,9 @@
 - `load_template()` parses the YAML with its short intrinsic tags (`!Ref`, `!Sub`, `!If`, ...) into
   the long JSON form (`{"Ref": ...}`, `{"Fn::Sub": ...}`), as plain dicts and lists.
 - `sam_transform()` applies the SAM transform with aws-sam-translator, without AWS credentials.
-- `Resolver` evaluates parameters, conditions and intrinsic functions far enough to read the
-  values the functions get (resources become `<LogicalId>` / `<LogicalId.Attribute>`).
+- `Resolver` evaluates parameters, conditions and intrinsic functions (mappings included) far
+  enough to read the values the functions get (resources become `<LogicalId>` /
+  `<LogicalId.Attribute>`).
 """
 
 from __future__ import annotations
@@ -157,6 +158,9 @@ class Resolver:
             if fn == "Fn::Select":
                 index, items = arg
                 return self.value(items)[int(self.value(index))]
+            if fn == "Fn::FindInMap":
+                mapping, top, second = (self.value(a) for a in arg)
+                return self.template["Mappings"][mapping][top][second]
         return {k: v for k, v in ((k, self.value(v)) for k, v in expr.items()) if v is not None}
 
     def _ref(self, name: str) -> Any:

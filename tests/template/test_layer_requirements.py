@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import sys
 import tomllib
-from dataclasses import dataclass
 from importlib.metadata import packages_distributions
 from pathlib import Path
 from typing import Any
@@ -20,40 +19,25 @@ from packaging.requirements import Requirement
 from packaging.tags import Tag, compatible_tags, cpython_tags
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
+from tests.template.cfn import load_template
+from tests.template.layer import (
+    LAYER_FILE,
+    RUNTIME,
+    Pin,
+    parse_requirements,
+    powertools_layer,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 LOCK = tomllib.loads((ROOT / "uv.lock").read_text(encoding="utf-8"))
-LAYER_FILE = ROOT / "layers" / "shared" / "requirements.txt"
 
 # Each requirement file and the dependency group of pyproject.toml it is written from.
 FILES = {"layer": LAYER_FILE, "bootstrap": ROOT / "requirements-uv.txt"}
 
-# Distributions the layer's code may import without installing them: boto3 and botocore come
-# with the Lambda runtime, the rest with the AWS-managed Powertools layer (template.yaml).
-PROVIDED_ON_LAMBDA = {"boto3", "botocore", "aws-lambda-powertools", "pydantic", "aws-xray-sdk"}
-
-
-@dataclass(frozen=True)
-class Pin:
-    name: str
-    version: str
-    hashes: frozenset[str]
-
-
-def parse_requirements(path: Path) -> set[Pin]:
-    """The `name==version ; marker --hash=...` lines of a pip requirement file."""
-    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
-    pins: set[Pin] = set()
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        spec, *options = line.split(" --hash=")
-        requirement = Requirement(spec.strip())
-        (specifier,) = requirement.specifier
-        assert specifier.operator == "==", f"{path.name}: {line.strip()} is not pinned"
-        hashes = frozenset(option.strip() for option in options)
-        pins.add(Pin(canonicalize_name(requirement.name), specifier.version, hashes))
-    return pins
+#: Distributions the layer's code may import without installing them: the Lambda runtime's and
+#: the AWS-managed Powertools layer's (template.yaml).
+PROVIDED_ON_LAMBDA = RUNTIME | powertools_layer()[1]
 
 
 def locked(name: str) -> list[dict[str, Any]]:
@@ -92,11 +76,31 @@ def artifact_hashes(package: dict[str, Any]) -> frozenset[str]:
 
 @pytest.mark.parametrize("group", sorted(FILES))
 def test_requirement_file_is_its_group_as_uv_lock_pins_it(group: str) -> None:
+    # the layer's leaves out what the Powertools layer ships (make lock, --no-emit-package)
+    left_out = powertools_layer()[1] if group == "layer" else set()
     expected = {
         Pin(canonicalize_name(p["name"]), p["version"], artifact_hashes(p))
         for p in group_closure(group)
+        if canonicalize_name(p["name"]) not in left_out
     }
     assert parse_requirements(FILES[group]) == expected, "run make lock, then commit its files"
+
+
+def test_the_layer_ships_nothing_the_powertools_layer_ships() -> None:
+    """Lambda merges the Powertools layer after the shared one, so a package both shipped would
+    run in the Powertools layer's version, not in the one uv.lock pins and the tests ran."""
+    version, powertools = powertools_layer()
+    # the list describes the layer version the template deploys
+    assert load_template()["Parameters"]["PowertoolsLayerVersion"]["Default"] == version
+    shipped = {pin.name for pin in parse_requirements(LAYER_FILE)}
+    assert shipped, "the layer installs nothing: the comparison would be vacuous"
+    assert shipped & powertools == set()
+    assert shipped & RUNTIME == set()
+    # what the shipped packages require is shipped too, or comes with Lambda or Powertools
+    needed = {canonicalize_name(p["name"]) for p in group_closure("layer")}
+    assert needed - shipped - powertools - RUNTIME == set()
+    # and some of it does come from Powertools (google-auth's cryptography): the list matters
+    assert needed & powertools
 
 
 def test_layer_packages_are_runtime_dependencies_of_the_project() -> None:

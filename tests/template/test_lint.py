@@ -28,7 +28,9 @@ def test_samconfig_deploys_with_template_defaults_and_asks_only_the_site() -> No
     assert config["default"]["global"]["parameters"]["region"] == "us-east-1"
     assert deploy["capabilities"] == "CAPABILITY_IAM"
     assert deploy["resolve_s3"] is True
-    assert deploy["confirm_changeset"] is True
+    # "Deploy this changeset? [y/N]" takes Enter for No: the deploy does not ask it
+    # (tests/template/test_guided_deploy.py runs the deploy through to its execution)
+    assert deploy["confirm_changeset"] is False
     # No overrides pinned here: every parameter but SiteUrl keeps its template default.
     assert "parameter_overrides" not in deploy
     params = load_template()["Parameters"]

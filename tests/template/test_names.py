@@ -53,12 +53,20 @@ LIMITS = {
         64,
         "https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_CachePolicyConfig.html",
     ),
+    ("AWS::Lambda::LayerVersion", "LayerName"): (
+        140,
+        "https://docs.aws.amazon.com/lambda/latest/api/API_PublishLayerVersion.html",
+    ),
     # Nor for a response headers policy name: held to the same 64.
     ("AWS::CloudFront::ResponseHeadersPolicy", "ResponseHeadersPolicyConfig.Name"): (
         64,
         "https://docs.aws.amazon.com/cloudfront/latest/APIReference/API_ResponseHeadersPolicyConfig.html",
     ),
 }
+
+#: Types whose names are per region (a Lambda layer's), where the stack name is unique; the others
+#: are global to the account (CloudFront, dashboards) and carry the stack ID's UUID.
+REGIONAL = {"AWS::Lambda::LayerVersion"}
 
 
 def regions() -> list[str]:
@@ -152,8 +160,12 @@ def test_derived_names_fit_with_a_128_character_stack_name(
             name = resolver.value(expression)
             assert isinstance(name, str)
             assert len(name) <= limit, f"{logical_id}.{path} = {name!r} ({len(name)} > {limit})"
-            # Unique per stack: two stacks of the same name (other regions) get other names.
-            assert stack_id.rsplit("/", 1)[1] in name
+            if resource["Type"] in REGIONAL:
+                # Unique in its region, where a stack name is: no two stacks share it.
+                assert LONGEST_STACK_NAME in name
+            else:
+                # Unique per stack: two stacks of the same name (other regions) get other names.
+                assert stack_id.rsplit("/", 1)[1] in name
 
 
 # ---------------------------------------------------------------- sizes that grow with SiteUrl

@@ -29,13 +29,15 @@ from tests.template.cfn import (
 
 SITE = "https://www.example.com"
 POWERTOOLS = {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"}
-# What SAM attaches to a generated role: logs, X-Ray (no resource-level permissions exist for
-# PutTraceSegments), and for an SQS event the poller's receive/delete permissions.
+# What SAM attaches to a role it generates: logs and X-Ray (no resource-level permissions exist
+# for PutTraceSegments). Never the SQS poller's AWSLambdaSQSQueueExecutionRole, which receives
+# and deletes on every queue of the account: the ingest function has a role of its own.
 SAM_MANAGED = {
     "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
     "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
-    "arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole",
 }
+#: Each function's execution role, as the transformed template names it.
+ROLES = {"Ingest": "IngestRole", "Rebuild": "RebuildFunctionRole", "Observe": "ObserveFunctionRole"}
 
 
 @pytest.fixture(scope="module")
@@ -324,12 +326,61 @@ def test_queue_policy_denies_plain_http_and_admits_only_the_change_rule(
     assert rule["Condition"] == "UseEventBridgeRule"
     assert rule["Properties"]["EventBusName"] == {"Ref": "EventBusName"}
     assert cfn["Parameters"]["EventBusName"]["Default"] == "default"
+    # `source` and `detail-type` are whatever a PutEvents caller says; `account` is the one
+    # EventBridge sets to the caller's, so the rule forwards this account's events alone.
     assert rule["Properties"]["EventPattern"] == {
+        "account": [{"Ref": "AWS::AccountId"}],
         "source": [{"Ref": "EventSource"}],
         "detail-type": [{"Ref": "EventDetailType"}],
     }
     assert rule["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": ["Queue", "Arn"]}
     assert not Resolver(source, {"SiteUrl": SITE}).condition("UseEventBridgeRule")
+
+
+def test_an_event_the_queue_refuses_goes_to_a_dead_letter_queue_that_alarms(
+    cfn: Template, source: Template
+) -> None:
+    (target,) = cfn["Resources"]["ChangeEventRule"]["Properties"]["Targets"]
+    assert target["DeadLetterConfig"] == {
+        "Arn": {"Fn::GetAtt": ["ChangeEventDeadLetterQueue", "Arn"]}
+    }
+    dlq = cfn["Resources"]["ChangeEventDeadLetterQueue"]
+    assert dlq["Condition"] == "UseEventBridgeRule"
+    props = dlq["Properties"]
+    assert props["SqsManagedSseEnabled"] is True
+    # an event of EventBridge's largest (256 KB), which the ingest queue may refuse once its
+    # envelope is added, fits, with the attributes EventBridge adds
+    assert (
+        props["MaximumMessageSize"] > cfn["Resources"]["Queue"]["Properties"]["MaximumMessageSize"]
+    )
+    assert props["MessageRetentionPeriod"] == 14 * 24 * 3600
+    # only the rule may send there, over TLS
+    with_rule = Resolver(source, {"SiteUrl": SITE, "EventSource": "com.example.cms"})
+    policy = cfn["Resources"]["ChangeEventDeadLetterQueuePolicy"]
+    assert policy["Condition"] == "UseEventBridgeRule"
+    statements = with_rule.value(policy["Properties"]["PolicyDocument"]["Statement"])
+    assert [s["Effect"] for s in statements] == ["Deny", "Allow"]
+    assert statements[0]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    assert statements[1]["Principal"] == {"Service": "events.amazonaws.com"}
+    assert statements[1]["Action"] == "sqs:SendMessage"
+    assert statements[1]["Condition"] == {"ArnEquals": {"aws:SourceArn": "<ChangeEventRule.Arn>"}}
+    alarm = alarm_on(
+        cfn,
+        "ApproximateNumberOfMessagesVisible",
+        {"Fn::GetAtt": ["ChangeEventDeadLetterQueue", "QueueName"]},
+    )
+    assert (alarm["Threshold"], alarm["ComparisonOperator"]) == (0, "GreaterThanThreshold")
+    topic = "arn:aws:sns:us-east-1:123456789012:ops"
+    with_topic = Resolver(
+        source, {"SiteUrl": SITE, "EventSource": "com.example.cms", "AlarmTopicArn": topic}
+    )
+    assert with_topic.value(alarm)["AlarmActions"] == [topic]
+    conditioned = {
+        lid: r.get("Condition")
+        for lid, r in cfn["Resources"].items()
+        if "ChangeEventDeadLetterQueue" in json.dumps(r)
+    }
+    assert set(conditioned.values()) == {"UseEventBridgeRule"}, conditioned
 
 
 # ---------------------------------------------------------------- IAM
@@ -344,19 +395,73 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-@pytest.mark.parametrize("role", ["IngestFunctionRole", "RebuildFunctionRole"])
-def test_iam_statements_name_actions_and_resources(cfn: Template, role: str) -> None:
-    statements = role_statements(cfn, role)
+def unconditional(statements: list[Any]) -> list[dict[str, Any]]:
+    """The statements, each one granted under a condition (Fn::If) taken as granted."""
+    return [s["Fn::If"][1] if "Fn::If" in s else s for s in statements]
+
+
+@pytest.mark.parametrize("function", sorted(ROLES))
+def test_iam_statements_name_actions_and_resources(cfn: Template, function: str) -> None:
+    role = ROLES[function]
+    assert function_named(cfn, function)["Properties"]["Role"] == {"Fn::GetAtt": [role, "Arn"]}
+    statements = unconditional(role_statements(cfn, role))
     assert statements
     for s in statements:
-        assert s["Effect"] == "Allow"
         for action in as_list(s["Action"]):
             assert action != "*" and not action.endswith(":*"), action
         for resource in as_list(s["Resource"]):
-            assert resource != "*", s
-            assert set(referenced_ids(resource)) & set(cfn["Resources"]), s
-    managed = set(cfn["Resources"][role]["Properties"]["ManagedPolicyArns"])
+            if resource == "*":  # X-Ray alone has no resource-level permissions
+                assert {a.split(":")[0] for a in as_list(s["Action"])} == {"xray"}, s
+                continue
+            # a resource of the stack's, or one a parameter names (an engine's secret)
+            assert set(referenced_ids(resource)) & (
+                set(cfn["Resources"]) | set(cfn["Parameters"])
+            ), s
+    managed = set(cfn["Resources"][role]["Properties"].get("ManagedPolicyArns", []))
     assert managed <= SAM_MANAGED
+
+
+def test_the_ingest_role_is_its_own_and_grants_its_resources_alone(
+    cfn: Template, source: Template
+) -> None:
+    role = cfn["Resources"]["IngestRole"]["Properties"]
+    assert "ManagedPolicyArns" not in role
+    (trust,) = role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust == {
+        "Effect": "Allow",
+        "Principal": {"Service": "lambda.amazonaws.com"},
+        "Action": "sts:AssumeRole",
+    }
+    granted = {
+        (a, json.dumps(s["Resource"], sort_keys=True))
+        for s in unconditional(role_statements(cfn, "IngestRole"))
+        for a in as_list(s["Action"])
+    }
+    on = lambda logical, attribute: json.dumps({"Fn::GetAtt": [logical, attribute]})  # noqa: E731
+    assert granted == {
+        ("dynamodb:PutItem", on("Table", "Arn")),
+        ("sqs:SendMessage", on("DeadLetterQueue", "Arn")),
+        # what the SQS event source does with the function's role, on its own queue alone
+        ("sqs:ReceiveMessage", on("Queue", "Arn")),
+        ("sqs:DeleteMessage", on("Queue", "Arn")),
+        ("sqs:GetQueueAttributes", on("Queue", "Arn")),
+        # its own log group (the Arn ends in ":*", every stream of it)
+        ("logs:CreateLogStream", on("IngestLogGroup", "Arn")),
+        ("logs:PutLogEvents", on("IngestLogGroup", "Arn")),
+        ("xray:PutTraceSegments", '"*"'),
+        ("xray:PutTelemetryRecords", '"*"'),
+    }
+    # the function logs to that group, and traces only with Tracing=Active
+    logging = function_named(cfn, "Ingest")["Properties"]["LoggingConfig"]
+    assert logging["LogGroup"] == {"Ref": "IngestLogGroup"}
+    for tracing, traced in (("Active", True), ("PassThrough", False)):
+        resolver = Resolver(source, {"SiteUrl": SITE, "Tracing": tracing})
+        actions = {
+            a
+            for s in resolver.value(role_statements(cfn, "IngestRole"))
+            for a in as_list(s["Action"])
+        }
+        assert ("xray:PutTraceSegments" in actions) is traced
 
 
 def actions_on(cfn: Template, role: str, resource: Any) -> set[str]:
@@ -371,15 +476,15 @@ def actions_on(cfn: Template, role: str, resource: Any) -> set[str]:
 def test_table_actions_are_granted_on_the_tables_and_the_stream_only(cfn: Template) -> None:
     # Which actions: tests/template/test_least_privilege.py derives them from the code.
     stream_actions = {"dynamodb:DescribeStream", "dynamodb:GetShardIterator", "dynamodb:GetRecords"}
-    for role in ("IngestFunctionRole", "RebuildFunctionRole"):
-        for s in role_statements(cfn, role):
+    for role in ("IngestRole", "RebuildFunctionRole"):
+        for s in unconditional(role_statements(cfn, role)):
             actions = set(as_list(s["Action"]))
             if not any(a.startswith("dynamodb:") for a in actions):
                 continue
             if actions & stream_actions:
                 assert role == "RebuildFunctionRole" and actions <= stream_actions, s
                 assert s["Resource"] == {"Fn::GetAtt": ["Table", "StreamArn"]}, s
-            elif role == "IngestFunctionRole":
+            elif role == "IngestRole":
                 assert s["Resource"] == {"Fn::GetAtt": ["Table", "Arn"]}, s
             else:
                 assert s["Resource"] in (
@@ -388,11 +493,17 @@ def test_table_actions_are_granted_on_the_tables_and_the_stream_only(cfn: Templa
                 ), s
 
 
-def test_ingest_may_send_only_to_the_dlq(cfn: Template) -> None:
-    sends = [s for s in role_statements(cfn, "IngestFunctionRole") if "sqs:" in str(s["Action"])]
+def test_ingest_may_send_only_to_the_dlq_and_poll_only_its_queue(cfn: Template) -> None:
+    statements = unconditional(role_statements(cfn, "IngestRole"))
+    sqs = [s for s in statements if "sqs:" in str(s["Action"])]
+    sends = [s for s in sqs if "sqs:SendMessage" in as_list(s["Action"])]
     assert len(sends) == 1
     assert sends[0]["Action"] == "sqs:SendMessage"
     assert sends[0]["Resource"] == {"Fn::GetAtt": ["DeadLetterQueue", "Arn"]}
+    others = [s for s in sqs if s not in sends]
+    assert {json.dumps(s["Resource"]) for s in others} == {
+        json.dumps({"Fn::GetAtt": ["Queue", "Arn"]})
+    }
 
 
 def rebuild_grants(source: Template, cfn: Template, **overrides: str) -> dict[str, set[str]]:
@@ -656,12 +767,83 @@ def test_alarms_watch_dlq_depth_message_age_and_rebuild_errors(
     assert age["Threshold"] == {"Ref": "OldestMessageAgeAlarmSeconds"}
     errors = alarm_on(cfn, "Errors", {"Ref": "RebuildFunction"})
     assert (errors["Namespace"], errors["Threshold"]) == ("AWS/Lambda", 0)
+    ingest_errors = alarm_on(cfn, "Errors", {"Ref": "IngestFunction"})
+    assert (ingest_errors["Namespace"], ingest_errors["Threshold"]) == ("AWS/Lambda", 0)
 
     topic = "arn:aws:sns:us-east-1:123456789012:ops"
-    for props in (dlq, age, errors):
+    for props in (dlq, age, errors, ingest_errors):
         assert Resolver(source, {"SiteUrl": SITE}).value(props).get("AlarmActions") is None
         with_topic = Resolver(source, {"SiteUrl": SITE, "AlarmTopicArn": topic}).value(props)
         assert with_topic["AlarmActions"] == [topic]
+
+
+SCHEDULE = re.compile(r"rate\((\d+) minutes?\)")
+
+
+@pytest.mark.parametrize(
+    ("schedule", "ok"),
+    [
+        ("rate(1 minute)", True),
+        ("rate(4 minutes)", True),
+        ("rate(15 minutes)", True),
+        ("rate(16 minutes)", False),
+        ("rate(1 hour)", False),
+        ("rate(1 minutes)", False),  # EventBridge wants "minute" for 1
+        ("cron(0/5 * * * ? *)", False),
+    ],
+)
+def test_a_missing_rebuild_is_a_failure_where_the_schedule_promises_one(
+    cfn: Template, schedule: str, ok: bool
+) -> None:
+    """The rebuild runs on a schedule: a period of its Errors alarm without a data point is a
+    run that did not happen, so missing data breaches, and every schedule the template accepts
+    starts a run in every such period. Ingest runs when changes come, so a quiet period is
+    not a fault there."""
+    rebuild = alarm_on(cfn, "Errors", {"Ref": "RebuildFunction"})
+    assert rebuild["TreatMissingData"] == "breaching"
+    assert rebuild["EvaluationPeriods"] == 1
+    pattern = cfn["Parameters"]["RebuildSchedule"]["AllowedPattern"]
+    assert re.fullmatch(pattern, cfn["Parameters"]["RebuildSchedule"]["Default"])
+    accepted = re.fullmatch(pattern, schedule) is not None
+    assert accepted is ok
+    if accepted:
+        found = SCHEDULE.fullmatch(schedule)
+        assert found is not None
+        assert int(found[1]) * 60 <= rebuild["Period"]
+    ingest = alarm_on(cfn, "Errors", {"Ref": "IngestFunction"})
+    assert ingest["TreatMissingData"] == "notBreaching"
+
+
+@pytest.mark.parametrize(
+    ("level", "lambdas"),
+    [("DEBUG", "DEBUG"), ("INFO", "INFO"), ("WARNING", "WARN"), ("ERROR", "ERROR")],
+)
+def test_lambdas_application_log_level_follows_log_level(
+    cfn: Template, level: str, lambdas: str
+) -> None:
+    """With the JSON log format Lambda drops every line below its application log level, so
+    each function's is LogLevel's, in Lambda's name of it (which Powertools reads back)."""
+    assert level in cfn["Parameters"]["LogLevel"]["AllowedValues"]
+    resolver = Resolver(load_template(), {"SiteUrl": SITE, "LogLevel": level})
+    for name in ROLES:
+        logging = function_named(cfn, name)["Properties"]["LoggingConfig"]
+        assert logging["LogFormat"] == "JSON"
+        assert resolver.value(logging["ApplicationLogLevel"]) == lambdas
+        env = function_named(cfn, name)["Properties"]["Environment"]["Variables"]
+        assert resolver.value(env["POWERTOOLS_LOG_LEVEL"]) == level
+    # every level LogLevel offers has its Lambda name
+    assert set(cfn["Parameters"]["LogLevel"]["AllowedValues"]) == set(
+        cfn["Mappings"]["LambdaLogLevel"]
+    )
+
+
+def test_the_shared_layer_is_named_after_the_stack(cfn: Template) -> None:
+    (layer,) = resources_of_type(cfn, "AWS::Lambda::LayerVersion").values()
+    name = layer["Properties"]["LayerName"]
+    one = Resolver(load_template(), {"SiteUrl": SITE}).value(name)
+    other = Resolver(load_template(), {"SiteUrl": SITE}, {"AWS::StackName": "another-site"})
+    assert one != other.value(name)
+    assert one.startswith(Resolver.PSEUDO["AWS::StackName"])
 
 
 def test_outputs_name_the_operational_endpoints(cfn: Template) -> None:
