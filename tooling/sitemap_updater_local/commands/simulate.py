@@ -2,8 +2,11 @@
 
 Its synopsis is in ``docs/cli.md``.
 
-Each line of a wave file is one raw SQS message body, sent as is (it may be invalid on purpose;
-empty lines are skipped; an empty wave file only runs the scheduled rebuild). For each wave, in
+Each line of a wave file is one raw SQS message body, sent as written (it may be invalid on
+purpose; empty lines are skipped; an empty wave file only runs the scheduled rebuild), but that
+a change without an ``occurred_at`` is given its place in the wave as its time, as ``build`` gives
+a line of a file (``page.order.file_time``): of two changes of a page the later line wins, through
+``simulate`` as through ``build``. For each wave, in
 order: send its messages, drain the queue completely
 through the emulated SQS event source mapping (retries and dead-lettering included), then run the
 scheduled rebuild until it reports that no dirty shard remains. The system runs on moto from
@@ -70,12 +73,14 @@ import contextlib
 import json
 import sys
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_key
 from sitemap_updater.ingest.dlq import reason_kinds
+from sitemap_updater.ingest.judge import is_event
+from sitemap_updater.page.order import file_time, instant_text
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.sections import SectionRules
@@ -161,6 +166,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
 
 
+def in_place(body: str, at: datetime) -> str:
+    """``body`` with ``at`` as the ``occurred_at`` of each change of it that names none (a body
+    that is not a change or an array of them is left as written)."""
+    try:
+        decoded = json.loads(body)
+    except ValueError:
+        return body
+    changes = decoded if isinstance(decoded, list) else [decoded]
+    if not changes or not all(isinstance(c, dict) and not is_event(c) for c in changes):
+        return body
+    if all(c.get("occurred_at") is not None for c in changes):
+        return body
+    for change in changes:
+        if change.get("occurred_at") is None:
+            change["occurred_at"] = instant_text(at)
+    return json.dumps(decoded, ensure_ascii=False)
+
+
 def read_wave(path: Path) -> list[str]:
     """The message bodies of a wave file: one per non-empty line, exactly as written."""
     with path.open(encoding="utf-8", errors="surrogateescape", newline="\n") as handle:
@@ -208,7 +231,10 @@ def simulate(
             if clock is not None and number > 0:
                 clock.advance(wave_gap)
             requests_seen = len(endpoint.requests) if endpoint else 0
-            refused = dep.send(bodies)
+            now = datetime.fromtimestamp(clock(), UTC) if clock is not None else datetime.now(UTC)
+            refused = dep.send(
+                [in_place(body, file_time(now, n)) for n, body in enumerate(bodies, 1)]
+            )
             drained = dep.drain()
             runs = dep.rebuild_until_clean(max_runs=50)
             new_dead = [d for d in dep.dead_letters() if d.message_id not in seen_dead]

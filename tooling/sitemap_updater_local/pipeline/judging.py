@@ -1,8 +1,8 @@
 """The records of a source judged into the URL items ingest would write, on worker processes.
 
 A JSONL line is a message, judged as ingest judges it (``ingest.judge.judge_message``); a change
-without a time of its own takes the start of the run plus one microsecond per record before it,
-as a queue would stamp the file sent in order, so the later of two lines of a page wins. A sitemap
+without a time of its own takes its place in the sources (``page.order.file_time``), so the later
+of two lines of a page wins. A sitemap
 or spreadsheet listing is judged leniently (``judge_listing``): a bad field or element is left out
 with a warning and the page kept (strictly, with ``lenient`` false, a bad single value costs the
 page); its event time is its lastmod, as the protocol makes it the time of the page's last change,
@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Final
 
 from sitemap_updater.ingest.judge import Change, judge_message
 from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.ingest.rejection import MISSING
 from sitemap_updater.page.normalize import Repaired
+from sitemap_updater.page.order import file_time
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.rebuild.inputs.spools import record_of
 from sitemap_updater.sites import Sites
@@ -124,14 +125,15 @@ def _judge_listing(judging: Judging, out: Judged, listing: Listing) -> None:
 def judge_work(judging: Judging, work: Block | Chunk) -> Judged:
     """Judge one block of JSONL lines or one chunk of records (safe on a worker process)."""
     out = Judged()
-    stamp = judging.now + timedelta(microseconds=work.seq)
+    position = work.seq
     if isinstance(work, Block):
         for line in body_texts(work.text(), work.name, work.first_line):
             out.read += 1
             if isinstance(line, Problem):
                 out.problems.append(line)
                 continue
-            stamp += timedelta(microseconds=1)
+            position += 1
+            stamp = file_time(judging.now, position)
             _judge_line(judging, out, f"{work.name}:{line[0]}", line[1], stamp)
         return out
     for record in work.records:
@@ -139,7 +141,8 @@ def judge_work(judging: Judging, work: Block | Chunk) -> Judged:
             out.problems.append(record)
             continue
         out.read += 1
-        stamp += timedelta(microseconds=1)
+        position += 1
+        stamp = file_time(judging.now, position)
         if isinstance(record, Problem):
             out.problems.append(record)
         elif isinstance(record, BodyLine):

@@ -13,9 +13,9 @@ rebuild trusting what the table holds. The key is a string compared as text::
 * the same change delivered again has the same key, and its write is a no-op.
 
 A change's event time is its ``occurred_at``, else the time its transport stamps on it
-(:class:`Stamps`: the SQS SentTimestamp, the EventBridge ``time``, the producer client's clock,
-the start of a ``build`` plus one microsecond per change before it), so of two changes of one page
-in one file the later one wins.
+(the SQS SentTimestamp, the EventBridge ``time``, the producer client's clock, :class:`Stamps`;
+in a file, :func:`file_time`: ``build``, ``backfill`` and ``simulate`` alike), so of two changes of
+one page in one file the later one wins.
 """
 
 from __future__ import annotations
@@ -110,6 +110,13 @@ def listing_time(lastmod: str | None, now: datetime) -> datetime:
         return EARLIEST
     moment = datetime.fromisoformat(lastmod)
     return min(moment if moment.tzinfo else moment.replace(tzinfo=UTC), now)
+
+
+def file_time(start: datetime, position: int) -> datetime:
+    """The event time of the ``position``-th change (from 1) of a file that names none: the
+    start of its run plus one microsecond per change before it, as a queue would stamp the file
+    sent in order, so that of two changes of a page in one file the later one wins."""
+    return start + TICK * position
 
 
 def instant_text(moment: datetime) -> str:
