@@ -128,7 +128,7 @@ with FunctionOutput().capture():
     from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.protocol.urls import Site
     from sitemap_updater.rebuild.inputs.spools import Spools
-    from sitemap_updater.rebuild.news.desk import is_news_key
+    from sitemap_updater.rebuild.news import is_news_key
     from sitemap_updater.rebuild.outputs.bucket import INDEX, SHARD_FILE
     from sitemap_updater.rebuild.patch import Recorded, patch_shard
     from sitemap_updater.rebuild.render import render_shard

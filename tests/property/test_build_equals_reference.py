@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
-from sitemap_updater.rebuild.news.desk import NewsDesk
+from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemap_updater.page.model import News, Page, Video
-from sitemap_updater.rebuild.news.desk import NewsDesk, is_news_key
+from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.rebuild.service import RebuildService

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.protocol.urlset import URLSET_FRAME_BYTES
-from sitemap_updater.rebuild.news.desk import NewsDesk
+from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.patch import Recorded, parse_published, patch_shard
 from sitemap_updater.rebuild.render import render_shard
 from sitemap_updater.sites import Sites

@@ -14,7 +14,7 @@ from sitemap_updater.config import (
     IngestConfig,
     RebuildConfig,
 )
-from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_endpoint
+from sitemap_updater.indexnow import IndexNowConfigError, check_endpoint
 from sitemap_updater.rebuild.outputs.bucket import MAX_AGE_SECONDS, kind_of
 from sitemap_updater.rebuild.request import wants_full_rebuild
 from tests.template.cfn import (

@@ -173,18 +173,16 @@ def _section_rules(env: Mapping[str, str]) -> SectionRules:
         raise ConfigError(f"environment variable {error}") from None
 
 
-# IndexNow is imported when the rebuild's settings are read: the ingest function reads only its
-# own, and its cold start does not pay for IndexNow's module.
-
-
 def _default_indexnow_endpoint() -> str:
-    from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
+    # here: the ingest function reads no IndexNow setting, and its cold start loads none
+    from sitemap_updater.indexnow import DEFAULT_ENDPOINT
 
     return DEFAULT_ENDPOINT
 
 
 def _indexnow_key(env: Mapping[str, str]) -> str:
-    from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_key
+    # here: the ingest function reads no IndexNow setting, and its cold start loads none
+    from sitemap_updater.indexnow import IndexNowConfigError, check_key
 
     key = env.get("INDEXNOW_KEY", "")
     try:
@@ -194,7 +192,8 @@ def _indexnow_key(env: Mapping[str, str]) -> str:
 
 
 def _indexnow_endpoint(env: Mapping[str, str]) -> str:
-    from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_endpoint
+    # here: the ingest function reads no IndexNow setting, and its cold start loads none
+    from sitemap_updater.indexnow import IndexNowConfigError, check_endpoint
 
     endpoint = _get(env, "INDEXNOW_ENDPOINT", _default_indexnow_endpoint())
     try:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from sitemap_updater.indexnow.pending import PENDING_KEY
+from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.stylesheet import XML_DECLARATION
 from sitemap_updater.protocol.urlset import URLSET_CLOSE, URLSET_ROOT, urlset_opening

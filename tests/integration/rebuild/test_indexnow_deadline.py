@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sitemap_updater.indexnow.protocol import IndexNowClient, Outcome
+from sitemap_updater.indexnow import IndexNowClient, Outcome
 from tests.helpers.drip_server import DripServer, http_answer
 
 KEY = "5b2d0c6e-indexnow-test"

@@ -97,7 +97,7 @@ def test_the_rebuild_loads_the_full_rebuild_s_scan_only_for_a_full_run() -> None
 def test_the_rebuild_loads_indexnow_s_sending_side_only_with_a_key() -> None:
     # IndexNow is off without a key (the default): its pending sets and their submission are
     # not imported; the rebuild makes its IndexNow step only when the settings hold a key
-    sending = ("sitemap_updater.indexnow.pending", "sitemap_updater.indexnow.step")
+    sending = ("sitemap_updater.rebuild.outputs.indexnow", "sitemap_updater.rebuild.steps.indexnow")
     assert not set(sending) & loaded_by("rebuild")
     made = (
         "from sitemap_updater.rebuild import service as s; from sitemap_updater.sections import "

@@ -10,8 +10,8 @@ from email.utils import format_datetime
 import pytest
 
 from sitemap_updater.config import ConfigError, RebuildConfig
-from sitemap_updater.indexnow.pending import fair_trim
-from sitemap_updater.indexnow.protocol import (
+from sitemap_updater.rebuild.outputs.indexnow import fair_trim
+from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
     IndexNowClient,
     IndexNowConfigError,

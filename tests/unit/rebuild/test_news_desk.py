@@ -11,7 +11,7 @@ import pytest
 from sitemap_updater.page.model import News, Page, Publication
 from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.rebuild.news.desk import NewsDesk, is_news_key, news_file_key
+from sitemap_updater.rebuild.news import NewsDesk, is_news_key, news_file_key
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash

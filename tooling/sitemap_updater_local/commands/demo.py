@@ -41,7 +41,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
+from sitemap_updater.indexnow import DEFAULT_ENDPOINT
 from sitemap_updater.printable import printable
 from sitemap_updater_local import page_events
 from sitemap_updater_local.commands.coverage import render as render_coverage

@@ -24,33 +24,9 @@ wave it moves on by ``--wave-gap`` seconds (300, one schedule tick, by default).
 ``occurred_at`` near that clock: one more than 5 minutes ahead of it is rejected.
 
 After the last wave, DIR holds the bucket's objects under their keys, and ``DIR/report.json``
-(UTF-8 JSON) holds one object per wave, in order::
-
-    {"waves": [
-      {"messages": 3,            # non-empty lines in the wave file
-       "accepted": 2,            # changes applied (AcceptedRecords metric of the ingest function)
-       "stale": 0,               # changes older than the stored state (StaleRecords)
-       "rejected": [             # messages rejected for their content, in DLQ order
-         {"message": "...", "reason": "field url value ... rejected: ..."}
-       ],
-       "dead_lettered": 1,       # messages that reached the DLQ in this wave (rejected at once,
-                                 # or redriven by SQS after maxReceiveCount failed receives)
-       "objects_written": ["sitemap-r.xml.gz", "sitemap.xml"],   # keys put, sorted
-       "objects_deleted": [],    # keys removed (retired files past their grace period), sorted
-       "invalidated_paths": ["/sitemap-r.xml.gz", "/sitemap.xml"],  # CloudFront, in order
-       "dynamodb_items_read": 5, # items and stream records the rebuild runs read from
-                                 # DynamoDB (metadata, change feed, leaf states, URL items)
-       "state_objects_written": [],  # private state objects put (none: the published files
-                                     # are the state an incremental run patches)
-       "s3_objects_read": ["sitemap-r.xml.gz"],  # published files read back to be patched
-       "indexnow_submitted": ["https://www.example.com/a"],  # URLs POSTed to IndexNow, in
-                                 # order ([] unless --indexnow-key)
-       "indexnow_requests": 1,   # IndexNow POSTs sent
-       "freshness_max_seconds": 0.4,  # the longest a change the wave's runs published took
-                                 # from its ingest to its publish (null: none published)
-       "freshness_runs": [       # per run that published changes: how many, and their lag
-         {"changes": 2, "max_seconds": 0.4, "median_seconds": 0.3}]}
-    ]}
+(UTF-8 JSON) one object per wave, in order: what it sent, what ingest accepted, held stale and
+rejected (with each reason), what the rebuild's runs wrote, deleted, invalidated, read and sent
+to IndexNow, and the freshness of what they published (the fields are listed in docs/cli.md).
 
 The lags are measured on the clock the deployment runs on (``--start`` sets it; the system's
 otherwise), the same figures as the rebuild's ``FreshnessMaxSeconds`` and
@@ -77,7 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sitemap_updater.indexnow.protocol import IndexNowConfigError, check_key
+from sitemap_updater.indexnow import IndexNowConfigError, check_key
 from sitemap_updater.ingest.dlq import reason_kinds
 from sitemap_updater.ingest.judge import is_event
 from sitemap_updater.page.order import file_time, instant_text

@@ -12,7 +12,7 @@ from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.inputs.spools import Record, item_of
-from sitemap_updater.rebuild.news.desk import NewsDesk
+from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key

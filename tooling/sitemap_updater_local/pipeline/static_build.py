@@ -23,7 +23,7 @@ from typing import Any
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP, DEFAULT_MAX_URLS_PER_SITEMAP
 from sitemap_updater.protocol.limits import MAX_NEWS_WINDOW_HOURS
 from sitemap_updater.rebuild.inputs.spools import Spools
-from sitemap_updater.rebuild.news.desk import NewsDesk
+from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import has_news, url_hash_of

@@ -84,6 +84,8 @@ def _bing_key(text: str, arn: str) -> str:
 
 def engine_clients(config: ObserveConfig, secrets: SecretsManagerClient) -> Engines:
     """The clients of the engines the settings turn on, signed in with their secrets."""
+    # here: an engine's client and its auth library load only once a run needs them (the
+    # observer's cold start)
     from sitemap_updater.engines.bing import BingWebmaster
     from sitemap_updater.engines.search_console import SearchConsole
 

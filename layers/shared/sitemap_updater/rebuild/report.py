@@ -12,7 +12,7 @@ from sitemap_updater.rebuild.freshness import Freshness
 
 if TYPE_CHECKING:
     # IndexNow is off without a key, and a run without it never loads its modules
-    from sitemap_updater.indexnow.pending import IndexNowReport
+    from sitemap_updater.rebuild.outputs.indexnow import IndexNowReport
 
 Status = Literal["published", "nothing-to-do", "locked"]
 

@@ -37,7 +37,7 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import StreamFeed
 from sitemap_updater.rebuild.inputs.source import DynamoShardSource, ShardSource
-from sitemap_updater.rebuild.news.files import load_news, news_desk, publish_news
+from sitemap_updater.rebuild.steps.news import load_news, news_desk, publish_news
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.outputs.invalidate import (
     Invalidator,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from mypy_boto3_dynamodbstreams.client import DynamoDBStreamsClient
     from mypy_boto3_s3.client import S3Client
 
-    from sitemap_updater.indexnow.step import IndexNow
+    from sitemap_updater.rebuild.steps.indexnow import IndexNow
 
 
 def _indexnow(config: RebuildConfig, layout: Layout, s3: S3Client) -> IndexNow | None:
@@ -72,7 +72,7 @@ def _indexnow(config: RebuildConfig, layout: Layout, s3: S3Client) -> IndexNow |
     function's cold start, never load IndexNow's modules."""
     if not config.indexnow_key:
         return None
-    from sitemap_updater.indexnow.step import IndexNow
+    from sitemap_updater.rebuild.steps.indexnow import IndexNow
 
     return IndexNow(config, layout, s3)
 

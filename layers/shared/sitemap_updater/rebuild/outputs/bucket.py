@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from sitemap_updater.indexnow.protocol import KEY_FILE_PREFIX
+from sitemap_updater.indexnow import KEY_FILE_PREFIX
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.protocol.urlset import PublishedFormatError

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
-from sitemap_updater.rebuild.news.files import NewsListing
+from sitemap_updater.rebuild.steps.news import NewsListing
 from sitemap_updater.rebuild.outputs.bucket import robots_txt
 from sitemap_updater.rebuild.render import render_home
 from sitemap_updater.rebuild.state.published import PublishedRecord

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from sitemap_updater.observability import logger
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
 from sitemap_updater.rebuild.freshness import Lags
-from sitemap_updater.rebuild.news.desk import NewsDesk
+from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.render import RenderedShard
 from sitemap_updater.rebuild.report import RunReport
 from sitemap_updater.rebuild.state.nodes import NodeState, ShardMap
@@ -24,7 +24,7 @@ from sitemap_updater.rebuild.steps.objects import RunObjects
 from sitemap_updater.store.spaces import shard_file_key
 
 if TYPE_CHECKING:
-    from sitemap_updater.indexnow.pending import IndexNowReport
+    from sitemap_updater.rebuild.outputs.indexnow import IndexNowReport
 
 #: the meta items every run reads: the shard map, the publish record and the checkpoint
 METADATA_ITEMS = 3

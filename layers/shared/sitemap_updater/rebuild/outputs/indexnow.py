@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
-from sitemap_updater.indexnow.protocol import (
+from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
     IndexNowClient,
     Outcome,

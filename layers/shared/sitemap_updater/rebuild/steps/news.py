@@ -11,7 +11,7 @@ from sitemap_updater.protocol.urlset import (
     fragments_of,
 )
 from sitemap_updater.rebuild.inputs.source import ShardSource
-from sitemap_updater.rebuild.news.desk import NewsDesk, is_news_key
+from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
