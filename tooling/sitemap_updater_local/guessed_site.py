@@ -1,6 +1,5 @@
 """The site of a source whose command names none (``send`` and ``backfill`` without ``--site``):
-the origin of the first URL it holds, as the one site of a list (``Sites.parse``); for an index,
-read ahead in its first child so that every child can be read on a worker."""
+the origin of the first URL it holds, as the one site of a list (``Sites.parse``)."""
 
 from __future__ import annotations
 
@@ -9,9 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.sites import Sites
-from sitemap_updater_local.inputs.opening import SourcePolicy
-from sitemap_updater_local.inputs.records import BodyLine, Listing, SourceError
-from sitemap_updater_local.inputs.sitemaps.sitemap_rows import read_sitemap_rows
+from sitemap_updater_local.inputs.records import BodyLine, Listing
 
 
 def first_url(record: Listing | BodyLine | dict[str, Any]) -> object:
@@ -46,28 +43,3 @@ def guess_site(
     parts = urlsplit(url.strip())
     origin = f"{parts.scheme}://{parts.netloc}"
     return Sites.parse(origin, media_hosts, alternates_any_host=alternates_any_host)
-
-
-def site_of_first_entry(
-    location: str,
-    depth: int,
-    policy: SourcePolicy,
-    media_hosts: frozenset[str] | None = None,
-    *,
-    alternates_any_host: bool = False,
-) -> Sites | None:
-    """The site the first entry of a local sitemap file tells, read only that far (``policy``:
-    a copy, so that nothing is counted twice); ``None``: a URL, or an entry that does not tell
-    it, which the caller reads itself and reports."""
-    if "://" in location:
-        return None
-    records = read_sitemap_rows(location, depth=depth, policy=policy)
-    try:
-        first = next((r for r in records if isinstance(r, Listing)), None)
-        if first is None:
-            return None
-        return guess_site(first, media_hosts, alternates_any_host=alternates_any_host)
-    except (SourceError, ValueError):
-        return None
-    finally:
-        records.close()

@@ -1,12 +1,12 @@
-"""Writes ``protocol/languages/registry.py``: the language subtags of the IANA Language Subtag
+"""Writes ``protocol/languages/subtags.txt``: the language subtags of the IANA Language Subtag
 Registry (https://www.iana.org/assignments/language-subtag-registry), the source BCP 47 names.
 
 The registry read is the copy the ``langcodes`` package ships (a development dependency), so the
-table knows the languages ``langcodes`` knows; a test checks that the committed module is what
+table knows the languages ``langcodes`` knows; a test checks that the committed file is what
 this writes. Run it again after moving ``langcodes`` on::
 
     .venv/bin/python -m sitemap_updater_local.language_subtags \\
-        > layers/shared/sitemap_updater/protocol/languages/registry.py
+        > layers/shared/sitemap_updater/protocol/languages/subtags.txt
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from itertools import product
 from pathlib import Path
-
-#: Characters of a line of the table's text, its quotes and indent included.
-LINE = 96
 
 
 def registry_path() -> Path:
@@ -72,37 +69,20 @@ def language_subtags(lines: Iterable[str]) -> tuple[str, list[str]]:
     return date, sorted(codes, key=lambda code: (len(code), code))
 
 
-def _packed(codes: list[str], width: int) -> str:
-    """``codes`` of ``width`` letters written one after the other, as the lines of a string
-    literal of :data:`LINE` characters (a code is never cut)."""
-    text = "".join(code for code in codes if len(code) == width)
-    step = (LINE - 7) // 6 * 6  # a multiple of 2 and of 3
-    chunks = [text[i : i + step] for i in range(0, len(text), step)] or [""]
-    return "\n".join(f'    "{chunk}"' for chunk in chunks)
-
-
-def module_text(lines: Iterable[str]) -> str:
-    """The text of ``protocol/languages/registry.py`` for the registry ``lines``."""
+def table_text(lines: Iterable[str]) -> str:
+    """The text of ``protocol/languages/subtags.txt`` for the registry ``lines``: its date, then
+    every language subtag, lowercase, one a line."""
     date, codes = language_subtags(lines)
     if any(len(code) not in (2, 3) for code in codes):
         raise ValueError("the registry has a language subtag of other than 2 or 3 letters")
-    return (
-        '"""The language subtags of the IANA Language Subtag Registry (File-Date: '
-        f"{date}), as the\n``langcodes`` package ships it: {len(codes):,} codes, ranges such as "
-        "``qaa..qtz`` expanded.\n\nWritten by ``python -m sitemap_updater_local.language_subtags"
-        "``; do not edit.\n"
-        '"""\n\nfrom typing import Final\n\n'
-        f'FILE_DATE: Final = "{date}"\n'
-        "#: Every two-letter language subtag, lowercase, one after the other.\n"
-        f"TWO_LETTER: Final = (\n{_packed(codes, 2)}\n)\n"
-        "#: Every three-letter language subtag, lowercase, one after the other.\n"
-        f"THREE_LETTER: Final = (\n{_packed(codes, 3)}\n)\n"
+    return f"# IANA Language Subtag Registry, File-Date: {date}\n" + "".join(
+        f"{c}\n" for c in codes
     )
 
 
 def main() -> None:
     with open(registry_path(), encoding="utf-8") as registry:
-        sys.stdout.write(module_text(registry))
+        sys.stdout.write(table_text(registry))
 
 
 if __name__ == "__main__":

@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import pytest
 
-from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.stylesheet import XML_DECLARATION
 from sitemap_updater.protocol.urlset import URLSET_CLOSE, URLSET_ROOT, urlset_opening
+from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
 from tests.integration.rebuild.test_metrics import emf_documents, metric_values
 from tests.integration.rebuild.test_news_files import HOUR, T0, article

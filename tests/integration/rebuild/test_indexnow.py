@@ -13,8 +13,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY, PendingSet
 from sitemap_updater.indexnow import IndexNowClient
+from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY, PendingSet
 from sitemap_updater.store.spaces import shard_file_key
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page

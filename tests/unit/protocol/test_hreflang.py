@@ -10,10 +10,10 @@ import pytest
 from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.page.model import Alternate
 from sitemap_updater.protocol.errors import SitemapError
-from sitemap_updater.protocol.languages import registry
+from sitemap_updater.protocol.languages import tags
 from sitemap_updater.protocol.languages.tags import is_hreflang
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater_local.language_subtags import module_text, registry_path
+from sitemap_updater_local.language_subtags import registry_path, table_text
 from tests.helpers.pages import judge_sent, make_page
 
 SITE = Site.parse("https://www.example.com")
@@ -60,8 +60,9 @@ def test_an_unregistered_language_is_named_in_the_rule() -> None:
 
 def test_the_committed_table_is_the_registry_langcodes_ships() -> None:
     with open(registry_path(), encoding="utf-8") as source:
-        expected = module_text(source)
-    assert Path(registry.__file__).read_text(encoding="utf-8") == expected, (
-        "protocol/languages/registry.py is out of date: run "
-        "python -m sitemap_updater_local.language_subtags"
+        expected = table_text(source)
+    table = Path(tags.__file__).with_name("subtags.txt")
+    assert table.read_text(encoding="ascii") == expected, (
+        "protocol/languages/subtags.txt is out of date: run "
+        "python -m sitemap_updater_local.language_subtags > that file"
     )

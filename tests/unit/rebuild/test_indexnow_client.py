@@ -10,7 +10,6 @@ from email.utils import format_datetime
 import pytest
 
 from sitemap_updater.config import ConfigError, RebuildConfig
-from sitemap_updater.rebuild.outputs.indexnow import fair_trim
 from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
     IndexNowClient,
@@ -21,6 +20,7 @@ from sitemap_updater.indexnow import (
     request_body,
     retry_after_seconds,
 )
+from sitemap_updater.rebuild.outputs.indexnow import fair_trim
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
 
 SITE = "https://www.example.com"

@@ -54,9 +54,8 @@ from pathlib import Path
 from typing import Any
 
 from sitemap_updater.indexnow import IndexNowConfigError, check_key
-from sitemap_updater.ingest.dlq import reason_kinds
-from sitemap_updater.ingest.judge import is_event
-from sitemap_updater.page.order import file_time, instant_text
+from sitemap_updater.ingest.dlq import rejection_kinds
+from sitemap_updater.page.order import file_time
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.sections import SectionRules
@@ -67,6 +66,7 @@ from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.deployment.stack.template import TemplateError
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 from sitemap_updater_local.inputs.records import Problem
+from sitemap_updater_local.inputs.waves import in_place, position_in, read_wave, wave_lines
 from sitemap_updater_local.options import add_sites_arguments, sites_of, sites_text
 
 DEFAULT_SITE = "https://www.example.com"
@@ -142,30 +142,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
 
 
-def in_place(body: str, at: datetime) -> str:
-    """``body`` with ``at`` as the ``occurred_at`` of each change of it that names none (a body
-    that is not a change or an array of them is left as written)."""
-    try:
-        decoded = json.loads(body)
-    except ValueError:
-        return body
-    changes = decoded if isinstance(decoded, list) else [decoded]
-    if not changes or not all(isinstance(c, dict) and not is_event(c) for c in changes):
-        return body
-    if all(c.get("occurred_at") is not None for c in changes):
-        return body
-    for change in changes:
-        if change.get("occurred_at") is None:
-            change["occurred_at"] = instant_text(at)
-    return json.dumps(decoded, ensure_ascii=False)
-
-
-def read_wave(path: Path) -> list[str]:
-    """The message bodies of a wave file: one per non-empty line, exactly as written."""
-    with path.open(encoding="utf-8", errors="surrogateescape", newline="\n") as handle:
-        return [line.rstrip("\r\n") for line in handle if line.strip("\r\n")]
-
-
 def simulate(
     waves: Sequence[Sequence[str]],
     out: Path,
@@ -208,9 +184,8 @@ def simulate(
                 clock.advance(wave_gap)
             requests_seen = len(endpoint.requests) if endpoint else 0
             now = datetime.fromtimestamp(clock(), UTC) if clock is not None else datetime.now(UTC)
-            refused = dep.send(
-                [in_place(body, file_time(now, n)) for n, body in enumerate(bodies, 1)]
-            )
+            sent = [in_place(body, file_time(now, n)) for n, body in enumerate(bodies, 1)]
+            refused = dep.send(sent)
             drained = dep.drain()
             runs = dep.rebuild_until_clean(max_runs=50)
             new_dead = [d for d in dep.dead_letters() if d.message_id not in seen_dead]
@@ -218,9 +193,23 @@ def simulate(
             invalidations = dep.invalidations()
             paths = [p for _, ps in invalidations[invalidations_seen:] for p in ps]
             invalidations_seen = len(invalidations)
-            rejected = [{"message": d.body, "reason": d.reason} for d in new_dead if d.reason]
+            rejected = [
+                {
+                    "message": d.body,
+                    "reason": d.reason,
+                    "rules": rejection_kinds(d.message_attributes),
+                    "position": position_in(sent, d.body),
+                }
+                for d in new_dead
+                if d.reason
+            ]
             rejected += [
-                {"message": f.body, "reason": f"not accepted by SQS: {f.code}: {f.message}"}
+                {
+                    "message": f.body,
+                    "reason": f"not accepted by SQS: {f.code}: {f.message}",
+                    "rules": [f"not accepted by SQS: {f.code}"],
+                    "position": position_in(sent, f.body),
+                }
                 for f in refused
             ]
             report["waves"].append(
@@ -299,8 +288,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"faults injected: {len(plan.injected)}" + (f" ({counts})" if counts else ""))
     problems = ProblemReport()
     for path, wave in zip(args.waves, waves_done, strict=True):
+        numbers = [n for n, _ in wave_lines(path)]
         for rejected in wave["rejected"]:
-            problems(_rejection(path, rejected))
+            problems(_rejection(path, numbers, rejected))
     for line in problems.summary("message(s) rejected"):
         print(line, file=sys.stderr)
     if nothing_kept(report):
@@ -315,12 +305,12 @@ def nothing_kept(report: dict[str, Any]) -> bool:
     return not any(wave["accepted"] for wave in report["waves"])
 
 
-def _rejection(wave: Path, rejected: dict[str, str]) -> Problem:
-    """A rejected message as a problem of its wave file, counted by its fields and rules
-    (``dlq.reason_kinds``: without the values)."""
-    reason = rejected["reason"]
-    kinds = reason_kinds(reason)
-    return Problem(str(wave), reason, "; ".join(kinds) if kinds else reason.split(":", 1)[0])
+def _rejection(wave: Path, numbers: Sequence[int], rejected: dict[str, Any]) -> Problem:
+    """A rejected message as a problem at its line of its wave file, counted by its fields and
+    rules (the ``rejections`` the ingest function wrote: without the values)."""
+    position = rejected["position"]
+    where = f"{wave}:{numbers[position - 1]}" if position is not None else str(wave)
+    return Problem(where, rejected["reason"], "; ".join(rejected["rules"]))
 
 
 def _checked_inputs(

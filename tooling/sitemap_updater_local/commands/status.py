@@ -44,11 +44,11 @@ from typing import Any
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError
 
-from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY, waiting_urls
 from sitemap_updater.ingest.dlq import REASON_ATTRIBUTE, REJECTIONS_ATTRIBUTE, rejection_kinds
 from sitemap_updater.printable import printable
 from sitemap_updater.protocol.errors import InvalidUrlError
 from sitemap_updater.rebuild.news import is_news_key
+from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY, waiting_urls
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
 from sitemap_updater.sites import Sites

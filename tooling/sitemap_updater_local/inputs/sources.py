@@ -246,19 +246,6 @@ def _stream_items(
         yield from iter_sitemap_items(stream, location, policy=policy)
 
 
-def iter_source(location: str, csv_format: CsvFormat | None = None) -> Iterator[Record]:
-    """Every record of a source of any kind, opened once and streamed.
-
-    Sitemaps and CSV files give :class:`Listing` records, JSONL files :class:`BodyLine`
-    records; both may give :class:`Problem` records. Raises :class:`SourceError` when the
-    source as a whole cannot be read.
-    """
-    csv_format = csv_format if csv_format is not None else CsvFormat()
-    for record in iter_source_rows(location, csv_format=csv_format):
-        if not isinstance(record, Note):
-            yield _named(record, csv_format)
-
-
 def iter_records(
     stream: IO[bytes],
     location: str,

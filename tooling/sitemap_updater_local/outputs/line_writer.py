@@ -6,8 +6,6 @@ from typing import IO, Final
 
 #: Lines written to the file at a time.
 WRITE_BATCH: Final = 4096
-#: Characters of a file of lines copied at a time.
-COPY_CHARS: Final = 1 << 20
 
 
 class LineWriter:
@@ -24,14 +22,6 @@ class LineWriter:
         lines.append(line)
         if len(lines) >= WRITE_BATCH:
             self.flush()
-
-    def append_file(self, path: str) -> None:
-        """The lines of the file at ``path`` (UTF-8, each ending with a line break), copied a
-        part at a time."""
-        self.flush()
-        with open(path, encoding="utf-8") as lines:
-            while part := lines.read(COPY_CHARS):
-                self._out.write(part)
 
     def flush(self) -> None:
         if self._lines:

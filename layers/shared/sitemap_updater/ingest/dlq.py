@@ -3,8 +3,7 @@
 Two attributes say why: ``reason``, one line for a person (where, field, value, rule), and
 ``rejections``, the same rejections as data, JSON ``[{"index", "field", "rule"}, ...]``, without
 the values: what the code wrote, never text a producer chose, so that ``sitemap-updater status``
-groups messages by it. A message written before ``rejections`` existed has only ``reason``;
-:func:`rejection_kinds` reads either.
+and ``simulate`` group messages by it (:func:`rejection_kinds`).
 
 A whole-body rejection sends the original body. For an array body, only the bad entries are
 sent, as a JSON array of ``{"index", "entry", "reason"}``; if that would not fit in one SQS
@@ -15,7 +14,6 @@ in the reason, and replaying its good entries is a no-op).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -45,8 +43,6 @@ MAX_VALUE_CHARS: Final = 120
 MAX_LISTED_REJECTIONS: Final = 100
 #: The message attribute that lists each rejection's index, field and rule, without values.
 REJECTIONS_ATTRIBUTE: Final = "rejections"
-
-_JSON = json.JSONDecoder()
 
 
 def sendable(text: str) -> str:
@@ -79,15 +75,6 @@ def describe(rejection: Rejection) -> str:
     )
 
 
-_PART = re.compile(r"(?:entry \d+: )?field (\S+) value ")
-_NEXT_PART = re.compile(r"; (?=(?:entry \d+: )?field \S+ value )")
-_MORE = re.compile(r"; and \d+ more rejected entries \(see the message body\)$")
-#: How :func:`render_value` ends a value it shortened, after its first MAX_VALUE_CHARS - 1 chars.
-_SHORTENED = re.compile(r"… \(\d+ chars\)")
-_MISSING = "(missing)"
-_RULE = " rejected: "
-
-
 def kind(field: str, rule: str) -> str:
     """What ``status`` counts a rejection as: its field and its rule, not its value."""
     return f"field {field}: {rule}"
@@ -104,62 +91,21 @@ def rejections_attribute(rejections: Sequence[Rejection]) -> str:
 
 
 def rejection_kinds(attributes: Mapping[str, str]) -> list[str]:
-    """The kinds (:func:`kind`) of the rejections a DLQ message's attributes name: from its
-    ``rejections`` attribute, or, for a message written before it existed, from its
-    ``reason`` (:func:`reason_kinds`). Empty for a message without either (one SQS moved
-    here after failed receives)."""
-    listed = attributes.get(REJECTIONS_ATTRIBUTE)
-    if listed is not None:
-        try:
-            entries = json.loads(listed)
-        except ValueError:
-            entries = None
-        if isinstance(entries, list) and all(
-            isinstance(e, dict)
-            and isinstance(e.get("field"), str)
-            and isinstance(e.get("rule"), str)
-            for e in entries
-        ):
-            return [kind(e["field"], e["rule"]) for e in entries]
-    return reason_kinds(attributes.get(REASON_ATTRIBUTE, ""))
-
-
-def _value_end(reason: str, start: int) -> int:
-    """Where the value rendered at ``start`` ends: after its JSON, ``(missing)``, or the
-    marker of a shortened value, which comes exactly MAX_VALUE_CHARS - 1 characters in (so a
-    value that holds " rejected: " or the marker itself does not mislead); -1 if none fits."""
+    """The kinds (:func:`kind`) of the rejections a dead letter's ``rejections`` attribute names;
+    empty for a message without one (one SQS moved here after failed receives)."""
     try:
-        return _JSON.raw_decode(reason, start)[1]
+        entries = json.loads(attributes.get(REJECTIONS_ATTRIBUTE, "[]"))
     except ValueError:
-        pass
-    if reason.startswith(_MISSING, start):
-        return start + len(_MISSING)
-    shortened = _SHORTENED.match(reason, start + MAX_VALUE_CHARS - 1)
-    if shortened is not None:
-        return shortened.end()
-    return reason.find(_RULE, start)  # a value rendered by repr: the best guess left
-
-
-def reason_kinds(reason: str) -> list[str]:
-    """The kinds of rejection a ``reason`` attribute names, one per rejection it describes:
-    the field and the rule, without the value or the entry index (so that rejections of
-    different values for one rule count together). A value is skipped as it was rendered
-    (:func:`render_value`), so a value that looks like a rule or a separator does not mislead.
-    Kept for messages written before the ``rejections`` attribute."""
-    reason = _MORE.sub("", reason)
-    kinds: list[str] = []
-    pos = 0
-    while (part := _PART.match(reason, pos)) is not None:
-        pos = _value_end(reason, part.end())
-        if pos < 0 or not reason.startswith(_RULE, pos):
-            break
-        following = _NEXT_PART.search(reason, pos + len(_RULE))
-        end = following.start() if following else len(reason)
-        kinds.append(kind(part[1], reason[pos + len(_RULE) : end]))
-        if following is None:
-            break
-        pos = following.end()
-    return kinds
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [
+        kind(e["field"], e["rule"])
+        for e in entries
+        if isinstance(e, dict)
+        and isinstance(e.get("field"), str)
+        and isinstance(e.get("rule"), str)
+    ]
 
 
 def reason_line(rejections: Sequence[Rejection]) -> str:

@@ -51,38 +51,6 @@ class InvalidLastmodError(SitemapError):
     """Not a W3C date, or datetime with a zone, in the accepted range."""
 
 
-class InvalidChangefreqError(SitemapError):
-    """Not one of the seven changefreq values."""
-
-
-class InvalidPriorityError(SitemapError):
-    """Not a number from 0.0 to 1.0."""
-
-
-class InvalidAlternateError(SitemapError):
-    """An alternate (or the list of them) is malformed."""
-
-
-class InvalidHreflangError(InvalidAlternateError):
-    """An alternate's hreflang is not a language code or ``x-default``."""
-
-
-class DuplicateHreflangError(InvalidHreflangError):
-    """Two alternates name the same hreflang (compared without regard to case)."""
-
-
-class InvalidImageError(SitemapError):
-    """An image (or the list of them) is malformed."""
-
-
-class TooManyImagesError(InvalidImageError):
-    """More than 1,000 images for one URL."""
-
-
-class ForbiddenCharacterError(SitemapError):
-    """A character that XML 1.0 does not allow in a document."""
-
-
 class SitemapFullError(Exception):
     """Not an input error: writing the entry would push the file over ``limit``.
 
@@ -95,20 +63,8 @@ class SitemapFullError(Exception):
         super().__init__(message)
 
 
-class EntryTooLargeError(SitemapFullError):
-    """The entry alone does not fit in an empty file under the byte cap: no file can hold it."""
-
-
 class EmptySitemapError(RuntimeError):
     """Closing a writer with no entry: sitemap.xsd and siteindex.xsd require at least one."""
-
-
-class InvalidNewsError(SitemapError):
-    """A ``news`` object (Google News extension) breaks a rule."""
-
-
-class InvalidVideoError(SitemapError):
-    """A video (or the list of them) breaks a rule of Google's video extension."""
 
 
 class InvalidSectionError(SitemapError):

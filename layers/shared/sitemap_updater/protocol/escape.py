@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from sitemap_updater.protocol.errors import ForbiddenCharacterError
-
 
 @cache
 def forbidden_chars() -> re.Pattern[str]:
@@ -43,12 +41,3 @@ def forbidden_char_at(text: str) -> int:
         return -1
     found = forbidden_chars().search(text)
     return -1 if found is None else found.start()
-
-
-def check_chars(field: str, text: str) -> None:
-    """Raise :class:`ForbiddenCharacterError` if ``text`` holds a character XML 1.0 forbids."""
-    at = forbidden_char_at(text)
-    if at >= 0:
-        raise ForbiddenCharacterError(
-            field, text, f"character U+{ord(text[at]):04X} at index {at} is not allowed in XML 1.0"
-        )

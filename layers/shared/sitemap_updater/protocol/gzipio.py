@@ -36,19 +36,6 @@ class ByteSink(Protocol):
     def write(self, data: bytes, /) -> object: ...
 
 
-class PlainOutput:
-    """Writes bytes to the sink unchanged."""
-
-    def __init__(self, sink: BinaryIO | ByteSink) -> None:
-        self._sink = sink
-
-    def write(self, data: bytes) -> None:
-        self._sink.write(data)
-
-    def close(self) -> None:
-        return None
-
-
 class GzipOutput:
     """Streams one gzip member into the sink; call :meth:`close` once to write the trailer.
 
@@ -100,39 +87,6 @@ class GzipOutput:
         self._pending.clear()
         self._sink.write(out)
         self._sink.write(struct.pack("<II", self._crc, self._size & 0xFFFFFFFF))
-
-
-#: Bytes of text buffered before it is encoded and handed to the output.
-FLUSH_BYTES: Final = PIECE_BYTES
-
-
-class TextBuffer:
-    """Collects text fragments and hands them to the output encoded, in large chunks."""
-
-    __slots__ = ("_out", "_parts", "_pending")
-
-    def __init__(self, out: GzipOutput | PlainOutput) -> None:
-        self._out = out
-        self._parts: list[str] = []
-        self._pending = 0
-
-    def append(self, text: str, size: int) -> None:
-        """Queue ``text``, whose UTF-8 encoding is ``size`` bytes."""
-        self._parts.append(text)
-        self._pending += size
-        if self._pending >= FLUSH_BYTES:
-            self.flush()
-
-    def flush(self) -> None:
-        if self._parts:
-            self._out.write("".join(self._parts).encode("utf-8"))
-            self._parts.clear()
-            self._pending = 0
-
-
-def utf8_len(text: str) -> int:
-    """Exact UTF-8 size of ``text``."""
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def gzip_bytes(data: bytes, compresslevel: int = DEFAULT_COMPRESSLEVEL) -> bytes:

@@ -37,7 +37,6 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import StreamFeed
 from sitemap_updater.rebuild.inputs.source import DynamoShardSource, ShardSource
-from sitemap_updater.rebuild.steps.news import load_news, news_desk, publish_news
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.outputs.invalidate import (
     Invalidator,
@@ -53,6 +52,7 @@ from sitemap_updater.rebuild.state.retire import RetireLedger
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow, open_window
 from sitemap_updater.rebuild.steps.incremental import rebuild_changed
 from sitemap_updater.rebuild.steps.index import publish_index
+from sitemap_updater.rebuild.steps.news import load_news, news_desk, publish_news
 from sitemap_updater.rebuild.steps.objects import RunObjects
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from typing import Any, Final
 
 #: Hex digits of sha256 kept as a URL's identity hash (128 bits).
@@ -47,12 +46,6 @@ STATE_GONE: Final = "gone"
 def url_hash(normalized_loc: str) -> str:
     """The 128-bit identity hash of a normalized URL, as 32 lowercase hex digits."""
     return hashlib.sha256(normalized_loc.encode("utf-8")).hexdigest()[:HASH_HEX_LEN]
-
-
-def url_hashes(normalized_locs: Iterable[str]) -> list[str]:
-    """:func:`url_hash` of each URL, hashed in one pass."""
-    hashes = map(hashlib.sha256, map(str.encode, normalized_locs))
-    return [digest.hexdigest()[:HASH_HEX_LEN] for digest in hashes]
 
 
 def url_key(uh: str) -> dict[str, str]:

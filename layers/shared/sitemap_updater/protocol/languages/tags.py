@@ -4,8 +4,8 @@ An hreflang is ``x-default`` or a BCP 47 language tag (RFC 5646, section 2.1): a
 subtag (2 or 3 letters, with up to three extended subtags, or 5 to 8 letters), then optionally a
 script (4 letters), a region (2 letters or 3 digits), variants, extensions and a private-use part,
 in that order and separated by ``-``, in any case. Its language subtag must be registered: one of
-the language subtags of the IANA Language Subtag Registry (``registry``, the ISO 639 codes and the
-registry's own), as the ``langcodes`` package knows them, so ``english`` or ``jp`` is refused
+the language subtags of the IANA Language Subtag Registry (``subtags.txt``, the ISO 639 codes and
+the registry's own), as the ``langcodes`` package knows them, so ``english`` or ``jp`` is refused
 while ``en``, ``en-GB``, ``zh-Hant-TW`` and ``de-CH-1996`` pass. Script, region and variant codes
 are checked for their form only. The grandfathered tags of the registry (``i-klingon``) and tags
 of a private-use part alone (``x-whatever``) are refused: Google's hreflang takes neither, and
@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from importlib.resources import files
 from typing import Final
-
-from sitemap_updater.protocol.languages.registry import THREE_LETTER, TWO_LETTER
 
 
 @cache
 def languages() -> frozenset[str]:
-    """Every registered language subtag, lowercase (made on first use: a function that never
-    sees an alternate never pays for it at its start)."""
-    return frozenset(TWO_LETTER[i : i + 2] for i in range(0, len(TWO_LETTER), 2)) | {
-        THREE_LETTER[i : i + 3] for i in range(0, len(THREE_LETTER), 3)
-    }
+    """Every registered language subtag, lowercase, from ``subtags.txt`` (read on first use: a
+    function that never sees an alternate never pays for it at its start)."""
+    text = files(__package__).joinpath("subtags.txt").read_text(encoding="ascii")
+    return frozenset(line for line in text.splitlines() if not line.startswith("#"))
 
 
 #: A well-formed BCP 47 language tag (RFC 5646 ``langtag``), its language subtag as a group.

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
-from sitemap_updater.rebuild.steps.news import NewsListing
 from sitemap_updater.rebuild.outputs.bucket import robots_txt
 from sitemap_updater.rebuild.render import render_home
 from sitemap_updater.rebuild.state.published import PublishedRecord
+from sitemap_updater.rebuild.steps.news import NewsListing
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools

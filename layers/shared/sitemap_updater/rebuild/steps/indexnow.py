@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.rebuild.outputs.indexnow import IndexNowReport, PendingSet
 from sitemap_updater.indexnow import IndexNowClient, IndexNowConfigError
 from sitemap_updater.observability import logger
 from sitemap_updater.rebuild.inputs.feed import FeedRead
+from sitemap_updater.rebuild.outputs.indexnow import IndexNowReport, PendingSet
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.store.items import url_of
 from sitemap_updater.store.spaces import Layout
