@@ -1,12 +1,8 @@
 """Streaming reader of a CSV of urls and lastmods, its columns told by its header
 (``csv_columns``).
 
-Most exports hold no quote at all, so the file is read in blocks of whole lines: a block that
-is valid UTF-8 and holds no ``"``, no lone carriage return and no NUL is cut at the delimiter,
-which is what the ``csv`` module makes of such lines. From the first block that holds anything
-else, the rest of the file goes through ``csv.reader`` (strict), line by line as before: the
-rows, their line numbers and the problems are the same either way. A line too long to read
-(``line_blocks``) is one problem, and the reading goes on after it.
+The file is read in blocks of whole lines and every line goes through ``csv.reader`` (strict).
+A line too long to read (``line_blocks``) is one problem, and the reading goes on after it.
 """
 
 from __future__ import annotations
@@ -115,7 +111,7 @@ class _Lines:
             yield raw.decode("utf-8", errors="surrogateescape")
 
 
-def careful_rows(
+def csv_reader_rows(
     lines: Iterable[bytes | Overlong],
     name: str,
     columns: Columns,
@@ -152,45 +148,6 @@ def _told(lines: _Lines) -> list[Problem]:
     return told
 
 
-def _plain_text(block: bytes) -> str | None:
-    """``block`` decoded, with CRLF line ends as LF, if the fast path may cut it at the
-    delimiter."""
-    if b'"' in block or b"\x00" in block:
-        return None
-    try:
-        text = block.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-        if "\r" in text:
-            return None
-    return text
-
-
-def _plain_rows(
-    lines: list[str], name: str, line: int, columns: Columns, order: DateOrder | None
-) -> Iterator[Listing | Problem]:
-    """Rows of lines without quotes, each under csv's field limit; ``line`` lines came before
-    them."""
-    delimiter, url_col, lastmod_col = columns.delimiter, columns.url, columns.lastmod
-    for text in lines:
-        line += 1
-        if line == columns.header_line:
-            continue
-        row = text.split(delimiter)
-        if line == 1:
-            row[0] = row[0].removeprefix("\ufeff")
-        if url_col < len(row):
-            url = row[url_col].strip()
-            if not url and not "".join(row).strip():
-                continue
-            lastmod = row[lastmod_col].strip() if 0 <= lastmod_col < len(row) else ""
-            yield listing(name, line, url, spreadsheet_lastmod(lastmod, order) or None)
-        elif "".join(row).strip():
-            yield _missing_url(name, line, columns, len(row))
-
-
 def _first_line(data: bytes, done: int) -> tuple[str, int] | None:
     """The first line of ``data`` that is not blank, decoded, and its number; ``None``: all
     are blank."""
@@ -202,40 +159,23 @@ def _first_line(data: bytes, done: int) -> tuple[str, int] | None:
 
 
 def iter_csv_rows(
-    stream: IO[bytes],
-    name: str,
-    fmt: CsvFormat | None = None,
-    *,
-    block: int = BLOCK,
-    careful: bool = False,
+    stream: IO[bytes], name: str, fmt: CsvFormat | None = None
 ) -> Iterator[Listing | Problem]:
-    """Rows of a CSV source whose columns its header names (``csv_columns``); raises
-    ``SourceError`` for a header that names no url column. ``block``: bytes read at a time on
-    the fast path; ``careful``: every line through ``csv.reader`` (the reference)."""
+    """Rows of a CSV source whose columns its header names (``csv_columns``), each through
+    ``csv.reader``; raises ``SourceError`` for a header that names no url column."""
     fmt = fmt if fmt is not None else CsvFormat()
-    columns: Columns | None = None
     done = 0  # lines read so far
-    limit = csv.field_size_limit()
-    blocks = iter(LineBlocks(stream, block))
+    blocks = iter(LineBlocks(stream, BLOCK))
     for lines_read in blocks:
         if isinstance(lines_read, Overlong):
             done += 1
             yield Problem(f"{name}:{done}", lines_read.reason)
             continue
-        if columns is None:
-            first = _first_line(lines_read, done)
-            if first is None:
-                done += lines_read.count(b"\n")
-                continue
-            columns = read_columns(first[0], f"{name}:{first[1]}", first[1], fmt)
-        text = _plain_text(lines_read)
-        lines = None if text is None else text.split("\n")
-        if lines is not None and lines[-1] == "":
-            lines.pop()  # the block ends with a line break
-        # a line over csv's field limit may hold a field over it: csv's error to report
-        if careful or lines is None or max(map(len, lines), default=0) > limit:
-            rest = chain(split_lines([lines_read]), split_lines(blocks))
-            yield from careful_rows(rest, name, columns, done, fmt.date_order)
-            return
-        yield from _plain_rows(lines, name, done, columns, fmt.date_order)
-        done += len(lines)
+        first = _first_line(lines_read, done)
+        if first is None:
+            done += lines_read.count(b"\n")
+            continue
+        columns = read_columns(first[0], f"{name}:{first[1]}", first[1], fmt)
+        rest = chain(split_lines([lines_read]), split_lines(blocks))
+        yield from csv_reader_rows(rest, name, columns, done, fmt.date_order)
+        return

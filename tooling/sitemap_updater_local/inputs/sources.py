@@ -14,7 +14,6 @@ naming where it is and why; the reader then goes on with the next record.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import replace
 from typing import IO, Final, Literal
@@ -89,56 +88,6 @@ def body_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine | P
 
 def body_texts(data: bytes, name: str, first_line: int) -> Iterator[tuple[int, str] | Problem]:
     """:func:`body_lines` as ``(line number, text)`` pairs."""
-    text = _plain_text(data, first_line)
-    if text is None:
-        for record in _careful_lines(data, name, first_line):
-            yield record if isinstance(record, Problem) else (record.line, record.text)
-        return
-    for offset, line in enumerate(text.split("\n")):
-        if line and not line.isspace():
-            yield first_line + offset, line
-
-
-def count_bodies(data: bytes, name: str, first_line: int) -> int:
-    """How many records :func:`body_lines` finds in ``data``, counted without making them."""
-    if data.endswith(b"\n") and data.isascii() and b"\r" not in data:
-        # ASCII is UTF-8 without a byte order mark; lines that start a JSON value are not
-        # blank, and when every line does, that is the count
-        lines = data.count(b"\n")
-        opened = data.count(b"\n{") + (data[:1] in {b"{", b"["})
-        if opened < lines:
-            opened += data.count(b"\n[")
-        if opened == lines:
-            return opened
-    text = _plain_text(data, first_line)
-    if text is None:
-        return sum(isinstance(line, BodyLine) for line in _careful_lines(data, name, first_line))
-    lines = text.count("\n") + 1
-    # lines that start a JSON value are not blank: when every line but the empty one after the
-    # last line break does, that is the count, without looking for blank lines one by one
-    opened = text.count("\n{") + text.count("\n[") + (text[:1] in {"{", "["})
-    if text.endswith("\n") and opened == lines - 1:
-        return opened
-    return lines - len(_BLANK_LINE.findall(text))
-
-
-#: A line (between line breaks) of whitespace only, or empty: ``str.isspace`` and ``\s`` agree.
-_BLANK_LINE: Final = re.compile(r"^[^\S\n]*$", re.MULTILINE)
-
-
-def _plain_text(data: bytes, first_line: int) -> str | None:
-    """``data`` as text when it is UTF-8 with no carriage return and no byte order mark to
-    drop (so its lines are its text cut at each line break), else ``None``."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if "\r" in text or (first_line == 1 and text.startswith("\ufeff")):
-        return None
-    return text
-
-
-def _careful_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine | Problem]:
     for offset, raw in enumerate(data.split(b"\n")):
         number = first_line + offset
         try:
@@ -152,7 +101,12 @@ def _careful_lines(data: bytes, name: str, first_line: int) -> Iterator[BodyLine
         if number == 1:
             text = text.removeprefix("\ufeff")
         if text.strip():
-            yield BodyLine(f"{name}:{number}", number, text)
+            yield number, text
+
+
+def count_bodies(data: bytes, name: str, first_line: int) -> int:
+    """How many lines of ``data`` :func:`body_lines` gives as records (not as problems)."""
+    return sum(not isinstance(line, Problem) for line in body_texts(data, name, first_line))
 
 
 # --- sources of any kind ------------------------------------------------------------------
