@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from sitemap_updater.ingest.events import decode_body
+from sitemap_updater.ingest.judge import judge_message
+from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.producer.checks import ChangeRejected, SendFailed
 from sitemap_updater.producer.client import ChangeSender
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.sites import Sites
 from tests.helpers.sqs_faults import drain, inject_failures
 from tests.template.cfn import load_template
 
@@ -55,8 +56,9 @@ def _changes(bodies: list[str]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for body in bodies:
         now = datetime.now(UTC)
-        decoded = decode_body(body, sent_at=now, site=Site.parse(SITE), now=now)
-        assert decoded.kind == "array" and decoded.rejections == []
+        judgement = judge_message(body, sent_at=now, sites=Sites.parse(SITE), now=now)
+        assert judgement.kind == "array"
+        assert not any(isinstance(j, Rejection) for j in judgement.items)
         found += json.loads(body)
     return found
 
@@ -126,7 +128,7 @@ def test_a_change_larger_than_a_body_is_rejected_at_once(sqs: SQSClient, queue_u
     huge = [{"loc": f"https://cdn.example.com/{'x' * 1900}/{n}.jpg"} for n in range(150)]
     with _sender(sqs, queue_url) as sender, pytest.raises(ChangeRejected) as caught:
         sender.upsert(f"{SITE}/big", images=huge)
-    assert caught.value.field == "body"
+    assert caught.value.field == "message"
     assert f"{QUEUE_BYTES:,} bytes" in caught.value.rule
     assert sender.buffered == 0 and drain(sqs, queue_url) == []
 
@@ -139,11 +141,11 @@ def test_a_change_larger_than_a_body_is_rejected_at_once(sqs: SQSClient, queue_u
     [
         ({"action": "upsert", "url": "https://other.example.org/a"}, "url", "must be on"),
         ({"action": "upsert", "url": f"{SITE}/a", "priority": "0.8"}, "priority", "number"),
-        ({"action": "move", "url": f"{SITE}/a"}, "action", "'upsert' or 'delete'"),
+        ({"action": "move", "url": f"{SITE}/a"}, "action", "upsert or delete"),
         ({"url": f"{SITE}/a"}, "action", "required"),
         ({"action": "upsert", "url": f"{SITE}/a", "lastmod": "2026-13-01"}, "lastmod", ""),
-        ({"detail": {"action": "upsert", "url": f"{SITE}/a"}}, "body", "one change object"),
-        ({"action": "upsert", "url": f"{SITE}/a", "priority": float("nan")}, "body", "JSON"),
+        ({"detail": {"action": "upsert", "url": f"{SITE}/a"}}, "message", "must be one change"),
+        ({"action": "upsert", "url": f"{SITE}/a", "priority": float("nan")}, "message", "JSON"),
     ],
 )
 def test_a_change_ingest_would_reject_raises_with_field_value_and_rule(
