@@ -28,17 +28,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater.page.model import Page
-from sitemap_updater.protocol import render_urlset  # GONE
 from sitemap_updater.protocol.index import render_index
-from sitemap_updater.protocol.urls import Site
 from sitemap_updater_local.validation.document import validate_document, validate_path
+from tests.helpers.files import urlset_file
 from tests.helpers.interrupt import default_interrupt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -273,7 +271,6 @@ def _write_old_sitemaps(directory: Path, child_base: str, page_base: str = SITE)
     """An existing site's sitemaps: an index and two gzipped children, listing pages under
     ``page_base``."""
     directory.mkdir(parents=True, exist_ok=True)
-    site = Site.parse("{0.scheme}://{0.netloc}".format(urlsplit(page_base)))
     urls: set[str] = set()
     children = []
     for n in (1, 2):
@@ -281,8 +278,7 @@ def _write_old_sitemaps(directory: Path, child_base: str, page_base: str = SITE)
             Page(url=f"{page_base}/old/{n}/{i}", lastmod="2026-01-0" + str(n)) for i in range(5)
         ]
         urls |= {e.url for e in entries}
-        data, _ = render_urlset(entries, site)
-        (directory / f"sitemap-{n}.xml.gz").write_bytes(data)
+        (directory / f"sitemap-{n}.xml.gz").write_bytes(urlset_file(entries))
         children.append((f"{child_base}/sitemap-{n}.xml.gz", "2026-01-0" + str(n)))
     index, _ = render_index(children)
     (directory / "sitemap_index.xml").write_bytes(index)

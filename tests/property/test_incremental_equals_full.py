@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.page.model import News, Page, Video
+from sitemap_updater.page.model import News, Page, Publication, Video
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
@@ -96,7 +96,9 @@ def entry(loc: str, lastmod: str | None, news_hours: int | None, video: bool) ->
         news=(
             None
             if news_hours is None
-            else News("The Times", "en", published.strftime("%Y-%m-%dT%H:%M:%SZ"), "T's")
+            else News(
+                Publication("The Times", "en"), published.strftime("%Y-%m-%dT%H:%M:%SZ"), "T's"
+            )
         ),
     )
 

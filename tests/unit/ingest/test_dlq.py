@@ -9,10 +9,12 @@ from hypothesis import strategies as st
 
 from sitemap_updater.ingest.dlq import (
     MAX_REASON_CHARS,
+    REJECTIONS_ATTRIBUTE,
     bad_entries_body,
     describe,
-    reason_kinds,
     reason_line,
+    rejection_kinds,
+    rejections_attribute,
     render_value,
     sendable,
 )
@@ -57,22 +59,6 @@ def test_bad_entries_body_keeps_index_entry_and_reason() -> None:
     ]
 
 
-def test_reason_kinds_group_rejections_by_field_and_rule_whatever_the_value() -> None:
-    line = reason_line(
-        [
-            Rejection(0, "url", "ftp://a/x; rejected: sneaky", "scheme 'ftp' is not allowed"),
-            Rejection(4, "url", "ftp://b/y", "scheme 'ftp' is not allowed"),
-            Rejection(None, "lastmod", "yesterday", "must be a W3C date"),
-        ]
-    )
-    assert reason_kinds(line) == [
-        "field url: scheme 'ftp' is not allowed",
-        "field url: scheme 'ftp' is not allowed",
-        "field lastmod: must be a W3C date",
-    ]
-    assert reason_kinds("and 3 more rejected entries (see the message body)") == []
-
-
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
@@ -95,9 +81,9 @@ _RULES = st.sampled_from(
         max_size=6,
     )
 )
-def test_reason_kinds_reads_back_what_reason_line_wrote(
+def test_the_rejections_attribute_names_each_field_and_rule_whatever_the_value(
     parts: list[tuple[int | None, str, object, str]],
 ) -> None:
     rejections = [Rejection(index, field, value, rule) for index, field, value, rule in parts]
-    line = reason_line(rejections)  # six parts of at most about 200 characters: never capped
-    assert reason_kinds(line) == [f"field {field}: {rule}" for _, field, _, rule in parts]
+    attributes = {REJECTIONS_ATTRIBUTE: rejections_attribute(rejections)}
+    assert rejection_kinds(attributes) == [f"field {field}: {rule}" for _, field, _, rule in parts]
