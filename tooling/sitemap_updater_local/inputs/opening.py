@@ -60,7 +60,7 @@ class SourcePolicy:
     #: the overall deadline of one fetch, in seconds
     fetch_seconds: float = FETCH_SECONDS
     seen: set[str] = field(default_factory=set)
-    #: a bad lastmod, changefreq or priority is left out with a warning, the page kept
+    #: a bad single value of a page (``PROTOCOL_VALUES``) is left out with a warning, the page kept
     #: (false: the record is skipped, a problem)
     keep_page: bool = True
 

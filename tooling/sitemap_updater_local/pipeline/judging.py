@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final
 
 from sitemap_updater.ingest.judge import Change, judge_message
 from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.ingest.rejection import MISSING
+from sitemap_updater.page.model import PROTOCOL_VALUES
 from sitemap_updater.page.normalize import Repaired
 from sitemap_updater.page.order import file_time
 from sitemap_updater.protocol.errors import SitemapError
@@ -33,9 +33,6 @@ from sitemap_updater_local.inputs.records import BodyLine, Dropped, Listing, Not
 from sitemap_updater_local.inputs.sources import body_texts
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from sitemap_updater_local.pipeline.source_blocks import Block, Chunk, Work
-
-#: The fields of a page itself whose bad value a lenient judgement leaves out (the page kept).
-PAGE_VALUES: Final = ("lastmod", "changefreq", "priority")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +106,7 @@ def _judge_listing(judging: Judging, out: Judged, listing: Listing) -> None:
             rejected(listing.where, listing.name_of(error.field), error.value, error.rule)
         )
         return
-    costly = [] if judging.lenient else [e for e in drops if e.field in PAGE_VALUES]
+    costly = [] if judging.lenient else [e for e in drops if e.field in PROTOCOL_VALUES]
     if costly:
         first = costly[0]
         out.problems.append(

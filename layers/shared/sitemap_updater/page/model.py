@@ -26,7 +26,6 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from sitemap_updater.protocol.limits import (
-    CHANGEFREQS,
     MAX_IMAGES_PER_URL,
     MAX_NEWS_NAME_LENGTH,
     MAX_NEWS_TITLE_LENGTH,
@@ -185,6 +184,12 @@ class Video(Struct, frozen=True, gc=False, omit_defaults=True):
     tvshow: Deprecated = UNSET
     allow_embed: Deprecated = UNSET
     autoplay: Deprecated = UNSET
+
+
+#: The values of a page's change frequency (sitemaps.org: tChangeFreq).
+CHANGEFREQS: Final = frozenset(
+    {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+)
 
 
 class Page(Struct, frozen=True, gc=False, omit_defaults=True):

@@ -29,6 +29,7 @@ from typing import Any, Final
 import msgspec
 
 from sitemap_updater.page.model import (
+    CHANGEFREQS,
     DEPRECATED_NEWS_TAGS,
     DEPRECATED_VIDEO_TAGS,
     Alternate,
@@ -47,7 +48,6 @@ from sitemap_updater.protocol.escape import forbidden_char_at
 from sitemap_updater.protocol.languages.news import repaired_news_language
 from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import normalize_lastmod
-from sitemap_updater.protocol.limits import CHANGEFREQS
 from sitemap_updater.protocol.urls import Site, normalize_url
 
 #: The errors of the fields a lenient judgement left out, in the order met.
