@@ -1,4 +1,4 @@
-"""``build`` gives what the careful, record-by-record path gives, on arbitrary event files.
+"""``build`` gives what a record-by-record reference gives, on arbitrary event files.
 
 The build reads a JSONL file in blocks of lines on worker processes, spools each change as the
 URL item ingest would write, resolves each page's newest change on disk and renders the leaves
@@ -274,7 +274,7 @@ def _built(
     st.sampled_from(["\n", "\r\n"]),
     st.booleans(),
 )
-def test_build_writes_what_the_careful_path_writes(
+def test_build_writes_what_the_reference_writes(
     tmp_path_factory: pytest.TempPathFactory,
     layout: Layout,
     body: list[str],

@@ -4,7 +4,7 @@ The decoder has checked every type and bound the structs declare (``page.model``
 here applies the value rules of one field and returns its normalized value, or raises a
 :class:`SitemapError` naming the field (``alternates[2].href``, ``news.title``), the value and
 the rule. Each starts with its cheap check of a value already in normalized form, which most
-producers send, and falls back to the careful rule beside it (``normalize_url`` and
+producers send, and falls back to the full rule beside it (``normalize_url`` and
 ``normalize_lastmod`` hold their own). :func:`normalize_page` applies them all, in the order of
 the fields, so the first field that breaks a rule is the one named.
 
