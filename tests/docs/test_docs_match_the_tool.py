@@ -152,11 +152,11 @@ def test_the_quoted_blank_and_bidi_rules_are_what_ingest_writes() -> None:
 
 
 def test_the_quoted_item_size_rule_is_what_ingest_writes() -> None:
-    rule = re.search(r'A reason about `entry` with "([^"]+)"', _one_line(TROUBLESHOOTING))
+    rule = re.search(r'A reason about `page` with "([^"]+)"', _one_line(TROUBLESHOOTING))
     assert rule is not None
     images = [{"loc": f"{SITE}/images/{i:04d}-{'x' * 500}.jpg"} for i in range(1000)]
     reason = _reason(_upsert(images=images))
-    assert reason.startswith("field entry value ") and rule[1] in reason
+    assert reason.startswith("field page value ") and rule[1] in reason
 
 
 def test_the_quoted_warning_is_what_backfill_prints(

@@ -192,6 +192,8 @@ _UNTYPED: Final = msgspec.json.Decoder(float_hook=float)
 def _judge_untyped(text: str, *, sent_at: datetime, sites: Sites, now: datetime) -> Judgement:
     try:
         decoded: Any = _UNTYPED.decode(text)
+    except msgspec.ValidationError:  # the one number a float hook does not take: a huge integer
+        return _invalid(text, "must be JSON whose integers have at most 4,300 digits")
     except msgspec.DecodeError as error:
         return _invalid(text, json_rule(text, str(error)))
     except RecursionError:
