@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from sitemap_updater.protocol.limits import MAX_URLS
+from sitemap_updater_local.inputs.lastmod_forms import LastmodForms
 from sitemap_updater_local.inputs.opening import (
     SCHEMES,
     BudgetError,
@@ -109,6 +110,7 @@ class _Reader:
         self.suffix = ""
         self.count = 0
         self.dropped: Counter[str] = Counter()
+        self.forms = LastmodForms()
         #: children listed again (or the index itself), read once
         self.repeats = 0
 
@@ -150,7 +152,7 @@ class _Reader:
         if entity is not None:
             return Problem(f"{self.location}:{element.sourceline}", entity)
         if self.record == "url":
-            row = url_listing(element, self.location, self.dropped)
+            row = url_listing(element, self.location, self.dropped, self.forms)
             # a <url> inside another is freed with it: the outer one is still to be read
             if not self.count % RELEASE_EVERY and next(_outer_urls(element), None) is None:
                 release_before(element)
@@ -191,6 +193,7 @@ def iter_sitemap_items(
         if not started:
             yield from reader.start()
     yield from drop_notes(location, reader.dropped)
+    yield from reader.forms.notes(location)
     if reader.repeats:
         yield Note(
             location,
