@@ -1,21 +1,32 @@
 """Google Search Console on 127.0.0.1: the OAuth token endpoint, the Sitemaps API
-(``sitemaps.submit``, ``get``, ``list``) and the URL Inspection API, answering the JSON Google
-documents.
+(``sitemaps.submit``, ``get``, ``list``, ``list`` with ``sitemapIndex=``) and the URL Inspection
+API, answering the JSON Google documents.
 
 ```python
 with SearchConsoleStandIn(properties={"https://www.example.com/"}) as console:
     key = console.new_key()                  # a service-account key whose token_uri is here
     client = SearchConsole(key.info, api_root=console.url)
     console.downloaded(site, feed, when=..., submitted={"web": 120})   # as if Google fetched it
+    console.read_index(site, index, when=..., files={file_url: 120})   # ... an index, its files
     console.inspections[url] = indexed(last_crawl=...)                  # what inspect answers
-    console.fail(Failure.QUOTA)              # the next API request: 429 RESOURCE_EXHAUSTED
+    console.crawls = CrawlSchedule(median_hours=6)                      # ... or crawls drawn
+    console.fail(Failure.QUOTA)              # the next API request: 429, the day's quota spent
+    console.fail(Failure.RATE)               # ... the minute's, with Retry-After
 ```
 
 The token endpoint takes only the JWT-bearer grant, and only an assertion signed by a key made
 by :meth:`SearchConsoleStandIn.new_key` (checked with its public key by ``google.auth.jwt``),
 addressed to Google's token endpoint and asking for the Search Console scope. Every API
-request needs a token it issued. Inspections count against Google's quotas per property: 600 a
-minute and 2,000 a day (``clock`` is injectable).
+request needs a token it issued.
+
+The files of a submitted index are known to ``sitemaps.list?sitemapIndex=<index>`` only:
+``sitemaps.get`` of one answers 404, as for any sitemap not submitted itself. Inspections count
+against Google's quotas per property, 600 a minute and 2,000 a day (a UTC day here; ``clock``
+is injectable): a refusal is 429 ``RESOURCE_EXHAUSTED`` whose ``details`` name the limit
+(``google.rpc.ErrorInfo`` ``metadata.quota_limit``) and the wait (``google.rpc.RetryInfo``), with
+the same wait in ``Retry-After`` (https://cloud.google.com/apis/design/errors). Without an
+answer set in :attr:`SearchConsoleStandIn.inspections`, a URL is answered from
+:attr:`SearchConsoleStandIn.crawls` (``standins.crawls``), else as unknown to Google.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import google.auth.exceptions
 from google.auth import jwt
 
+from sitemap_updater_local.standins.crawls import CrawlSchedule
 from sitemap_updater_local.standins.keys import CLIENT_EMAIL, ServiceAccountKey, make_key
 from sitemap_updater_local.standins.loopback import (
     Failure,
@@ -50,6 +62,10 @@ SITEMAPS_PREFIX: Final = "/webmasters/v3/sites/"
 INSPECT_PATH: Final = "/v1/urlInspection/index:inspect"
 INSPECTIONS_PER_MINUTE: Final = 600
 INSPECTIONS_PER_DAY: Final = 2000
+SERVICE: Final = "searchconsole.googleapis.com"
+#: the limits a refusal names, as Google's quota metadata does
+MINUTE_LIMIT: Final = "UrlInspectionRequestsPerMinutePerSite"
+DAY_LIMIT: Final = "UrlInspectionRequestsPerDayPerSite"
 UNKNOWN_TO_GOOGLE: Final = {
     "verdict": "NEUTRAL",
     "coverageState": "URL is unknown to Google",
@@ -137,6 +153,37 @@ def _error(code: int, status: str, message: str, reason: str | None = None) -> R
     return json_reply(code, {"error": error})
 
 
+def quota_refusal(limit: str, wait: int, site_url: str = "") -> Reply:
+    """429 for a spent quota of URL Inspection: ``limit`` (:data:`MINUTE_LIMIT` or
+    :data:`DAY_LIMIT`) named in its details, ``wait`` seconds in them and in ``Retry-After``."""
+    per = "minute" if limit == MINUTE_LIMIT else "day"
+    message = (
+        f"Quota exceeded for quota metric 'URL Inspection requests' and limit 'URL Inspection "
+        f"requests per {per} per site' of service '{SERVICE}'"
+        + (f" for site '{site_url}'." if site_url else ".")
+    )
+    error: dict[str, Any] = {
+        "code": 429,
+        "message": message,
+        "status": "RESOURCE_EXHAUSTED",
+        "errors": [{"message": message, "domain": "usageLimits", "reason": "rateLimitExceeded"}],
+        "details": [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "RATE_LIMIT_EXCEEDED",
+                "domain": "googleapis.com",
+                "metadata": {
+                    "service": SERVICE,
+                    "quota_metric": f"{SERVICE}/url_inspection_requests",
+                    "quota_limit": limit,
+                },
+            },
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{wait}s"},
+        ],
+    }
+    return json_reply(429, {"error": error}, {"Retry-After": str(wait)})
+
+
 class SearchConsoleStandIn(LoopbackServer):
     """Search Console for the service accounts whose keys :meth:`new_key` made, with access
     to ``properties`` (``https://host/`` or ``sc-domain:host``; None: any)."""
@@ -157,8 +204,15 @@ class SearchConsoleStandIn(LoopbackServer):
         self.public_keys: dict[str, bytes] = {}
         self.tokens: dict[str, str] = {}  # token -> client e-mail
         self.sitemaps: dict[str, dict[str, SitemapRecord]] = {}
+        #: the files of each submitted index Google read: site -> index URL -> file URL
+        self.index_files: dict[str, dict[str, dict[str, SitemapRecord]]] = {}
         self.inspections: dict[str, dict[str, Any]] = {}
+        self.crawls: CrawlSchedule | None = None
         self.default_inspection: Callable[[str], dict[str, Any]] = lambda _: UNKNOWN_TO_GOOGLE
+        #: the ``Retry-After`` of a per-minute refusal made by ``fail(Failure.RATE)``, and the
+        #: message of an error made by ``fail(Failure.ERROR)`` (an error may echo a request)
+        self.retry_after = 1
+        self.error_message = "Request contains an invalid argument."
         self._inspected: dict[str, list[float]] = {}
 
     @property
@@ -191,6 +245,31 @@ class SearchConsoleStandIn(LoopbackServer):
         record.errors, record.warnings = errors, warnings
         record.contents = dict(submitted or {})
 
+    def read_index(
+        self,
+        site_url: str,
+        index_url: str,
+        *,
+        when: datetime,
+        files: dict[str, int],
+        errors: dict[str, int] | None = None,
+    ) -> None:
+        """Google fetched the submitted index ``index_url`` and each of its ``files`` (file
+        URL -> URLs found in it; ``errors``: file URL -> errors found in it)."""
+        self.downloaded(site_url, index_url, when=when)
+        self.sitemaps[site_url][index_url].is_index = True
+        self.index_files.setdefault(site_url, {})[index_url] = {
+            url: SitemapRecord(
+                url,
+                when,
+                when,
+                False,
+                errors=(errors or {}).get(url, 0),
+                contents={"web": count},
+            )
+            for url, count in files.items()
+        }
+
     def channel(self, request: Request) -> str:
         return "token" if request.path == TOKEN_PATH else "api"
 
@@ -205,11 +284,12 @@ class SearchConsoleStandIn(LoopbackServer):
                 error = {"error": "temporarily_unavailable", "error_description": "Try again later"}
             return json_reply(codes.get(failure, 400), error)
         if failure is Failure.QUOTA:
-            message = "Quota exceeded for quota metric 'Queries' of service 'searchconsole'."
-            return _error(429, "RESOURCE_EXHAUSTED", message, "rateLimitExceeded")
+            return quota_refusal(DAY_LIMIT, self._seconds_to_midnight())
+        if failure is Failure.RATE:
+            return quota_refusal(MINUTE_LIMIT, self.retry_after)
         if failure is Failure.UNAVAILABLE:
             return _error(503, "UNAVAILABLE", "The service is currently unavailable.")
-        return _error(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", "invalid")
+        return _error(400, "INVALID_ARGUMENT", self.error_message, "invalid")
 
     def answer(self, request: Request) -> Reply:
         if request.path == TOKEN_PATH and request.method == "POST":
@@ -278,7 +358,14 @@ class SearchConsoleStandIn(LoopbackServer):
             return refused
         records = self.sitemaps.setdefault(site_url, {})
         if len(rest) == 2 and request.method == "GET":
-            listed = [record.resource() for record in records.values()]
+            index = request.query.get("sitemapIndex", [None])[0]
+            if index is not None:
+                if index not in records:
+                    return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+                chosen = self.index_files.get(site_url, {}).get(index, {})
+            else:
+                chosen = records
+            listed = [record.resource() for record in chosen.values()]
             return json_reply(200, {"sitemap": listed} if listed else {})
         feed_url = unquote(rest[2]) if len(rest) == 3 else ""
         if request.method == "PUT" and feed_url:
@@ -304,24 +391,41 @@ class SearchConsoleStandIn(LoopbackServer):
             return refused
         if not _belongs(url, site_url):
             return _error(400, "INVALID_ARGUMENT", f"URL '{url}' is not in property '{site_url}'.")
-        if not self._count_inspection(site_url):
-            message = "Quota exceeded for quota metric 'URL Inspection requests' per property."
-            return _error(429, "RESOURCE_EXHAUSTED", message, "rateLimitExceeded")
-        status = self.inspections.get(url) or self.default_inspection(url)
+        refused = self._count_inspection(site_url)
+        if refused is not None:
+            return refused
+        status = self.inspections.get(url) or self._crawled(url) or self.default_inspection(url)
         link = "https://search.google.com/search-console/inspect?resource_id=" + site_url
         result = {"inspectionResultLink": link, "indexStatusResult": status}
         return json_reply(200, {"inspectionResult": result})
 
-    def _count_inspection(self, site_url: str) -> bool:
-        """Count one inspection of the property; False when a quota is spent."""
+    def _crawled(self, url: str) -> dict[str, Any] | None:
+        """The answer of the crawl schedule for ``url`` (None: no schedule)."""
+        if self.crawls is None:
+            return None
+        crawl = self.crawls.last_crawl(url, self.clock())
+        if crawl is None:
+            return not_indexed("Discovered - currently not indexed")
+        if not self.crawls.indexed(url):
+            return not_indexed(self.crawls.not_indexed_state, last_crawl=crawl)
+        return indexed(last_crawl=crawl, google_canonical=url, user_canonical=url)
+
+    def _seconds_to_midnight(self) -> int:
+        return int(86400 - self.clock() % 86400) + 1
+
+    def _count_inspection(self, site_url: str) -> Reply | None:
+        """Count one inspection of the property; the refusal when a quota is spent."""
         now = self.clock()
         done = self._inspected.setdefault(site_url, [])
         today = [t for t in done if t // 86400 == now // 86400]
         this_minute = [t for t in today if t > now - 60]
-        if len(today) >= self.per_day or len(this_minute) >= self.per_minute:
-            return False
+        if len(today) >= self.per_day:
+            return quota_refusal(DAY_LIMIT, self._seconds_to_midnight(), site_url)
+        if len(this_minute) >= self.per_minute:
+            wait = max(1, int(this_minute[0] + 60 - now) + 1)
+            return quota_refusal(MINUTE_LIMIT, wait, site_url)
         self._inspected[site_url] = [*today, now]
-        return True
+        return None
 
 
 def _form(body: bytes) -> dict[str, list[str]]:
