@@ -90,8 +90,10 @@ class BingStandIn(LoopbackServer):
     ) -> None:
         super().__init__()
         self.clock = clock
-        #: the message of the error ``fail(Failure.ERROR)`` makes (None: Bing's own words)
+        #: the message of the error ``fail(Failure.ERROR)`` makes (None: Bing's own words), and
+        #: whether it quotes the request's API key back
         self.error_message: str | None = None
+        self.echo_credentials = False
         self.keys = set(keys)
         self.sites = None if sites is None else set(sites)
         self.feeds: list[tuple[str, str]] = []
@@ -108,9 +110,14 @@ class BingStandIn(LoopbackServer):
             return _fault("ThrottleUser")
         if failure is Failure.UNAVAILABLE:
             return Reply(503, b"Service Unavailable", {"Content-Type": "text/plain"})
-        if self.error_message is not None:  # an error that echoes what it was sent
+        message = self.error_message
+        if self.echo_credentials:  # as an error that quotes the request back may
+            message = (
+                f"{message or 'ERROR!!! InvalidParameter'} (apikey={request.query.get('apikey')})"
+            )
+        if message is not None:
             code = ERROR_CODES["InvalidParameter"]
-            return json_reply(400, {"ErrorCode": code, "Message": self.error_message})
+            return json_reply(400, {"ErrorCode": code, "Message": message})
         return _fault("InvalidParameter")
 
     def crawled(self, feed_url: str, *, when: datetime, files: dict[str, int]) -> None:

@@ -102,6 +102,11 @@ class LoopbackServer:
         """The channel a request belongs to (for :meth:`fail`)."""
         return "api"
 
+    def channels(self, request: Request) -> tuple[str, ...]:
+        """The channels whose failures may replace the answer to ``request``, the most
+        particular first (a stand-in may name one for a kind of call within ``api``)."""
+        return (self.channel(request),)
+
     def failure_reply(self, failure: Failure, request: Request) -> Reply:
         """The API's answer for ``failure`` (SLOW and DROP are handled here)."""
         raise NotImplementedError
@@ -128,8 +133,12 @@ class LoopbackServer:
             self.advance(self.latency)
         with self._lock:
             self.requests.append(request)
-            queue = self._failures.get(self.channel(request), [])
-            failure = queue.pop(0) if queue else None
+            failure = None
+            for channel in self.channels(request):
+                queue = self._failures.get(channel, [])
+                if queue:
+                    failure = queue.pop(0)
+                    break
         if failure is Failure.DROP:
             return Reply(drop=True)
         if failure is Failure.SLOW:

@@ -11,7 +11,7 @@ with SearchConsoleStandIn(properties={"https://www.example.com/"}) as console:
     console.inspections[url] = indexed(last_crawl=...)                  # what inspect answers
     console.crawls = CrawlSchedule(median_hours=6)                      # ... or crawls drawn
     console.fail(Failure.QUOTA)              # the next API request: 429, the day's quota spent
-    console.fail(Failure.RATE)               # ... the minute's, with Retry-After
+    console.fail(Failure.RATE, channel="inspect")   # the next inspection: the minute's
 ```
 
 The token endpoint takes only the JWT-bearer grant, and only an assertion signed by a key made
@@ -213,6 +213,8 @@ class SearchConsoleStandIn(LoopbackServer):
         #: message of an error made by ``fail(Failure.ERROR)`` (an error may echo a request)
         self.retry_after = 1
         self.error_message = "Request contains an invalid argument."
+        #: whether such an error quotes the request's ``Authorization`` header back
+        self.echo_credentials = False
         self._inspected: dict[str, list[float]] = {}
 
     @property
@@ -273,6 +275,12 @@ class SearchConsoleStandIn(LoopbackServer):
     def channel(self, request: Request) -> str:
         return "token" if request.path == TOKEN_PATH else "api"
 
+    def channels(self, request: Request) -> tuple[str, ...]:
+        """``inspect`` fails the URL inspections alone, ``api`` any API call."""
+        if request.path == INSPECT_PATH:
+            return ("inspect", "api")
+        return (self.channel(request),)
+
     def failure_reply(self, failure: Failure, request: Request) -> Reply:
         if self.channel(request) == "token":
             codes = {Failure.QUOTA: 429, Failure.UNAVAILABLE: 503}
@@ -289,7 +297,10 @@ class SearchConsoleStandIn(LoopbackServer):
             return quota_refusal(MINUTE_LIMIT, self.retry_after)
         if failure is Failure.UNAVAILABLE:
             return _error(503, "UNAVAILABLE", "The service is currently unavailable.")
-        return _error(400, "INVALID_ARGUMENT", self.error_message, "invalid")
+        message = self.error_message
+        if self.echo_credentials:  # as an error that quotes the request back may
+            message += f" (request header: Authorization: {request.headers.get('Authorization')})"
+        return _error(400, "INVALID_ARGUMENT", message, "invalid")
 
     def answer(self, request: Request) -> Reply:
         if request.path == TOKEN_PATH and request.method == "POST":
