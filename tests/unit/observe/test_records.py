@@ -90,6 +90,16 @@ def test_figures_are_keyed_by_a_hash_and_name_their_host_and_section(
     assert all(len(i["sk"]["S"]) == 32 for i in _items(client, name))
 
 
+def test_figures_of_an_earlier_version_are_left_out_and_deleted(table: tuple[Any, str]) -> None:
+    client, name = table
+    old = {"pk": {"S": "observe#figures"}, "sk": {"S": "https://www.example.com#articles"}}
+    client.put_item(TableName=name, Item={**old, "data": {"S": "{}"}})
+    store = FiguresStore(client, name)
+    assert store.load_all() == {} and store.legacy == [old]
+    store.delete_legacy()
+    assert _items(client, name) == []
+
+
 def test_the_history_keeps_each_run_and_stops_a_day_at_its_bound(table: tuple[Any, str]) -> None:
     client, name = table
     history = HistoryStore(client, name)

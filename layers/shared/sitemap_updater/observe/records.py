@@ -235,6 +235,8 @@ class FiguresStore:
     def __init__(self, client: DynamoDBClient, table: str) -> None:
         self._client = client
         self._table = table
+        #: the keys of the items of an earlier version (keyed by origin) :meth:`load_all` met
+        self.legacy: list[dict[str, Any]] = []
 
     def save(self, origin: str, section: str, figures: Mapping[str, Any]) -> None:
         self._client.put_item(TableName=self._table, Item=fitted(origin, section, figures))
@@ -242,11 +244,19 @@ class FiguresStore:
     def load_all(self) -> dict[tuple[str, str], dict[str, Any]]:
         """Every figures item, by (origin, section); the section is ``""`` for a host's own."""
         found: dict[tuple[str, str], dict[str, Any]] = {}
+        self.legacy = []
         for item in partition_items(self._client, self._table, FIGURES_PK):
             if "origin" not in item or "section" not in item:
+                self.legacy.append({"pk": item["pk"], "sk": item["sk"]})
                 continue  # an item of an earlier version, keyed by its origin: replaced
             found[(item["origin"]["S"], item["section"]["S"])] = json.loads(item["data"]["S"])
         return found
+
+    def delete_legacy(self) -> None:
+        """Delete the items of an earlier version that :meth:`load_all` met."""
+        for key in self.legacy:
+            self._client.delete_item(TableName=self._table, Key=key)
+        self.legacy = []
 
 
 def day_of(now: float) -> str:

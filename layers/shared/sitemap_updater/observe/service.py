@@ -229,6 +229,7 @@ class ObserveService:
         submitted = self._submit(host_frames, budgets, int(now))
         self._submissions = list(self._ledger.load().values())
         self._previous = self._figures.load_all()
+        self._figures.delete_legacy()  # replaced by this run's
         hosts = [
             self._host_run(frame, prop, budgets[prop], props.count(prop), order)
             for order, (frame, prop) in enumerate(zip(host_frames, props, strict=True))
