@@ -33,12 +33,12 @@ def test_a_submitted_sitemap_is_pending_until_google_downloads_it(
     client: SearchConsole, console: SearchConsoleStandIn
 ) -> None:
     client.submit(SITE, FEED)
-    pending = client.sitemap(SITE, FEED)
+    (pending,) = client.sitemaps(SITE)
     assert pending.path == FEED and pending.is_pending and pending.last_downloaded is None
     assert pending.last_submitted is not None
 
     console.downloaded(SITE, FEED, when=NOW, submitted={"web": 120, "image": 7}, warnings=2)
-    status = client.sitemap(SITE, FEED)
+    (status,) = client.sitemaps(SITE)
     assert not status.is_pending
     assert status.last_downloaded == NOW
     assert (status.errors, status.warnings) == (0, 2)
@@ -56,9 +56,9 @@ def test_no_sitemap_submitted_lists_none(client: SearchConsole) -> None:
     assert client.sitemaps(SITE) == []
 
 
-def test_an_unknown_sitemap_is_a_plain_error(client: SearchConsole) -> None:
+def test_the_files_of_an_unknown_index_are_a_plain_error(client: SearchConsole) -> None:
     with pytest.raises(EngineError) as raised:
-        client.sitemap(SITE, SITE + "never-submitted.xml")
+        client.sitemaps(SITE, SITE + "never-submitted.xml")
     assert type(raised.value) is EngineError and raised.value.status == 404
     assert "not found" in str(raised.value)
 
@@ -220,13 +220,8 @@ def test_the_files_of_an_index_are_listed_with_sitemap_index_and_unknown_to_get(
     assert all(s.last_downloaded == NOW and not s.is_pending for s in listed)
     (request,) = [r for r in console.requests if "sitemapIndex" in r.query]
     assert request.query["sitemapIndex"] == [FEED]
-    # the property's own list holds the index alone; a file of it is not known to sitemaps.get
+    # the property's own list holds the index alone: its files are known through it only
     assert [s.path for s in client.sitemaps(SITE)] == [FEED]
-    with pytest.raises(EngineError) as raised:
-        client.sitemap(SITE, SITE + "sitemap-a-1.xml.gz")
-    assert raised.value.status == 404
-    with pytest.raises(EngineError):  # an index never submitted has no files to list
-        client.sitemaps(SITE, SITE + "other-index.xml")
 
 
 def test_a_per_minute_refusal_names_its_window_and_its_wait(

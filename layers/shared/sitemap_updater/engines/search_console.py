@@ -3,14 +3,13 @@
 Endpoints (https://developers.google.com/webmaster-tools/v1/api_reference_index):
 
 - ``PUT  {api_root}/webmasters/v3/sites/{siteUrl}/sitemaps/{feedpath}``: sitemaps.submit;
-- ``GET  {api_root}/webmasters/v3/sites/{siteUrl}/sitemaps/{feedpath}``: sitemaps.get;
 - ``GET  {api_root}/webmasters/v3/sites/{siteUrl}/sitemaps``: sitemaps.list, and with
   ``?sitemapIndex={index URL}`` the sitemaps a submitted index lists, each with what Google
-  found in it (``sitemaps.get`` knows only the sitemaps submitted themselves: 404 for the files
-  of an index);
+  found in it (``sitemaps.get``, which knows only the sitemaps submitted themselves and answers
+  404 for the files of an index, is not used);
 - ``POST {api_root}/v1/urlInspection/index:inspect``: URL Inspection.
 
-The Search Console API's own host serves all four (``www.googleapis.com`` serves the first three
+The Search Console API's own host serves all three (``www.googleapis.com`` serves the first two
 too), so one root is enough. ``siteUrl`` and ``feedpath`` are percent-encoded whole (``/``
 too). The service account signs a JWT that the key file's ``token_uri`` exchanges for an access
 token with the scope :data:`SCOPE` (``google-auth`` does both; :mod:`.google_transport` carries
@@ -37,7 +36,6 @@ from sitemap_updater.engines.console_answers import (
     error_of,
     inspection,
     sitemap_list,
-    sitemap_status,
 )
 from sitemap_updater.engines.exceptions import CredentialsRefused, EngineError, error_for
 from sitemap_updater.engines.fetching import SECURE_RULE, secure
@@ -157,12 +155,6 @@ class SearchConsole:
         """Submit ``feed_url`` (a sitemap or sitemap index) for the property ``site_url``
         (``https://www.example.com/`` or ``sc-domain:example.com``). Idempotent."""
         self._call("sitemaps.submit", "PUT", self._sitemaps_url(site_url, feed_url))
-
-    def sitemap(self, site_url: str, feed_url: str) -> SitemapStatus:
-        """The status of one submitted sitemap (or index): 404, a plain
-        :class:`EngineError`, for one not submitted itself, such as a file of an index."""
-        value = self._call("sitemaps.get", "GET", self._sitemaps_url(site_url, feed_url))
-        return sitemap_status("sitemaps.get", value)
 
     def sitemaps(self, site_url: str, sitemap_index: str | None = None) -> list[SitemapStatus]:
         """The status of every sitemap submitted for the property, or with ``sitemap_index``
