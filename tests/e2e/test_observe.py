@@ -49,6 +49,13 @@ def _figures(site: ObservedSite) -> dict[tuple[str, str], dict[str, Any]]:
     return FiguresStore(dep.dynamodb, table).load_all()
 
 
+def _section(site: ObservedSite, name: str) -> dict[str, Any]:
+    """A section as ``coverage --json`` shows it (every problem URL in ``worst``)."""
+    (host,) = site.coverage()["hosts"]
+    (section,) = [s for s in host["sections"] if s["name"] == name]
+    return dict(section)
+
+
 def _submits(site: ObservedSite) -> list[str]:
     return [r.path for r in site.console.requests if r.method == "PUT"]
 
@@ -149,7 +156,8 @@ def test_health_of_the_sampled_urls_on_the_local_site(
     site.deployment.observe()
     pages = _figures(site)[(site.site.url, "pages")]
     assert pages["checked"] == 10 and pages["unhealthy_share"] == 1.0
-    found = {w["url"].rsplit("/", 1)[1]: w for w in pages["worst"] if w["source"] == "site"}
+    worst = _section(site, "pages")["worst"]
+    found = {w["url"].rsplit("/", 1)[1]: w for w in worst if w["source"] == "site"}
     assert {name: w["kind"] for name, w in found.items()} == {
         "missing": "not-found",
         "gone": "not-found",
@@ -288,9 +296,7 @@ def test_slow_and_dropped_answers_end_by_the_deadline_and_the_run_goes_on(
     google = next(s for s in host["submissions"] if s["engine"] == "google")
     assert "deadline" in google["reason"]
     assert host["index"] is None and host["problems"]
-    problems = [
-        w["kind"] for s in ("articles", "pages") for w in figures[(site.site.url, s)]["worst"]
-    ]
+    problems = [w["kind"] for s in ("articles", "pages") for w in _section(site, s)["worst"]]
     assert problems.count("unreachable") == 2
     clock.advance(3600)
     assert f"google {site.index_url}: submitted" in site.deployment.observe()["submissions"]

@@ -65,7 +65,10 @@ def test_no_page_or_url_stops_the_run(
     site, _ = observed
     long_url = f"{site.site.url}/articles/" + "x" * (2048 - len(site.site.url) - 10)
     hostile = [site.site.url + path for path in HOSTILE]
-    _publish(site, [long_url, *hostile, site.site.url + "/broken-reader"])
+    for n in range(10):  # ten redirects to 60 KB of Location each
+        site.site.pages[f"/long-redirect-{n}"] = HOSTILE["/long-redirect"]
+    far = [f"{site.site.url}/long-redirect-{n}" for n in range(10)]
+    _publish(site, [long_url, *hostile, *far, site.site.url + "/broken-reader"])
     site.console.inspections[site.site.url + "/articles/3"] = {"verdict": 7}  # unreadable
     reading = health.judge
 
@@ -77,7 +80,7 @@ def test_no_page_or_url_stops_the_run(
     monkeypatch.setattr(health, "judge", judge)
     report = site.deployment.observe()
     seen = _observations(site)
-    assert report["health_checks"] == len(seen) == 10 + 10 + 1 + len(HOSTILE) + 1
+    assert report["health_checks"] == len(seen) == 10 + 10 + 1 + len(HOSTILE) + 10 + 1
     assert long_url in seen and seen[long_url].checked_at is not None
     broken = seen[site.site.url + "/broken-reader"]
     assert broken.problem == "error" and "AssertionError" in (broken.health_reason or "")

@@ -67,11 +67,11 @@ def test_what_a_site_answers_is_capped_before_it_is_stored(table: tuple[Any, str
 
 
 def test_a_figures_item_that_would_not_fit_is_cut_to_fit() -> None:
-    worst = [{"url": "https://www.example.com/" + "w" * 2000, "kind": "redirect"}] * 400
-    item = fitted("https://www.example.com", "s", {"published": 1, "worst": worst})
+    excluded = [{"url": "https://www.example.com/" + "w" * 2000, "problem": "redirect"}] * 400
+    item = fitted("https://www.example.com", "s", {"published": 1, "exclusions": excluded})
     kept = json.loads(item["data"]["S"])
     assert item_size(item) <= MAX_ITEM_BYTES
-    assert kept["cut"] is True and 0 < len(kept["worst"]) < len(worst)
+    assert kept["cut"] is True and 0 < len(kept["exclusions"]) < len(excluded)
     assert kept["published"] == 1
 
 

@@ -10,9 +10,9 @@
   the Kaplan-Meier curve of the counted changes (``latency``), with intervals and sample size;
 - ``unhealthy_share`` is over the URLs whose health was checked in the window, with its Wilson
   interval, whose lower bound the alarm watches once enough URLs were checked;
-- ``worst`` lists the URLs that should not be in a sitemap as they are, by kind, site problems
-  first (:func:`problems`; the figures keep :data:`WORST_KEPT` of each kind, ``sitemap-updater
-  coverage`` reads them all from the observations).
+- :func:`problems` lists the URLs that should not be in a sitemap as they are, by kind, site
+  problems first (``sitemap-updater coverage`` reads them from the observations, so the figures
+  need not keep them).
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ from sitemap_updater.observe.records import Observation
 from sitemap_updater.observe.sampling import RANDOM
 from sitemap_updater.observe.statistics import Estimate, survival_quantile, wilson_interval
 
-#: the URLs of each kind a section's figures keep, worst first
-WORST_KEPT: Final = 10
 #: the unhealthy share counts for the alarm once this many URLs were checked in the window (or
 #: every URL of a smaller section): fewer leave its interval too wide to tell 3% from 5%
 ALARM_MIN_CHECKS: Final = 200
@@ -202,17 +200,6 @@ def problems(observations: Iterable[Observation]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (KINDS.index(r["kind"]), -(r["seen_at"] or 0.0), r["url"]))
 
 
-def worst(observations: Iterable[Observation], kept: int = WORST_KEPT) -> list[dict[str, Any]]:
-    """:func:`problems`, at most ``kept`` of each kind."""
-    counts: Counter[str] = Counter()
-    out = []
-    for row in problems(observations):
-        counts[row["kind"]] += 1
-        if counts[row["kind"]] <= kept:
-            out.append(row)
-    return out
-
-
 def _age_hours(moment: float | None, now: float) -> float | None:
     return None if moment is None else _rounded((now - moment) / 3600, 2)
 
@@ -256,7 +243,6 @@ def section_figures(
         "published": published,
         **coverage(listed, now),
         **health(listed, published),
-        "worst": worst(listed),
         "computed_at": int(now),
     }
 

@@ -198,7 +198,7 @@ class ObservationStore:
 
 
 #: the lists of a figures object cut, longest first, when its item would not fit
-_CUTTABLE: Final = ("worst", "problems", "exclusions")
+_CUTTABLE: Final = ("problems", "exclusions")
 
 
 def _figures_item(origin: str, section: str, figures: Mapping[str, Any]) -> dict[str, Any]:
