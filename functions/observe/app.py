@@ -4,6 +4,7 @@ All logic lives in ``sitemap_updater.observe``."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,8 @@ _clients: dict[str, Any] = {}
 clock: Callable[[], float] = time.time
 sleep: Callable[[float], None] = time.sleep
 monotonic: Callable[[], float] = time.monotonic
+#: The sample's draws (the local deployment fixes their seed, so that a test's runs repeat).
+rng = random.Random()
 
 
 def _client(name: str) -> Any:
@@ -47,6 +50,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000,
         sleep=sleep,
         monotonic=monotonic,
+        rng=rng,
     )
     report = service.run()
     logger.info("observer run finished", extra={"report": report})

@@ -18,6 +18,7 @@ paced waits move that clock on instead of taking real time. Nothing leaves 127.0
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -127,9 +128,11 @@ def observed_site(
     template: Path = DEFAULT_TEMPLATE,
     clock: Callable[[], float] | None = None,
     hosts: int = 1,
+    seed: int = 0,
 ) -> Iterator[ObservedSite]:
     """The stand-ins and a deployment of ``template`` observing them; ``parameters`` add to
-    (or override) the ones that turn both engines on and point them at the stand-ins."""
+    (or override) the ones that turn both engines on and point them at the stand-ins. The
+    observer's draws are seeded with ``seed``."""
     with ExitStack() as stack:
         sites = [
             stack.enter_context(LocalSite(address=f"127.0.0.{n}")) for n in range(1, hosts + 1)
@@ -156,6 +159,9 @@ def observed_site(
             with LocalDeployment(
                 template, origin, parameters=settings, clock=clock, secrets=secrets
             ) as deployment:
+                if deployment.observe_function is not None:
+                    module = deployment.observe_function.load()
+                    module.__dict__["rng"] = random.Random(seed)
                 if isinstance(clock, SimulatedClock):
                     simulated_waits(deployment, clock)
                 yield ObservedSite(deployment, sites, console, bing, articles)

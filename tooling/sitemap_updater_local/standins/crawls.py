@@ -14,8 +14,8 @@ the true median of the crawl latency is ``median_hours``; after that first crawl
 page every ``recrawl_hours`` (drawn uniformly in that range), until the next change, whose
 first crawl is again a fresh delay after it (till then, the last crawl is the previous
 version's). A page with no change known has never been crawled. Each draw comes from a random
-generator seeded by ``seed``, the URL and the change, so the crawls of a page never depend on
-what else was asked.
+generator seeded by ``seed``, the URL and the change's place among the page's changes, so the
+crawls of a page never depend on what else was asked, nor on the exact moment of its change.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ class CrawlSchedule:
         self._changes[url].sort()
 
     def _rng(self, url: str, change: float, what: str) -> random.Random:
-        return random.Random(f"{self.seed}|{url}|{change!r}|{what}")
+        changes = self._changes.get(url, [])
+        place = changes.index(change) if change in changes else len(changes)
+        return random.Random(f"{self.seed}|{url}|{place}|{what}")
 
     def first_crawl_delay(self, url: str, change: float) -> float:
         """Seconds from ``change`` to the page's first crawl after it."""
