@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from moto.server import ThreadedMotoServer
 
+from sitemap_updater.observe.estimates.statistics import wilson_interval
 from sitemap_updater.observe.records import FiguresStore
-from sitemap_updater.observe.statistics import wilson_interval
 from sitemap_updater_local import cli
 from sitemap_updater_local.deployment import SimulatedClock
 from sitemap_updater_local.deployment.observed import ObservedSite, observed_site

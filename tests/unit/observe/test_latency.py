@@ -3,8 +3,8 @@ change to Google's first crawl after it, and which changes count at all."""
 
 from __future__ import annotations
 
-from sitemap_updater.observe import latency
-from sitemap_updater.observe.latency import (
+from sitemap_updater.observe.estimates import latency
+from sitemap_updater.observe.estimates.latency import (
     AWAITING_RECHECK_SECONDS,
     LATENCY_HORIZON_SECONDS,
     LATENCY_WINDOW_SECONDS,

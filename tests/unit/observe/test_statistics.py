@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemap_updater.observe.statistics import (
+from sitemap_updater.observe.estimates.statistics import (
     kaplan_meier,
     quantile,
     survival_quantile,

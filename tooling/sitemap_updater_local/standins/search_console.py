@@ -34,7 +34,6 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -42,6 +41,16 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import google.auth.exceptions
 from google.auth import jwt
 
+from sitemap_updater_local.standins.console_resources import (
+    DAY_LIMIT,
+    MINUTE_LIMIT,
+    UNKNOWN_TO_GOOGLE,
+    SitemapRecord,
+    error_reply,
+    indexed,
+    not_indexed,
+    quota_refusal,
+)
 from sitemap_updater_local.standins.crawls import CrawlSchedule
 from sitemap_updater_local.standins.keys import CLIENT_EMAIL, ServiceAccountKey, make_key
 from sitemap_updater_local.standins.loopback import (
@@ -51,6 +60,8 @@ from sitemap_updater_local.standins.loopback import (
     Request,
     json_reply,
 )
+
+__all__ = ["SearchConsoleStandIn", "SitemapRecord", "indexed", "not_indexed"]
 
 GRANT_TYPE: Final = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 SCOPE: Final = "https://www.googleapis.com/auth/webmasters"
@@ -62,126 +73,6 @@ SITEMAPS_PREFIX: Final = "/webmasters/v3/sites/"
 INSPECT_PATH: Final = "/v1/urlInspection/index:inspect"
 INSPECTIONS_PER_MINUTE: Final = 600
 INSPECTIONS_PER_DAY: Final = 2000
-SERVICE: Final = "searchconsole.googleapis.com"
-#: the limits a refusal names, as Google's quota metadata does
-MINUTE_LIMIT: Final = "UrlInspectionRequestsPerMinutePerSite"
-DAY_LIMIT: Final = "UrlInspectionRequestsPerDayPerSite"
-UNKNOWN_TO_GOOGLE: Final = {
-    "verdict": "NEUTRAL",
-    "coverageState": "URL is unknown to Google",
-    "robotsTxtState": "ROBOTS_TXT_STATE_UNSPECIFIED",
-    "indexingState": "INDEXING_STATE_UNSPECIFIED",
-    "pageFetchState": "PAGE_FETCH_STATE_UNSPECIFIED",
-}
-
-
-def rfc3339(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def indexed(
-    *,
-    last_crawl: datetime,
-    google_canonical: str | None = None,
-    user_canonical: str | None = None,
-    sitemaps: Iterable[str] = (),
-) -> dict[str, Any]:
-    """An ``indexStatusResult`` of a page on Google."""
-    result = {
-        "verdict": "PASS",
-        "coverageState": "Submitted and indexed",
-        "robotsTxtState": "ALLOWED",
-        "indexingState": "INDEXING_ALLOWED",
-        "pageFetchState": "SUCCESSFUL",
-        "lastCrawlTime": rfc3339(last_crawl),
-        "sitemap": list(sitemaps),
-        "crawledAs": "MOBILE",
-    }
-    for name, value in (("googleCanonical", google_canonical), ("userCanonical", user_canonical)):
-        if value is not None:
-            result[name] = value
-    return result
-
-
-def not_indexed(
-    coverage_state: str = "Crawled - currently not indexed", *, last_crawl: datetime | None = None
-) -> dict[str, Any]:
-    """An ``indexStatusResult`` of a page Google knows but does not show."""
-    result = {**UNKNOWN_TO_GOOGLE, "verdict": "NEUTRAL", "coverageState": coverage_state}
-    if last_crawl is not None:
-        result |= {"lastCrawlTime": rfc3339(last_crawl), "pageFetchState": "SUCCESSFUL"}
-    return result
-
-
-@dataclass
-class SitemapRecord:
-    """One submitted sitemap as the stand-in keeps it (``contents``: submitted by type)."""
-
-    path: str
-    last_submitted: datetime
-    last_downloaded: datetime | None = None
-    is_pending: bool = True
-    is_index: bool = False
-    errors: int = 0
-    warnings: int = 0
-    contents: dict[str, int] = field(default_factory=dict)
-
-    def resource(self) -> dict[str, Any]:
-        value: dict[str, Any] = {
-            "path": self.path,
-            "lastSubmitted": rfc3339(self.last_submitted),
-            "isPending": self.is_pending,
-            "isSitemapsIndex": self.is_index,
-            "type": "sitemap",
-            "warnings": str(self.warnings),
-            "errors": str(self.errors),
-        }
-        if self.last_downloaded is not None:
-            value["lastDownloaded"] = rfc3339(self.last_downloaded)
-        if self.contents:  # "indexed" is deprecated: sent as Google does, never to be read
-            value["contents"] = [
-                {"type": kind, "submitted": str(count), "indexed": "0"}
-                for kind, count in self.contents.items()
-            ]
-        return value
-
-
-def _error(code: int, status: str, message: str, reason: str | None = None) -> Reply:
-    error: dict[str, Any] = {"code": code, "message": message, "status": status}
-    if reason is not None:
-        error["errors"] = [{"message": message, "domain": "global", "reason": reason}]
-    return json_reply(code, {"error": error})
-
-
-def quota_refusal(limit: str, wait: int, site_url: str = "") -> Reply:
-    """429 for a spent quota of URL Inspection: ``limit`` (:data:`MINUTE_LIMIT` or
-    :data:`DAY_LIMIT`) named in its details, ``wait`` seconds in them and in ``Retry-After``."""
-    per = "minute" if limit == MINUTE_LIMIT else "day"
-    message = (
-        f"Quota exceeded for quota metric 'URL Inspection requests' and limit 'URL Inspection "
-        f"requests per {per} per site' of service '{SERVICE}'"
-        + (f" for site '{site_url}'." if site_url else ".")
-    )
-    error: dict[str, Any] = {
-        "code": 429,
-        "message": message,
-        "status": "RESOURCE_EXHAUSTED",
-        "errors": [{"message": message, "domain": "usageLimits", "reason": "rateLimitExceeded"}],
-        "details": [
-            {
-                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                "reason": "RATE_LIMIT_EXCEEDED",
-                "domain": "googleapis.com",
-                "metadata": {
-                    "service": SERVICE,
-                    "quota_metric": f"{SERVICE}/url_inspection_requests",
-                    "quota_limit": limit,
-                },
-            },
-            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{wait}s"},
-        ],
-    }
-    return json_reply(429, {"error": error}, {"Retry-After": str(wait)})
 
 
 class SearchConsoleStandIn(LoopbackServer):
@@ -296,11 +187,11 @@ class SearchConsoleStandIn(LoopbackServer):
         if failure is Failure.RATE:
             return quota_refusal(MINUTE_LIMIT, self.retry_after)
         if failure is Failure.UNAVAILABLE:
-            return _error(503, "UNAVAILABLE", "The service is currently unavailable.")
+            return error_reply(503, "UNAVAILABLE", "The service is currently unavailable.")
         message = self.error_message
         if self.echo_credentials:  # as an error that quotes the request back may
             message += f" (request header: Authorization: {request.headers.get('Authorization')})"
-        return _error(400, "INVALID_ARGUMENT", message, "invalid")
+        return error_reply(400, "INVALID_ARGUMENT", message, "invalid")
 
     def answer(self, request: Request) -> Reply:
         if request.path == TOKEN_PATH and request.method == "POST":
@@ -310,12 +201,12 @@ class SearchConsoleStandIn(LoopbackServer):
             message = (
                 "Request had invalid authentication credentials. Expected OAuth 2 access token."
             )
-            return _error(401, "UNAUTHENTICATED", message, "authError")
+            return error_reply(401, "UNAUTHENTICATED", message, "authError")
         if request.path == INSPECT_PATH and request.method == "POST":
             return self._inspect(request)
         if request.path.startswith(SITEMAPS_PREFIX):
             return self._sitemaps(request)
-        return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+        return error_reply(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
 
     def _token(self, request: Request) -> Reply:
         form = {name: values[0] for name, values in _form(request.body).items()}
@@ -357,12 +248,12 @@ class SearchConsoleStandIn(LoopbackServer):
             f"User does not have sufficient permission for site '{site_url}'. "
             "See also: https://support.google.com/webmasters/answer/2451999."
         )
-        return _error(403, "PERMISSION_DENIED", message, "forbidden")
+        return error_reply(403, "PERMISSION_DENIED", message, "forbidden")
 
     def _sitemaps(self, request: Request) -> Reply:
         rest = request.path[len(SITEMAPS_PREFIX) :].split("/")
         if len(rest) not in (2, 3) or rest[1] != "sitemaps":
-            return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+            return error_reply(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
         site_url = unquote(rest[0])
         refused = self._allowed(site_url)
         if refused is not None:
@@ -372,7 +263,9 @@ class SearchConsoleStandIn(LoopbackServer):
             index = request.query.get("sitemapIndex", [None])[0]
             if index is not None:
                 if index not in records:
-                    return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+                    return error_reply(
+                        404, "NOT_FOUND", "Requested entity was not found.", "notFound"
+                    )
                 chosen = self.index_files.get(site_url, {}).get(index, {})
             else:
                 chosen = records
@@ -381,27 +274,29 @@ class SearchConsoleStandIn(LoopbackServer):
         feed_url = unquote(rest[2]) if len(rest) == 3 else ""
         if request.method == "PUT" and feed_url:
             if not _belongs(feed_url, site_url):
-                return _error(400, "INVALID_ARGUMENT", "Sitemap URL is not in this property.")
+                return error_reply(400, "INVALID_ARGUMENT", "Sitemap URL is not in this property.")
             now = datetime.fromtimestamp(self.clock(), UTC)
             record = records.setdefault(feed_url, SitemapRecord(feed_url, now))
             record.last_submitted = now
             return Reply(200)
         if request.method == "GET" and feed_url in records:
             return json_reply(200, records[feed_url].resource())
-        return _error(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
+        return error_reply(404, "NOT_FOUND", "Requested entity was not found.", "notFound")
 
     def _inspect(self, request: Request) -> Reply:
         body = request.json()
         if not isinstance(body, dict) or not all(
             isinstance(body.get(name), str) for name in ("inspectionUrl", "siteUrl")
         ):
-            return _error(400, "INVALID_ARGUMENT", "inspectionUrl and siteUrl are required.")
+            return error_reply(400, "INVALID_ARGUMENT", "inspectionUrl and siteUrl are required.")
         site_url, url = body["siteUrl"], body["inspectionUrl"]
         refused = self._allowed(site_url)
         if refused is not None:
             return refused
         if not _belongs(url, site_url):
-            return _error(400, "INVALID_ARGUMENT", f"URL '{url}' is not in property '{site_url}'.")
+            return error_reply(
+                400, "INVALID_ARGUMENT", f"URL '{url}' is not in property '{site_url}'."
+            )
         refused = self._count_inspection(site_url)
         if refused is not None:
             return refused

@@ -22,10 +22,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from sitemap_updater.engines.health import PROBLEMS
-from sitemap_updater.observe import latency
+from sitemap_updater.observe.estimates import latency
+from sitemap_updater.observe.estimates.statistics import (
+    Estimate,
+    survival_quantile,
+    wilson_interval,
+)
 from sitemap_updater.observe.records import Observation
 from sitemap_updater.observe.sampling import RANDOM
-from sitemap_updater.observe.statistics import Estimate, survival_quantile, wilson_interval
 
 #: the unhealthy share counts for the alarm once this many URLs were checked in the window (or
 #: every URL of a smaller section): fewer leave its interval too wide to tell 3% from 5%

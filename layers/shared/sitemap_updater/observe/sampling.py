@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Final
 
-from sitemap_updater.observe.latency import LATENCY_WINDOW_SECONDS
+from sitemap_updater.observe.estimates.latency import LATENCY_WINDOW_SECONDS
 from sitemap_updater.observe.records import Observation
 from sitemap_updater.protocol.render.fragments import fragment_loc, fragments_of
 from sitemap_updater.rebuild.render import newest_lastmod

@@ -21,7 +21,7 @@ from sitemap_updater.observability import logger
 from sitemap_updater.observe.records import REASON_CHARS, capped
 
 if TYPE_CHECKING:
-    # the engines' answers are read only when they are turned on (``service.Engines``)
+    # the engines' answers are read only when they are turned on (``run.engines.Engines``)
     from sitemap_updater.engines.bing import BingFeed
     from sitemap_updater.engines.console_answers import SitemapStatus
 
