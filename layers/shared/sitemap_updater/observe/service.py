@@ -1,11 +1,13 @@
-"""One observer run: submit the indexes that are due, then observe each host and section.
+"""One observer run: submit the indexes that are due, then observe every host and section.
 
 The run reads what the last publish listed (``frame``), submits each host's index to the
-engines turned on (``submissions``), reads Search Console's status of the index and of a few of
-its files, draws each section's sample (``sampling``), inspects it within the property's share
-of the day's budget (``budget``) and checks its health on the site itself, then writes the
-figures (``figures``) to the state table and to CloudWatch (``signals``). An engine that fails
-costs only its own figures: the run goes on and says so in its report.
+engines turned on (``submissions``), then shares its time and its calls among the hosts and
+their sections (``run.hosts``): every host and section is observed in every run, however many
+there are, each host's engines' status read (``run.engines``), each section's sample drawn
+(``sampling``), inspected within the property's share of the day's budget (``budget``) and
+checked on the site itself. Nothing one URL or one answer holds can stop the run, every call is
+counted as it is made, and every text kept is capped and redacted. Then it writes the figures
+and their history (``figures``, ``records``) and sends them to CloudWatch (``signals``).
 """
 
 from __future__ import annotations
@@ -13,60 +15,39 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
 
-from sitemap_updater.engines.exceptions import EngineError, QuotaExhausted
-from sitemap_updater.engines.health import PageHealth, check_page
-from sitemap_updater.engines.pacing import HostPacer
+from sitemap_updater.engines.health import check_page
 from sitemap_updater.observe.budget import BudgetLedger, RunBudget
 from sitemap_updater.observe.exclusion import Exclusions, review
-from sitemap_updater.observe.figures import section_figures
-from sitemap_updater.observe.records import FiguresStore, Observation, ObservationStore
-from sitemap_updater.observe.sampling import (
-    RANDOM,
-    Drawn,
-    HostFrame,
-    draw,
-    frames,
-    pick_files,
-    read_listed,
-    split_evenly,
+from sitemap_updater.observe.figures import (
+    bing_figures,
+    history_entry,
+    section_figures,
+    sitemap_figures,
 )
-from sitemap_updater.observe.settings import INSPECTION_MINUTE_QUOTA, ObserveConfig
+from sitemap_updater.observe.records import FiguresStore, HistoryStore, ObservationStore
+from sitemap_updater.observe.run.engines import Check, EngineCalls, Engines
+from sitemap_updater.observe.run.hosts import TimeShare
+from sitemap_updater.observe.run.state import HostRun, SectionRun
+from sitemap_updater.observe.sampling import HostFrame, Listed, frames, read_listed
+from sitemap_updater.observe.settings import ObserveConfig
 from sitemap_updater.observe.signals import (
+    alarm_figures,
     emit_alarm_figures,
     emit_host,
     emit_section,
     log_section,
-    sitemap_status_dict,
 )
-from sitemap_updater.observe.submissions import SubmissionLedger, Target, submit_all
+from sitemap_updater.observe.submissions import SUBMITTED, SubmissionLedger, Target, submit_all
 from sitemap_updater.rebuild.state.published import PublishedStore
 from sitemap_updater.store.spaces import Layout
 
-if TYPE_CHECKING:
-    # the engines' clients are made by ``credentials.engine_clients`` only for the engines turned
-    # on: google-auth and its cryptography load then, never in a cold start without them
-    from sitemap_updater.engines.bing import BingWebmaster
-    from sitemap_updater.engines.console_answers import Inspection
-    from sitemap_updater.engines.search_console import SearchConsole
+__all__ = ["Engines", "ObserveService"]
 
-#: a run starts no request with less than this left of its time
-TIME_MARGIN_SECONDS: Final = 30.0
-#: at most this share of a run's calls goes to reading the files' status
-FILE_STATUS_SHARE: Final = 0.1
-
-Check = Callable[..., PageHealth]
-
-
-@dataclass
-class Engines:
-    """The engine clients a run uses; None: that engine is off."""
-
-    search_console: SearchConsole | None = None
-    bing: BingWebmaster | None = None
+#: the problems a host's figures keep (each capped to ``records.REASON_CHARS``)
+PROBLEMS_KEPT: Final = 20
 
 
 class ObserveService:
@@ -82,6 +63,7 @@ class ObserveService:
         rng: random.Random | None = None,
         check: Check = check_page,
         sleep: Callable[[float], None] = time.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
         self._dynamodb = dynamodb
@@ -91,50 +73,116 @@ class ObserveService:
         self._remaining = remaining_seconds
         self._rng = rng or random.Random()
         self._check = check
+        self._sleep = sleep
+        self._monotonic = monotonic
         table = config.state_table_name
         self._observations = ObservationStore(dynamodb, table)
         self._figures = FiguresStore(dynamodb, table)
+        self._history = HistoryStore(dynamodb, table)
         self._ledger = SubmissionLedger(dynamodb, table)
         self._exclusions = Exclusions(dynamodb, config.url_table_name, table)
         self._budgets = BudgetLedger(
             dynamodb, table, config.daily_api_calls, config.interval_minutes * 60
         )
         self._layout = Layout.of(config.site_url, config.section_rules, config.public_base_url)
-        self._site_pacer = HostPacer(config.health_requests_per_second, sleep=sleep)
-        self._api_pacer = HostPacer(INSPECTION_MINUTE_QUOTA / 60, sleep=sleep)
-        self._spent: set[str] = set()  # properties whose quota ran out in this run
+        self._now = 0.0
+        self._calls = self._calls_at(0.0)
+        self._previous: dict[tuple[str, str], dict[str, Any]] = {}
+        self._submissions: list[Any] = []
 
-    def _in_time(self) -> bool:
-        return self._remaining() > TIME_MARGIN_SECONDS
+    def _calls_at(self, now: float) -> EngineCalls:
+        return EngineCalls(
+            self.config,
+            self._engines,
+            self._layout,
+            now=now,
+            remaining=self._remaining,
+            sleep=self._sleep,
+            monotonic=self._monotonic,
+            check=self._check,
+        )
+
+    def _read(self, key: str) -> list[Listed]:
+        return read_listed(self._s3, self.config.bucket_name, key)
+
+    # --- the run --------------------------------------------------------------------------
 
     def run(self) -> dict[str, Any]:
-        now = self._clock()
+        now = self._now = self._clock()
+        self._calls = self._calls_at(now)
         record = PublishedStore(self._dynamodb, self.config.state_table_name).load()
-        hosts = frames(record, self._layout)
-        budgets = {self.config.property_of(h.origin): RunBudget(0) for h in hosts}
+        host_frames = frames(record, self._layout)
+        props = [self.config.property_of(h.origin) for h in host_frames]
+        budgets = {prop: RunBudget(0) for prop in props}
         if self._engines.search_console is not None:
             budgets = {prop: self._budgets.open(prop, now) for prop in budgets}
-        submitted = self._submit(hosts, budgets, int(now))
-        previous = self._figures.load_all()
+        submitted = self._submit(host_frames, budgets, int(now))
+        self._submissions = list(self._ledger.load().values())
+        self._previous = self._figures.load_all()
+        self._figures.delete_legacy()  # replaced by this run's
+        hosts = [
+            self._host_run(frame, prop, budgets[prop], props.count(prop), order)
+            for order, (frame, prop) in enumerate(zip(host_frames, props, strict=True))
+        ]
+        TimeShare(
+            self.config,
+            self._calls,
+            self._observations,
+            self._exclusions,
+            self._read,
+            now=now,
+            rng=self._rng,
+            sleep=self._sleep,
+            monotonic=self._monotonic,
+        ).share_out(hosts)
         sections: list[dict[str, Any]] = []
         host_figures = []
         for host in hosts:
-            budget = budgets[self.config.property_of(host.origin)]
-            figures, of_sections = self._observe_host(host, budget, previous, now)
+            figures, of_sections = self._finish_host(host)
             host_figures.append(figures)
             sections += of_sections
-        for prop, budget in budgets.items():
-            self._budgets.close(prop, budget, now)
-        alarms = emit_alarm_figures(sections, host_figures)
+        alarms = alarm_figures(
+            sections, host_figures, search_console=self._engines.search_console is not None
+        )
+        emit_alarm_figures(alarms)
         return {
             "hosts": len(hosts),
             "sections": len(sections),
             "submissions": [f"{s.engine} {s.index_url}: {s.state}" for s in submitted],
-            "search_console_calls": {prop: b.spent for prop, b in budgets.items()},
+            "search_console_calls": {prop: b.report() for prop, b in budgets.items()},
             "inspected": sum(s["inspected_this_run"] for s in sections),
             "health_checks": sum(s["checked_this_run"] for s in sections),
+            "per_host": {
+                h.frame.origin: {
+                    "inspected": sum(s.inspected for s in h.sections),
+                    "health_checks": sum(s.checked for s in h.sections),
+                    "seconds": round(h.used, 3),
+                }
+                for h in hosts
+            },
             "alarm_figures": alarms,
         }
+
+    def _host_run(
+        self, frame: HostFrame, prop: str, budget: RunBudget, sharing: int, order: int
+    ) -> HostRun:
+        names = sorted(frame.sections)
+        google = self._engines.search_console is not None
+        per_run = self._health_per_run()
+        inspect = math.ceil(budget.allowed / max(1, sharing)) if google else 0
+        return HostRun(
+            frame=frame,
+            prop=prop,
+            budget=budget,
+            health_left=per_run,
+            inspect_share=math.ceil(inspect / len(names)) if names else 0,
+            health_share=math.ceil(per_run / len(names)) if names else 0,
+            sections=[SectionRun(name) for name in names],
+            order=order,
+        )
+
+    def _health_per_run(self) -> int:
+        return math.ceil(self.config.health_checks_per_day * self.config.interval_minutes / 1440)
 
     # --- submission ----------------------------------------------------------------------
 
@@ -142,239 +190,120 @@ class ObserveService:
         made = []
         google, bing = self._engines.search_console, self._engines.bing
         for host in hosts:
-            if host.index_url is None:
+            if host.index_url is None or not self._calls.in_time():
                 continue  # not published yet: a later run submits it
             prop = self.config.property_of(host.origin)
             if google is not None:
                 target = Target(host.index_url, prop)
-                made += submit_all(
-                    self._ledger, "google", google.submit, [target], now, budgets[prop].take
+                done = submit_all(
+                    self._ledger,
+                    "google",
+                    google.submit,
+                    [target],
+                    now,
+                    budgets[prop].take,
+                    redact=self._calls.kept,
                 )
+                budgets[prop].answered += sum(1 for s in done if s.state == SUBMITTED)
+                made += done
             if bing is not None:
                 target = Target(host.index_url, f"{host.origin}/")
-                made += submit_all(self._ledger, "bing", bing.submit_feed, [target], now)
+                made += submit_all(
+                    self._ledger, "bing", bing.submit_feed, [target], now, redact=self._calls.kept
+                )
         return made
 
-    # --- a host --------------------------------------------------------------------------
+    # --- figures ------------------------------------------------------------------------------
 
-    def _observe_host(
-        self,
-        host: HostFrame,
-        budget: RunBudget,
-        previous: dict[tuple[str, str], dict[str, Any]],
-        now: float,
-    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        prop = self.config.property_of(host.origin)
-        known = previous.get((host.origin, ""), {})
-        problems: list[str] = []
-        index = self._index_status(host, prop, budget, problems, now)
-        files = self._file_statuses(host, prop, budget, dict(known.get("files", {})), problems, now)
-        names = sorted(host.sections)
-        inspect = split_evenly(budget.left, len(names))
-        health = split_evenly(self._health_per_run(), len(names))
-        sections = [
-            self._observe_section(host, name, files, inspect[i], health[i], budget, now)
-            for i, name in enumerate(names)
-        ]
+    def _finish_host(self, host: HostRun) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Write the figures of the host and of each of its sections."""
+        origin, now = host.frame.origin, self._now
+        previous = self._previous.get((origin, ""), {})
+        sections = [self._finish_section(host, section) for section in host.sections]
+        index = host.status.get("index")
         figures = {
-            "property": prop,
-            "index_url": host.index_url,
+            "property": host.prop,
+            "index_url": host.frame.index_url,
             "index": index,
-            "index_download_age_hours": self._download_age(host, index, now),
+            "index_download_age_hours": self._download_age(host, index),
             "index_errors": None if index is None else index["errors"],
             "index_warnings": None if index is None else index["warnings"],
-            "published": sum(host.published(name) for name in names),
+            "bing_index": host.status.get("bing_index", previous.get("bing_index")),
+            "published": sum(host.frame.published(s.name) for s in host.sections),
             "submissions": self._submissions_of(host),
-            "files": files,
-            "problems": problems,
+            "search_console_calls": host.budget.report(),
+            "inspected_this_run": sum(s.inspected for s in host.sections),
+            "checked_this_run": sum(s.checked for s in host.sections),
+            "problems": host.problems[:PROBLEMS_KEPT],
             "computed_at": int(now),
         }
-        self._figures.save(host.origin, "", figures)
+        self._figures.save(origin, "", figures)
         if self.config.section_metrics:
-            emit_host(host.origin, figures)
+            emit_host(origin, figures)
         return figures, sections
 
-    def _health_per_run(self) -> int:
-        return math.ceil(self.config.health_checks_per_day * self.config.interval_minutes / 1440)
+    def _finish_section(self, host: HostRun, section: SectionRun) -> dict[str, Any]:
+        origin, now = host.frame.origin, self._now
+        if section.queue is None:  # the run's time ended before its turn: its window still
+            section.observed = self._observations.load(origin, section.name, now)
+            section.excluded = self._exclusions.load(origin, section.name)
+        previous = self._previous.get((origin, section.name), {})
+        published = host.frame.published(section.name)
+        exclusions = review(
+            self._exclusions,
+            origin,
+            section.name,
+            section.excluded,
+            section.observed,
+            turned_on=self.config.exclude_unhealthy,
+            after_failures=self.config.exclude_after_failures,
+            now=now,
+        )
+        listed = [o for url, o in section.observed.items() if url not in section.excluded]
+        figures = section_figures(published, listed, now)
+        keys = host.frame.sections[section.name]
+        urls = {self._layout.url_of(key) for key in keys}
+        figures.update(self._file_figures(host.files, urls, previous, sitemap_figures, now))
+        figures.update(self._file_figures(host.bing_files, urls, previous, bing_figures, now))
+        figures.update(exclusions)
+        figures["inspected_this_run"] = section.inspected
+        figures["checked_this_run"] = section.checked
+        self._figures.save(origin, section.name, figures)
+        self._history.append(origin, section.name, history_entry(figures, now), now)
+        log_section(origin, section.name, figures)
+        if self.config.section_metrics:
+            emit_section(origin, section.name, figures)
+        return figures
 
-    def _index_status(
-        self, host: HostFrame, prop: str, budget: RunBudget, problems: list[str], now: float
-    ) -> dict[str, Any] | None:
-        google = self._engines.search_console
-        if google is None or host.index_url is None or not budget.take():
-            return None
-        try:
-            listed = google.sitemaps(prop)
-        except EngineError as error:
-            problems.append(str(error))
-            return None
-        found = next((s for s in listed if s.path == host.index_url), None)
-        return None if found is None else sitemap_status_dict(found, now)
-
-    def _file_statuses(
-        self,
-        host: HostFrame,
-        prop: str,
-        budget: RunBudget,
-        files: dict[str, dict[str, Any]],
-        problems: list[str],
+    @staticmethod
+    def _file_figures(
+        read: Mapping[str, Mapping[str, Any]] | None,
+        urls: set[str],
+        previous: Mapping[str, Any],
+        figures_of: Callable[[Sequence[Mapping[str, Any]], float], dict[str, Any]],
         now: float,
-    ) -> dict[str, dict[str, Any]]:
-        """Search Console's status of each file, the least recently read ones read again."""
-        listed = {key for section in host.sections.values() for key in section}
-        files = {key: status for key, status in files.items() if key in listed}
-        google = self._engines.search_console
-        if google is None:
-            return files
-        order = sorted(listed, key=lambda key: (files.get(key, {}).get("checked_at", 0), key))
-        for key in order[: max(1, int(budget.left * FILE_STATUS_SHARE))]:
-            if prop in self._spent or not budget.take():
-                break
-            try:
-                status = google.sitemap(prop, self._layout.url_of(key))
-            except QuotaExhausted as error:
-                self._spent.add(prop)
-                problems.append(str(error))
-            except EngineError as error:  # 404: Google has not read the file from the index yet
-                files[key] = {"unknown": True, "checked_at": int(now), "reason": error.reason}
-            else:
-                files[key] = sitemap_status_dict(status, now)
-        return files
+    ) -> dict[str, Any]:
+        """An engine's figures of a section's files, from this run's read of them, else as
+        the last run that read them had them."""
+        empty = figures_of([], now)
+        if read is None:
+            return {name: previous.get(name, value) for name, value in empty.items()}
+        return figures_of([status for url, status in read.items() if url in urls], now)
 
-    def _download_age(self, host: HostFrame, index: dict[str, Any] | None, now: float) -> Any:
+    def _download_age(self, host: HostRun, index: Mapping[str, Any] | None) -> Any:
         """Hours since Google last downloaded the index, or since it was submitted to Google
         when it never has (None: not submitted)."""
         if index is not None and index.get("last_downloaded") is not None:
-            return round((now - index["last_downloaded"]) / 3600, 2)
-        for submission in self._ledger.load().values():
-            ours = submission.engine == "google" and submission.index_url == host.index_url
+            return round((self._now - index["last_downloaded"]) / 3600, 2)
+        for submission in self._submissions:
+            ours = submission.engine == "google" and submission.index_url == host.frame.index_url
             if ours and submission.submitted_at is not None:
-                return round((now - submission.submitted_at) / 3600, 2)
+                return round((self._now - submission.submitted_at) / 3600, 2)
         return None
 
-    def _submissions_of(self, host: HostFrame) -> list[dict[str, Any]]:
+    def _submissions_of(self, host: HostRun) -> list[dict[str, Any]]:
         return [
             {"engine": s.engine, "state": s.state, "attempts": s.attempts, "reason": s.reason}
-            for s in self._ledger.load().values()
-            if s.index_url == host.index_url
+            for s in self._submissions
+            if s.index_url == host.frame.index_url
         ]
-
-    # --- a section -----------------------------------------------------------------------
-
-    def _observe_section(
-        self,
-        host: HostFrame,
-        section: str,
-        files: dict[str, dict[str, Any]],
-        inspect: int,
-        health: int,
-        budget: RunBudget,
-        now: float,
-    ) -> dict[str, Any]:
-        observed = self._observations.load(host.origin, section, now)
-        drawn = self._draw(host, section, max(inspect, health), observed, now)
-        inspected = checked = 0
-        for item in drawn:
-            if not self._in_time():
-                break
-            seen = observed.get(item.url) or Observation(url=item.url, stratum=item.stratum)
-            seen = seen.with_changes(stratum=item.stratum, changed_at=item.changed_at)
-            if inspected < inspect:
-                seen, asked = self._inspect(seen, self.config.property_of(host.origin), budget, now)
-                inspected += asked
-            if checked < health:
-                seen = self._health(seen, now)
-                checked += 1
-            self._observations.save(host.origin, section, seen, now)
-            observed[item.url] = seen
-        exclusions, checked_again = self._exclude(host.origin, section, observed, health, now)
-        mine = {key: files[key] for key in host.sections[section] if key in files}
-        figures = section_figures(host.published(section), mine, observed.values(), now)
-        figures.update(exclusions)
-        self._figures.save(host.origin, section, figures)
-        log_section(host.origin, section, figures)
-        if self.config.section_metrics:
-            emit_section(host.origin, section, figures)
-        return {
-            **figures,
-            "inspected_this_run": inspected,
-            "checked_this_run": checked + checked_again,
-        }
-
-    def _exclude(
-        self, origin: str, section: str, observed: dict[str, Observation], health: int, now: float
-    ) -> tuple[dict[str, Any], int]:
-        """The exclusions' review (``exclusion.review``), each re-check a health check saved
-        with the section's observations; the figures, and the checks made."""
-
-        def recheck(url: str) -> Observation | None:
-            if not self._in_time():
-                return None
-            seen = self._health(observed.get(url) or Observation(url, RANDOM), now)
-            self._observations.save(origin, section, seen, now)
-            return seen
-
-        return review(
-            self._exclusions,
-            origin,
-            section,
-            observed,
-            turned_on=self.config.exclude_unhealthy,
-            after_failures=self.config.exclude_after_failures,
-            rechecks=max(1, health),
-            recheck=recheck,
-            now=now,
-        )
-
-    def _draw(
-        self, host: HostFrame, section: str, size: int, observed: dict[str, Observation], now: float
-    ) -> list[Drawn]:
-        if size <= 0 or not self._in_time():
-            return []
-        newest, drawn = pick_files(host.sections[section], self._rng)
-        if newest is None or drawn is None:
-            return []
-        recent = read_listed(self._s3, self.config.bucket_name, newest)
-        uniform = (
-            recent if drawn == newest else read_listed(self._s3, self.config.bucket_name, drawn)
-        )
-        return draw(recent, uniform, size, observed, now, self._rng)
-
-    def _inspect(
-        self, seen: Observation, prop: str, budget: RunBudget, now: float
-    ) -> tuple[Observation, int]:
-        google = self._engines.search_console
-        if google is None or prop in self._spent or not budget.take():
-            return seen, 0
-        self._api_pacer.wait(prop)
-        try:
-            found: Inspection = google.inspect(prop, seen.url)
-        except QuotaExhausted:
-            self._spent.add(prop)
-            return seen, 1
-        except EngineError:
-            return seen, 1
-        crawled = found.last_crawl_time.timestamp() if found.last_crawl_time else None
-        return seen.with_changes(
-            inspected_at=now,
-            verdict=found.verdict,
-            coverage_state=found.coverage_state,
-            google_canonical=found.google_canonical,
-            user_canonical=found.user_canonical,
-            crawled_at=crawled,
-        ), 1
-
-    def _health(self, seen: Observation, now: float) -> Observation:
-        page = self._check(
-            seen.url,
-            listed_hosts=self._layout.sites,
-            deadline_seconds=self.config.deadline_seconds,
-            pacer=self._site_pacer,
-        )
-        return seen.with_changes(
-            checked_at=now,
-            status=page.status,
-            redirect_to=page.redirect_to,
-            problem=page.problem,
-            failures=seen.failures + 1 if page.problem else 0,
-        )
