@@ -1,14 +1,14 @@
-"""Rejected records go to the dead-letter queue at once, with the reason as message attributes.
+"""Rejected messages go to the dead-letter queue at once, with the reason as message attributes.
 
 Two attributes say why: ``reason``, one line for a person (where, field, value, rule), and
 ``rejections``, the same rejections as data, JSON ``[{"index", "field", "rule"}, ...]``, without
 the values: what the code wrote, never text a producer chose, so that ``sitemap-updater status``
 and ``simulate`` group messages by it (:func:`rejection_kinds`).
 
-A whole-body rejection sends the original body. For an array body, only the bad entries are
-sent, as a JSON array of ``{"index", "entry", "reason"}``; if that would not fit in one SQS
-message, the original body is sent instead (it holds the bad entries at the indexes named
-in the reason, and replaying its good entries is a no-op).
+A rejection of the whole message sends the original body. For an array message, only the bad
+changes are sent, as a JSON array of ``{"index", "change", "reason"}``; if that would not fit in
+one SQS message, the original body is sent instead (it holds the bad changes at the indexes named
+in the reason, and replaying its good changes is a no-op).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ FIRST_SENT_ATTRIBUTE: Final = "first_sent_timestamp"
 MAX_REASON_CHARS: Final = 2_000
 #: Longest rendering of an offending value inside a reason.
 MAX_VALUE_CHARS: Final = 120
-#: Most rejections listed in the ``rejections`` attribute (a body holds at most 500 entries).
+#: Most rejections listed in the ``rejections`` attribute (an array holds at most 500 changes).
 MAX_LISTED_REJECTIONS: Final = 100
 #: The message attribute that lists each rejection's index, field and rule, without values.
 REJECTIONS_ATTRIBUTE: Final = "rejections"
@@ -68,7 +68,7 @@ def render_value(value: object) -> str:
 
 def describe(rejection: Rejection) -> str:
     """One line: where, which field, which value, which rule."""
-    where = f"entry {rejection.index}: " if rejection.index is not None else ""
+    where = f"change {rejection.index}: " if rejection.index is not None else ""
     return (
         f"{where}field {rejection.field!s} value {render_value(rejection.value)} "
         f"rejected: {sendable(rejection.rule)}"
@@ -122,13 +122,13 @@ def reason_line(rejections: Sequence[Rejection]) -> str:
         kept.append(part)
         used += len(part) + 2
     left = len(parts) - len(kept)
-    return "; ".join(kept) + f"; and {left} more rejected entries (see the message body)"
+    return "; ".join(kept) + f"; and {left} more rejected changes (see the message body)"
 
 
-def bad_entries_body(rejections: Sequence[Rejection]) -> str:
-    """JSON array of the rejected entries of an array body, each with its index and reason."""
+def bad_changes_body(rejections: Sequence[Rejection]) -> str:
+    """JSON array of the rejected changes of an array message, each with its index and reason."""
     return json.dumps(
-        [{"index": r.index, "entry": r.raw, "reason": describe(r)} for r in rejections],
+        [{"index": r.index, "change": r.raw, "reason": describe(r)} for r in rejections],
         ensure_ascii=True,
         allow_nan=True,
     )
@@ -167,7 +167,7 @@ class DeadLetterQueue:
         # SQS refuses an empty body; a real SQS record never has one, a hand-made event may.
         body = sendable(original_body) or "(empty body)"
         if array_body:
-            entries = bad_entries_body(rejections)
+            entries = bad_changes_body(rejections)
             if message_bytes(entries, attributes) <= MAX_MESSAGE_BYTES:
                 body = entries
         self._sqs.send_message(

@@ -3,7 +3,7 @@
 Per record (the record handler given to Powertools' ``BatchProcessor``):
 
 * valid changes are written with a conditional ``PutItem`` each (``apply.UrlWriter``);
-* rejected changes (a bad body, or the bad entries of an array) go to the DLQ in one message;
+* rejected changes (a bad message, or the bad changes of an array) go to the DLQ in one message;
   the record then counts as processed, it is never retried; so does a body the judge fails on
   for any reason (the judge is pure, so a retry would fail the same way), with the failure as
   its reason;
@@ -106,7 +106,7 @@ def sent_at_of(record: SQSRecord) -> datetime | None:
 class Tally:
     """Per-invocation counts, published as EMF metrics (unit Count).
 
-    ``AcceptedRecords``: changes written (newer than what the table held; an array entry
+    ``AcceptedRecords``: changes written (newer than what the table held; an array's change
     counts as one change). ``StaleRecords``: changes that wrote nothing because the table
     already held a newer event for the URL, or this very event (a redelivery).
     ``RejectedRecords``: changes (or whole bodies) that can never apply, sent to the DLQ.

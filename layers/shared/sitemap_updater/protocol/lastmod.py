@@ -25,7 +25,7 @@ _DATETIME: Final = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.[0-9]+)?)?"
     r"(Z|[+-][0-9]{2}:[0-9]{2})?"
 )
-#: Shape of an already normalized value (what the writers accept from trusted entries).
+#: Shape of an already normalized value (what the writers accept from trusted pages).
 NORMALIZED_FORM: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
 MAX_OFFSET: Final = timedelta(hours=14)
 FUTURE_TOLERANCE: Final = timedelta(days=1)
