@@ -55,7 +55,7 @@ from sitemap_updater.protocol.urls import Site  # noqa: E402
 from sitemap_updater.rebuild.patch import Recorded, patch_shard  # noqa: E402
 from sitemap_updater.rebuild.render import render_shard  # noqa: E402
 from sitemap_updater.rebuild.report import RunReport  # noqa: E402
-from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
+from sitemap_updater.rebuild.runner import RebuildService  # noqa: E402
 from sitemap_updater.rebuild.steps import incremental as incremental_step  # noqa: E402
 from sitemap_updater.store.items import live_item  # noqa: E402
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE  # noqa: E402

@@ -15,7 +15,7 @@ from botocore.config import Config
 
 from sitemap_updater.observability import logger, traced_handler
 from sitemap_updater.observe.credentials import engine_clients
-from sitemap_updater.observe.service import ObserveService
+from sitemap_updater.observe.observer import ObserveService
 from sitemap_updater.observe.settings import ObserveConfig
 
 _CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})

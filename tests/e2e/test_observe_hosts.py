@@ -12,8 +12,8 @@ from typing import Any
 import boto3
 
 from sitemap_updater.observe.credentials import engine_clients
+from sitemap_updater.observe.observer import ObserveService
 from sitemap_updater.observe.records import FiguresStore
-from sitemap_updater.observe.service import ObserveService
 from sitemap_updater.observe.settings import ObserveConfig
 from sitemap_updater_local.deployment import SimulatedClock
 from sitemap_updater_local.deployment.observed import ObservedSite, observed_site

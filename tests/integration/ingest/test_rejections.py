@@ -430,7 +430,7 @@ def test_a_body_the_judge_fails_on_goes_to_the_dlq_at_once_with_the_failure(
     def failing_judge(body: str, **_: Any) -> Any:
         raise ValueError("a failure nobody foresaw")
 
-    monkeypatch.setattr("sitemap_updater.ingest.service.judge_message", failing_judge)
+    monkeypatch.setattr("sitemap_updater.ingest.intake.judge_message", failing_judge)
     raw = body(upsert("/f"))
 
     response = stack.invoke(sqs_record(raw, message_id="msg-unforeseen"))

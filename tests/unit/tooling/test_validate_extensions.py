@@ -18,8 +18,8 @@ from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import Sites
 from sitemap_updater_local import cli
-from sitemap_updater_local.inputs.records import Listing
 from sitemap_updater_local.inputs.sitemaps.url_elements import url_listing
+from sitemap_updater_local.inputs.source_records import Listing
 from sitemap_updater_local.pipeline.judging import dropped, invalid
 from sitemap_updater_local.validation.document import validate_document
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from sitemap_updater_local.inputs.lastmod_forms import DateOrder
-from sitemap_updater_local.inputs.records import SourceError, quote
+from sitemap_updater_local.inputs.source_records import SourceError, quote
 
 #: Header names of the url column and of the lastmod column (compared in lower case).
 URL_NAMES: Final = ("url", "loc", "location")

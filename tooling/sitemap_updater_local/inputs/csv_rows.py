@@ -17,7 +17,7 @@ from typing import IO, Any, Final
 from sitemap_updater_local.inputs.csv_columns import Columns, CsvFormat, read_columns
 from sitemap_updater_local.inputs.lastmod_forms import LastmodForms
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong, split_lines
-from sitemap_updater_local.inputs.records import Listing, Note, Problem, listing
+from sitemap_updater_local.inputs.source_records import Listing, Note, Problem, listing
 
 #: Bytes read at a time on the fast path (then cut after the block's last line break).
 BLOCK: Final = 1 << 20

@@ -27,7 +27,7 @@ from datetime import date
 from typing import Final, Literal
 
 from sitemap_updater.protocol.lastmod import format_w3c_epoch
-from sitemap_updater_local.inputs.records import Note, quote
+from sitemap_updater_local.inputs.source_records import Note, quote
 
 DateOrder = Literal["dmy", "mdy"]
 DATE_ORDERS: Final = ("dmy", "mdy")

@@ -1,6 +1,6 @@
 """The observer: what search engines did with the published sitemaps, per host and section.
 
-A scheduled function of its own runs :mod:`.service` each time: it submits each host's index to
+A scheduled function of its own runs :mod:`.observer` each time: it submits each host's index to
 the engines that are turned on (once per index, retried in later runs: :mod:`.submissions`),
 then shares the run's time among the hosts and their sections: it reads the engines' status of
 each index and of its files, draws each section's sample (:mod:`.sampling`), inspects it within

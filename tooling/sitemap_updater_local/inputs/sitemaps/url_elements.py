@@ -30,13 +30,13 @@ from sitemap_updater.protocol.limits import (
     XHTML_NS,
 )
 from sitemap_updater_local.inputs.lastmod_forms import LastmodForms
-from sitemap_updater_local.inputs.records import Listing, Note, Problem
 from sitemap_updater_local.inputs.sitemaps.sitemap_extensions import (
     news_fields,
     trimmed,
     video_fields,
 )
 from sitemap_updater_local.inputs.sitemaps.xml_guard import local_name
+from sitemap_updater_local.inputs.source_records import Listing, Note, Problem
 
 #: Short names of the extension namespaces, for notes.
 _PREFIXES: Final = {IMAGE_NS: "image", XHTML_NS: "xhtml", VIDEO_NS: "video", NEWS_NS: "news"}

@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 
 from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
+    AnswerKind,
     IndexNowClient,
-    Outcome,
     key_file_name,
 )
 from sitemap_updater.observability import logger
@@ -304,7 +304,7 @@ class PendingSet:
             batch = list(state.urls)[:MAX_URLS_PER_POST]
             answer = self.client.post(batch, now, budget=time_left())
             report.requests += 1
-            if answer.outcome is Outcome.RETRY:
+            if answer.outcome is AnswerKind.RETRY:
                 report.requests_failed += 1
                 state.attempts += 1
                 delay = min(BACKOFF_BASE_SECONDS * 2 ** (state.attempts - 1), BACKOFF_MAX_SECONDS)
@@ -326,7 +326,7 @@ class PendingSet:
                 del state.urls[loc]
             state.attempts, state.next_attempt_at = 0, 0.0
             changed = True
-            if answer.outcome is Outcome.ACCEPTED:
+            if answer.outcome is AnswerKind.ACCEPTED:
                 report.urls_submitted += len(batch)
             else:
                 report.urls_rejected += len(batch)

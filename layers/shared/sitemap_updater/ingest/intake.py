@@ -28,7 +28,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, ReadTimeoutError
 
 from sitemap_updater.config import IngestConfig
-from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
+from sitemap_updater.ingest.apply import Applied, ApplyResult, UrlWriter
 from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe
 from sitemap_updater.ingest.judge import Change, judge_message, unjudgeable
 from sitemap_updater.ingest.rejection import Rejection
@@ -134,7 +134,7 @@ class RecordResult:
     """What one SQS record did: outcome of each valid change, and how many were rejected."""
 
     message_id: str
-    outcomes: tuple[Outcome, ...]
+    outcomes: tuple[Applied, ...]
     rejected: int
     reason: str | None = None
 
@@ -212,12 +212,12 @@ class IngestService:
             reason = self._reject(record, body, rejections, array_body=judged.kind == "array")
         return RecordResult(record.message_id, outcomes, len(rejections), reason)
 
-    def _apply(self, change: Change, message_id: str) -> Outcome:
+    def _apply(self, change: Change, message_id: str) -> Applied:
         logger.append_keys(url=change.url)
         result = self._writer.apply(change, now_ms=_epoch_ms(self._clock()))
         self._note(result, message_id)
         logger.info(
-            "change applied" if result.outcome is Outcome.ACCEPTED else "change had no effect",
+            "change applied" if result.outcome is Applied.ACCEPTED else "change had no effect",
             outcome=str(result.outcome),
             action=change.action,
             event_key=change.key,
@@ -225,7 +225,7 @@ class IngestService:
         return result.outcome
 
     def _note(self, result: ApplyResult, message_id: str) -> None:
-        if result.outcome in {Outcome.ACCEPTED, Outcome.UNCHANGED}:
+        if result.outcome in {Applied.ACCEPTED, Applied.UNCHANGED}:
             self._tally.accepted += 1
         else:
             self._tally.stale += 1
