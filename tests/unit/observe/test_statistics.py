@@ -1,4 +1,4 @@
-"""The Wilson interval, the quantiles and the Kaplan-Meier quantiles the observer reports."""
+"""The Wilson interval and the Kaplan-Meier quantiles the observer reports."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from sitemap_updater.observe.estimates.statistics import (
     kaplan_meier,
-    quantile,
     survival_quantile,
     wilson_interval,
 )
@@ -46,23 +45,6 @@ def test_more_trials_at_the_same_share_narrow_the_interval(k: int, n: int) -> No
     small = wilson_interval(k, n) or (0.0, 1.0)
     large = wilson_interval(4 * k, 4 * n) or (0.0, 1.0)
     assert large[1] - large[0] <= small[1] - small[0] + 1e-12
-
-
-@given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=50), st.floats(0, 1))
-def test_a_quantile_lies_between_the_extremes_and_rises_with_q(
-    values: list[float], q: float
-) -> None:
-    found = quantile(values, q)
-    assert found is not None
-    assert min(values) - 1e-6 <= found <= max(values) + 1e-6
-    assert (quantile(values, 0.5) or 0.0) <= (quantile(values, 0.9) or 0.0) + 1e-6
-
-
-def test_median_and_p90_of_one_to_ten() -> None:
-    values = [float(v) for v in range(1, 11)]
-    assert quantile(values, 0.5) == 5.5
-    assert quantile(values, 0.9) == pytest.approx(9.1)
-    assert quantile([], 0.5) is None
 
 
 def test_kaplan_meier_of_a_textbook_case() -> None:

@@ -1,10 +1,10 @@
-"""The few statistics the observer reports: a proportion's Wilson interval, quantiles, and a
-time-to-event's quantiles from a Kaplan-Meier curve, with their intervals."""
+"""The few statistics the observer reports: a proportion's Wilson interval, and a time-to-event's
+quantiles from a Kaplan-Meier curve, with their intervals."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,20 +30,6 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == trials else min(1.0, centre + half)
     return low, high
-
-
-def quantile(values: Sequence[float], q: float) -> float | None:
-    """The ``q`` quantile of ``values`` by linear interpolation between the closest ranks (the
-    median is ``q = 0.5``); None for no value."""
-    if not 0 <= q <= 1:
-        raise ValueError(f"quantile {q}: must be between 0 and 1")
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 @dataclass(frozen=True, slots=True)
