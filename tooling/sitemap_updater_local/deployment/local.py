@@ -15,15 +15,18 @@ import boto3
 from moto import mock_aws
 
 from sitemap_updater_local.deployment.clock import scheduled_event
-from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
-from sitemap_updater_local.deployment.faster_moto import linear_moto
-from sitemap_updater_local.deployment.faster_moto.request_cost import local_session
+from sitemap_updater_local.deployment.event_source import (
+    DrainReport,
+    EventSourceMapping,
+    HandedFeed,
+    QueueFeed,
+)
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.messages import (
     DeadLetter,
     SendFailure,
     read_dead_letters,
-    send_bodies,
+    sqs_refusal,
 )
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
 from sitemap_updater_local.deployment.stack.provision import Stack, provision
@@ -52,14 +55,18 @@ _FAKE_CREDENTIALS = {
 #: generation every 50,000 allocations and the older ones rarely keeps the garbage bounded and
 #: the walks few. Restored when the deployment ends.
 GC_THRESHOLDS = (50_000, 20, 100)
-#: Removed while the deployment runs, so no real profile or endpoint can be used by accident.
+#: Removed while the deployment runs, so no real profile or endpoint can be used by accident
+#: (``AWS_ENDPOINT_URL`` is set instead to a deployment's ``endpoint_url``).
 _CLEARED = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE")
 
 
 class LocalDeployment:
-    """The template's resources on moto, its two functions loaded from their files.
+    """The template's resources on moto, its functions loaded from their files.
 
     Use as a context manager; see the module docstring of :mod:`sitemap_updater_local.deployment`.
+    moto runs in this process (``mock_aws``) unless ``endpoint_url`` names a moto server: then
+    every client, the functions' too, reaches it there (``AWS_ENDPOINT_URL``), as a Lambda
+    function reaches AWS, and other processes can reach the same resources.
     """
 
     def __init__(
@@ -70,8 +77,15 @@ class LocalDeployment:
         faults: FaultPlan | None = None,
         clock: Callable[[], float] | None = None,
         secrets: Mapping[str, str] | None = None,
+        endpoint_url: str | None = None,
+        stack_name: str | None = None,
     ) -> None:
+        if faults is not None and endpoint_url is not None:
+            raise ValueError("faults are injected into moto in this process, not a moto server")
         self.template_path = Path(template)
+        self.endpoint_url = endpoint_url
+        #: the stack's name (``AWS::StackName``; its resources' names start with it)
+        self.stack_name = stack_name
         #: epoch seconds both functions see instead of the system clock (``SimulatedClock``)
         self.clock = clock
         self.site_url = site_url
@@ -95,12 +109,14 @@ class LocalDeployment:
         for name in _CLEARED:
             os.environ.pop(name, None)
         os.environ.update(_FAKE_CREDENTIALS)
+        if self.endpoint_url is not None:
+            os.environ["AWS_ENDPOINT_URL"] = self.endpoint_url
         self._saved_default_session = boto3.DEFAULT_SESSION
         boto3.DEFAULT_SESSION = None
-        self._mock = mock_aws()
-        self._mock.start()  # puts None in boto3.DEFAULT_SESSION until it stops
-        boto3.DEFAULT_SESSION = local_session(REGION)
-        linear_moto.install()
+        if self.endpoint_url is None:
+            self._mock = mock_aws()
+            self._mock.start()  # puts None in boto3.DEFAULT_SESSION until it stops
+        boto3.DEFAULT_SESSION = boto3.Session(region_name=REGION)
         self._saved_gc_thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         self._started = True
@@ -117,10 +133,11 @@ class LocalDeployment:
         self._started = False
         if self.faults is not None:
             self.faults.uninstall()
-        linear_moto.uninstall()
         if self._saved_gc_thresholds is not None:
             gc.set_threshold(*self._saved_gc_thresholds)
-        self._mock.stop()
+        if self._mock is not None:
+            self._mock.stop()
+            self._mock = None
         boto3.DEFAULT_SESSION = self._saved_default_session
         for name, value in self._saved_env.items():
             if value is None:
@@ -131,7 +148,7 @@ class LocalDeployment:
     def _provision(self) -> None:
         # The emulator's own clients come from a session of their own: injected faults are
         # meant for the functions, not for the harness that inspects the results.
-        session = local_session(REGION)
+        session = boto3.Session(region_name=REGION)
         stored: dict[str, str] = {}  # the same text is one secret, its ARN in each parameter
         for parameter, text in self.secrets.items():
             if text not in stored:
@@ -146,7 +163,10 @@ class LocalDeployment:
         site_param = _site_parameter(read_body(self.template_path))
         if site_param is not None and site_param not in self.parameters:
             self.parameters[site_param] = self.site_url
-        self.template = Template.load(self.template_path, self.parameters)
+        if self.stack_name is None:
+            self.template = Template.load(self.template_path, self.parameters)
+        else:
+            self.template = Template.load(self.template_path, self.parameters, self.stack_name)
         self.stack: Stack = provision(
             self.template,
             {
@@ -175,9 +195,10 @@ class LocalDeployment:
         self.table_name = self.ingest.environment.get("TABLE_NAME", "")
         self.bucket_name = self.rebuild_function.environment.get("BUCKET_NAME", "")
         self.distribution_id = self.rebuild_function.environment.get("DISTRIBUTION_ID", "")
+        #: the messages :meth:`send` hands to the mapping, as SQS would deliver them
+        self.handed = HandedFeed(self._dead_letter, self.max_receive_count)
         self.mapping = EventSourceMapping(
-            sqs=self.sqs,
-            queue_url=self.queue_url,
+            feeds=(self.handed, QueueFeed(self.sqs, self.queue_url)),
             queue_arn=queue_arn,
             batch_size=self.batch_size,
             invoke=self._invoke_ingest,
@@ -224,7 +245,7 @@ class LocalDeployment:
             "Resources": {"Stack": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
             "Outputs": {key: {"Value": value} for key, value in outputs.items()},
         }
-        cloudformation = local_session(REGION).client("cloudformation")
+        cloudformation = boto3.Session(region_name=REGION).client("cloudformation")
         name = self.template.stack_name
         with warnings.catch_warnings():  # moto creates nothing for the handle, and says so
             warnings.filterwarnings("ignore", "Tried to parse AWS::CloudFormation::WaitCondition")
@@ -234,8 +255,26 @@ class LocalDeployment:
     # --- the event path ---------------------------------------------------------------------
 
     def send(self, bodies: Iterable[str]) -> list[SendFailure]:
-        """Send raw bodies as is, in batches of up to 10 (and 256 KiB); returns what SQS refused."""
-        return send_bodies(self.sqs, self.queue_url, bodies)
+        """Send raw bodies as is to the ingest queue; returns what SQS would refuse.
+
+        They are handed to the event source mapping in this process (``deployment.event_source``
+        says why and how); a client that sends to :attr:`queue_url` itself reaches the same
+        mapping through the queue.
+        """
+        accepted: list[str] = []
+        refused: list[SendFailure] = []
+        for body in bodies:
+            refusal = sqs_refusal(body)
+            if refusal is None:
+                accepted.append(body)
+            else:
+                refused.append(refusal)
+        self.handed.hand(accepted)
+        return refused
+
+    def _dead_letter(self, body: str) -> None:
+        """What SQS does with a message received ``maxReceiveCount`` times: into the DLQ."""
+        self.sqs.send_message(QueueUrl=self.dlq_url, MessageBody=body)
 
     def _invoke_ingest(
         self, event: dict[str, Any]
