@@ -18,7 +18,9 @@ deployment, ``stack`` makes template.yaml's resources, ``runtime`` loads and inv
 functions, ``event_source`` is the SQS event source mapping, ``messages`` the queues' messages,
 ``clock`` the simulated time, ``faults`` the injected faults (``simulate --faults``),
 ``indexnow_endpoint`` a local IndexNow endpoint, ``observed`` a deployment observed on the
-loopback stand-ins. moto runs as shipped: nothing here changes its code.
+loopback stand-ins, ``schedules`` the template's schedules and ``served`` the deployment kept
+running on moto's server (``sitemap-updater local``). moto runs as shipped: nothing here changes
+its code.
 
 moto's table stream differs from AWS: a table has one open stream shard, which moto never closes,
 splits or trims, and an UpdateItem that creates an item gives two stream records (AWS gives one).

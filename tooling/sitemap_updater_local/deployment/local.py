@@ -41,7 +41,8 @@ from sitemap_updater_local.deployment.stack.template import (
 #: template.yaml of the repository this package lives in (tooling/sitemap_updater_local/...).
 DEFAULT_TEMPLATE = Path(__file__).resolve().parents[3] / "template.yaml"
 
-_FAKE_CREDENTIALS = {
+#: The credentials and region every client of a deployment uses (moto accepts any).
+FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
     "AWS_SESSION_TOKEN": "testing",
@@ -79,6 +80,7 @@ class LocalDeployment:
         secrets: Mapping[str, str] | None = None,
         endpoint_url: str | None = None,
         stack_name: str | None = None,
+        output: FunctionOutput | None = None,
     ) -> None:
         if faults is not None and endpoint_url is not None:
             raise ValueError("faults are injected into moto in this process, not a moto server")
@@ -95,7 +97,8 @@ class LocalDeployment:
         #: Manager and the parameter set to its ARN (as an operator does before deploying); the
         #: same text in two parameters is one secret
         self.secrets = dict(secrets or {})
-        self.output = FunctionOutput()
+        #: what the functions print (their logs and metrics)
+        self.output = FunctionOutput() if output is None else output
         self._mock: Any = None
         self._saved_env: dict[str, str | None] = {}
         self._saved_default_session: boto3.Session | None = None
@@ -105,10 +108,10 @@ class LocalDeployment:
     # --- lifecycle --------------------------------------------------------------------------
 
     def __enter__(self) -> LocalDeployment:
-        self._saved_env = {n: os.environ.get(n) for n in (*_FAKE_CREDENTIALS, *_CLEARED)}
+        self._saved_env = {n: os.environ.get(n) for n in (*FAKE_CREDENTIALS, *_CLEARED)}
         for name in _CLEARED:
             os.environ.pop(name, None)
-        os.environ.update(_FAKE_CREDENTIALS)
+        os.environ.update(FAKE_CREDENTIALS)
         if self.endpoint_url is not None:
             os.environ["AWS_ENDPOINT_URL"] = self.endpoint_url
         self._saved_default_session = boto3.DEFAULT_SESSION
@@ -185,6 +188,12 @@ class LocalDeployment:
         self.observe_function = (
             None if observer_id is None else self._function(specs[observer_id], site_param)
         )
+        #: every function, by logical id
+        self.functions = {
+            f.spec.logical_id: f
+            for f in (self.ingest, self.rebuild_function, self.observe_function)
+            if f is not None
+        }
         queue_arn = str(self.template.resolve(source["Queue"]))
         if queue_arn not in self.stack.queue_arns:
             raise ValueError(f"function {ingest_id}: SQS event Queue {queue_arn} is not a queue")

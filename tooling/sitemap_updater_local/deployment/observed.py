@@ -30,6 +30,7 @@ from sitemap_updater.store.spaces import section_of_file
 from sitemap_updater_local.commands.coverage import figures_of
 from sitemap_updater_local.deployment.clock import SimulatedClock
 from sitemap_updater_local.deployment.local import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.deployment.runtime import FunctionOutput
 from sitemap_updater_local.standins.bing import BingStandIn
 from sitemap_updater_local.standins.search_console import (
     SearchConsoleStandIn,
@@ -93,9 +94,14 @@ def observed_site(
     parameters: Mapping[str, str] | None = None,
     template: Path = DEFAULT_TEMPLATE,
     clock: Callable[[], float] | None = None,
+    endpoint_url: str | None = None,
+    stack_name: str | None = None,
+    output: FunctionOutput | None = None,
 ) -> Iterator[ObservedSite]:
     """The stand-ins and a deployment of ``template`` observing them; ``parameters`` add to
-    (or override) the ones that turn both engines on and point them at the stand-ins."""
+    (or override) the ones that turn both engines on and point them at the stand-ins.
+    ``endpoint_url``, ``stack_name`` and ``output`` are the deployment's
+    (:class:`LocalDeployment`)."""
     with LocalSite() as site:
         origin = site.url
         with (
@@ -115,7 +121,14 @@ def observed_site(
             shared = json.dumps({**key.info, "api_key": BING_KEY})
             secrets = {"SearchConsoleSecretArn": shared, "BingSecretArn": shared}
             with LocalDeployment(
-                template, origin, parameters=settings, clock=clock, secrets=secrets
+                template,
+                origin,
+                parameters=settings,
+                clock=clock,
+                secrets=secrets,
+                endpoint_url=endpoint_url,
+                stack_name=stack_name,
+                output=output,
             ) as deployment:
                 yield ObservedSite(deployment, site, console, bing, articles)
 
