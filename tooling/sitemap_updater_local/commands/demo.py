@@ -35,20 +35,25 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from sitemap_updater.indexnow.protocol import DEFAULT_ENDPOINT
+from sitemap_updater.observe.records import FiguresStore
 from sitemap_updater.printable import printable
+from sitemap_updater.protocol.render.fragments import fragments_of as read_fragments
+from sitemap_updater.store.spaces import section_of_file
 from sitemap_updater_local import page_events
+from sitemap_updater_local.commands.coverage import figures_of
 from sitemap_updater_local.commands.coverage import render as render_coverage
-from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment, SimulatedClock
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
-from sitemap_updater_local.deployment.observed import demo_coverage
+from sitemap_updater_local.deployment.observed import observed_site
 from sitemap_updater_local.errors import CommandError
+from sitemap_updater_local.standins.search_console import SitemapRecord, indexed
 from sitemap_updater_local.validation.document import validate_path
 from sitemap_updater_local.validation.rules import FileReport
 
@@ -224,6 +229,49 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         indexnow_sent=indexnow.urls,
         indexnow_requests=len(indexnow.requests),
     )
+
+
+def demo_coverage(articles: int = 60) -> dict[str, Any]:
+    """The coverage figures of a small site observed on the stand-ins, as ``sitemap-updater
+    coverage --json`` prints them: Google downloaded the index and its files, indexed most
+    articles two to thirty hours after their change and chose another canonical for one, and
+    the site answers its problem pages as they are."""
+    start = datetime.now(UTC).replace(microsecond=0)
+    clock = SimulatedClock(start)
+    with observed_site(articles=articles, clock=clock) as observed:
+        dep = observed.deployment
+        dep.send(observed.page_events(start - timedelta(hours=1)))
+        dep.drain()
+        dep.rebuild_until_clean()
+        listed = observed.site.article_urls(articles)
+        for i, url in enumerate(listed[: articles * 4 // 5]):
+            changed = start - timedelta(hours=1 + i)
+            canonical = listed[0] if i == 1 else url
+            observed.console.inspections[url] = indexed(
+                last_crawl=changed + timedelta(hours=2 + i % 29), google_canonical=canonical
+            )
+        dep.observe()  # submits the index: Google reads it within the hour
+        observed.console.downloaded(
+            observed.site_property, observed.index_url, when=start, submitted={"web": 0}
+        )
+        records = observed.console.sitemaps[observed.site_property]
+        for key, count in _file_counts(dep).items():
+            url = f"{observed.site.url}/{key}"
+            records[url] = SitemapRecord(url, start, start, False, contents={"web": count})
+        clock.advance(3600)
+        dep.observe()
+        table = dep.rebuild_function.environment["STATE_TABLE_NAME"]
+        return figures_of(FiguresStore(dep.dynamodb, table).load_all(), dep.template.stack_name)
+
+
+def _file_counts(dep: LocalDeployment) -> dict[str, int]:
+    """Each published section file and the URLs it lists."""
+    counts = {}
+    for key in dep.objects():
+        if section_of_file(key) is not None:
+            body = dep.s3.get_object(Bucket=dep.bucket_name, Key=key)["Body"].read()
+            counts[key] = len(read_fragments(body))
+    return counts
 
 
 def _indexnow_params(endpoint: RecordingEndpoint) -> dict[str, str]:

@@ -22,20 +22,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from sitemap_updater.observe.records import FiguresStore
-from sitemap_updater.protocol.render.fragments import fragments_of as read_fragments
-from sitemap_updater.store.spaces import section_of_file
-from sitemap_updater_local.commands.coverage import figures_of
-from sitemap_updater_local.deployment.clock import SimulatedClock
 from sitemap_updater_local.deployment.local import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.runtime import FunctionOutput
 from sitemap_updater_local.standins.bing import BingStandIn
 from sitemap_updater_local.standins.search_console import (
     SearchConsoleStandIn,
-    SitemapRecord,
-    indexed,
 )
 from sitemap_updater_local.standins.site import LocalSite
 
@@ -131,46 +124,3 @@ def observed_site(
                 output=output,
             ) as deployment:
                 yield ObservedSite(deployment, site, console, bing, articles)
-
-
-def demo_coverage(articles: int = 60) -> dict[str, Any]:
-    """The coverage figures of a small site observed on the stand-ins, as ``sitemap-updater
-    coverage --json`` prints them: Google downloaded the index and its files, indexed most
-    articles two to thirty hours after their change and chose another canonical for one, and
-    the site answers its problem pages as they are."""
-    start = datetime.now(UTC).replace(microsecond=0)
-    clock = SimulatedClock(start)
-    with observed_site(articles=articles, clock=clock) as observed:
-        dep = observed.deployment
-        dep.send(observed.page_events(start - timedelta(hours=1)))
-        dep.drain()
-        dep.rebuild_until_clean()
-        listed = observed.site.article_urls(articles)
-        for i, url in enumerate(listed[: articles * 4 // 5]):
-            changed = start - timedelta(hours=1 + i)
-            canonical = listed[0] if i == 1 else url
-            observed.console.inspections[url] = indexed(
-                last_crawl=changed + timedelta(hours=2 + i % 29), google_canonical=canonical
-            )
-        dep.observe()  # submits the index: Google reads it within the hour
-        observed.console.downloaded(
-            observed.site_property, observed.index_url, when=start, submitted={"web": 0}
-        )
-        records = observed.console.sitemaps[observed.site_property]
-        for key, count in _file_counts(dep).items():
-            url = f"{observed.site.url}/{key}"
-            records[url] = SitemapRecord(url, start, start, False, contents={"web": count})
-        clock.advance(3600)
-        dep.observe()
-        table = dep.rebuild_function.environment["STATE_TABLE_NAME"]
-        return figures_of(FiguresStore(dep.dynamodb, table).load_all(), dep.template.stack_name)
-
-
-def _file_counts(dep: LocalDeployment) -> dict[str, int]:
-    """Each published section file and the URLs it lists."""
-    counts = {}
-    for key in dep.objects():
-        if section_of_file(key) is not None:
-            body = dep.s3.get_object(Bucket=dep.bucket_name, Key=key)["Body"].read()
-            counts[key] = len(read_fragments(body))
-    return counts
