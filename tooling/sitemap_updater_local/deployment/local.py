@@ -1,4 +1,4 @@
-"""The whole system on moto, in-process: :class:`LocalDeployment`."""
+"""The whole system on moto, in this process or on a moto server: :class:`LocalDeployment`."""
 
 from __future__ import annotations
 
@@ -29,8 +29,10 @@ from sitemap_updater_local.deployment.messages import (
     sqs_refusal,
 )
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
+from sitemap_updater_local.deployment.stack import roles
 from sitemap_updater_local.deployment.stack.provision import Stack, provision
 from sitemap_updater_local.deployment.stack.template import (
+    LOCAL_STACK_NAME,
     REGION,
     FunctionSpec,
     Template,
@@ -79,7 +81,7 @@ class LocalDeployment:
         clock: Callable[[], float] | None = None,
         secrets: Mapping[str, str] | None = None,
         endpoint_url: str | None = None,
-        stack_name: str | None = None,
+        stack_name: str = LOCAL_STACK_NAME,
         output: FunctionOutput | None = None,
     ) -> None:
         if faults is not None and endpoint_url is not None:
@@ -163,13 +165,10 @@ class LocalDeployment:
         self.s3 = session.client("s3")
         self.sqs = session.client("sqs")
         self.cloudfront = session.client("cloudfront")
-        site_param = _site_parameter(read_body(self.template_path))
+        site_param = roles.site_parameter(read_body(self.template_path))
         if site_param is not None and site_param not in self.parameters:
             self.parameters[site_param] = self.site_url
-        if self.stack_name is None:
-            self.template = Template.load(self.template_path, self.parameters)
-        else:
-            self.template = Template.load(self.template_path, self.parameters, self.stack_name)
+        self.template = Template.load(self.template_path, self.parameters, self.stack_name)
         self.stack: Stack = provision(
             self.template,
             {
@@ -180,11 +179,11 @@ class LocalDeployment:
             },
         )
         specs = self.template.functions()
-        ingest_id, source = _sqs_source(specs)
-        rebuild_id = _scheduled(specs)
+        ingest_id, source = roles.sqs_source(specs)
+        rebuild_id = roles.rebuild_function(specs)
         self.ingest = self._function(specs[ingest_id], site_param)
         self.rebuild_function = self._function(specs[rebuild_id], site_param)
-        observer_id = _observer(specs)
+        observer_id = roles.observer_function(specs)
         self.observe_function = (
             None if observer_id is None else self._function(specs[observer_id], site_param)
         )
@@ -395,49 +394,3 @@ class LocalDeployment:
     def invalidated_paths(self) -> list[str]:
         """Every path of every invalidation, oldest first."""
         return [p for _, paths in self.invalidations() for p in paths]
-
-
-def _site_parameter(body: dict[str, Any]) -> str | None:
-    """The parameter that SITE_URL is taken from, if it is a plain ``!Ref`` of one."""
-    glob = body.get("Globals", {}).get("Function", {}).get("Environment", {})
-    candidates = [glob.get("Variables", {}).get("SITE_URL")]
-    for res in body.get("Resources", {}).values():
-        if res.get("Type") == "AWS::Serverless::Function":
-            env = res.get("Properties", {}).get("Environment", {}).get("Variables", {})
-            candidates.append(env.get("SITE_URL"))
-    params = body.get("Parameters", {})
-    for value in candidates:
-        if isinstance(value, dict) and set(value) == {"Ref"} and value["Ref"] in params:
-            return str(value["Ref"])
-    return None
-
-
-def _sqs_source(specs: dict[str, FunctionSpec]) -> tuple[str, dict[str, Any]]:
-    for lid, spec in specs.items():
-        for event in spec.events.values():
-            if event.get("Type") == "SQS":
-                return lid, dict(event.get("Properties", {}))
-    raise ValueError("template has no function with an SQS event (the ingest function)")
-
-
-#: what sets the observer apart from the rebuild, the other scheduled function
-_OBSERVER_VARIABLE = "OBSERVE_INTERVAL_MINUTES"
-
-
-def _is_scheduled(spec: FunctionSpec) -> bool:
-    return any(e.get("Type") in {"Schedule", "ScheduleV2"} for e in spec.events.values())
-
-
-def _scheduled(specs: dict[str, FunctionSpec]) -> str:
-    for lid, spec in specs.items():
-        if _is_scheduled(spec) and _OBSERVER_VARIABLE not in spec.environment:
-            return lid
-    raise ValueError("template has no function with a Schedule event (the rebuild function)")
-
-
-def _observer(specs: dict[str, FunctionSpec]) -> str | None:
-    """The observer: the scheduled function with the observer's settings (None: none)."""
-    for lid, spec in specs.items():
-        if _is_scheduled(spec) and _OBSERVER_VARIABLE in spec.environment:
-            return lid
-    return None

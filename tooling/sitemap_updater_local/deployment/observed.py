@@ -26,6 +26,7 @@ from typing import Final
 
 from sitemap_updater_local.deployment.local import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.runtime import FunctionOutput
+from sitemap_updater_local.deployment.stack.template import LOCAL_STACK_NAME
 from sitemap_updater_local.standins.bing import BingStandIn
 from sitemap_updater_local.standins.search_console import (
     SearchConsoleStandIn,
@@ -88,7 +89,7 @@ def observed_site(
     template: Path = DEFAULT_TEMPLATE,
     clock: Callable[[], float] | None = None,
     endpoint_url: str | None = None,
-    stack_name: str | None = None,
+    stack_name: str = LOCAL_STACK_NAME,
     output: FunctionOutput | None = None,
 ) -> Iterator[ObservedSite]:
     """The stand-ins and a deployment of ``template`` observing them; ``parameters`` add to
