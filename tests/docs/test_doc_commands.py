@@ -96,6 +96,9 @@ RUN_ELSEWHERE = {
     ),
     ".venv/bin/pytest tests/unit -q": "make test runs these tests",
     ".venv/bin/pytest tests/unit -q --cov --cov-fail-under=0": "make test runs them with --cov",
+    "source local.env": (
+        "tests/docs/test_local_deployment.py sources it beside a running sitemap-updater local"
+    ),
 }
 #: The fields of a service account's JSON key file, as docs/search-engines.md stores it.
 SERVICE_ACCOUNT_FORM = {
@@ -612,6 +615,37 @@ def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
     assert serve.returncode == 0 and err == "sitemap-updater serve: stopped\n", (command, err)
 
 
+def _check_local(command: str, stack: Stack, workspace: Path) -> None:
+    """A ``local`` command of the pages: it starts, prints the variables of its stack (and
+    writes them to its ``--env-file``), and Ctrl-C stops it with one line and status 0.
+    tests/docs/test_local_deployment.py runs the other commands against it."""
+    env = {k: v for k, v in stack.env.items() if not k.startswith("AWS_")}
+    local = subprocess.Popen(
+        ["bash", "-c", f"exec {command}"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_interrupt,  # stopped with Ctrl-C
+    )
+    assert local.stdout is not None
+    try:
+        printed: list[str] = []
+        while not printed or not printed[-1].startswith("export TABLE_NAME="):
+            line = local.stdout.readline()
+            assert line, (command, printed, local.poll())
+            printed.append(line.rstrip("\n"))
+    finally:
+        local.send_signal(signal.SIGINT)
+        _, err = local.communicate(timeout=120)
+    assert local.returncode == 0 and err == "sitemap-updater local: stopped\n", (command, err)
+    exports = [line for line in printed if line.startswith("export ")]
+    assert "export STACK_NAME=sitemap-updater" in exports
+    env_file = shlex.split(command)[shlex.split(command).index("--env-file") + 1]
+    assert (workspace / env_file).read_text().splitlines() == exports
+
+
 def _check_stack_view(command: str, done: Any) -> None:
     """``status`` names the stack; ``coverage`` says no observer has run in it."""
     as_json = json.loads(done.stdout) if "--json" in command else None
@@ -640,8 +674,8 @@ def test_sitemap_updater_commands(
             (sync,) = [c for c in commands() if c.startswith("aws s3 sync")]
             assert _run(sync, stack, workspace).returncode == 0
         verb = shlex.split(command)[1]
-        if verb == "serve":  # runs until stopped: started, read, and stopped with Ctrl-C
-            _check_serve(command, stack, workspace)
+        if verb in {"serve", "local"}:  # run until stopped: started, read, stopped by Ctrl-C
+            (_check_serve if verb == "serve" else _check_local)(command, stack, workspace)
             ran.append(verb)
             continue
         # the pages' example site is served locally; nothing leaves the machine
@@ -670,7 +704,7 @@ def test_sitemap_updater_commands(
     assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive", "serve"} <= set(
         ran
     )
-    assert "status" in ran and "coverage" in ran
+    assert "status" in ran and "coverage" in ran and "local" in ran
     index = (workspace / "static-out" / "sitemap.xml").read_bytes()
     assert b"<sitemapindex" in index
     demo_index = Path("/tmp/sitemap-demo/sitemap.xml")

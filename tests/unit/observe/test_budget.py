@@ -11,13 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from sitemap_updater.observe.budget import (
-    BudgetLedger,
-    RunBudget,
-    runs_left_today,
-    share_of_run,
-)
-from tests.helpers.moto_answers import create_url_table
+from sitemap_updater.observe.budget import BudgetLedger, RunBudget, runs_left_today, share_of_run
 
 MIDNIGHT = 1_800_057_600  # 2027-01-15T00:00:00Z
 HOUR = 3600
@@ -45,7 +39,18 @@ def test_runs_following_their_share_never_overspend_the_day(
 def table() -> Iterator[tuple[object, str]]:
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
-        create_url_table(client, "state")
+        client.create_table(  # the state table's key schema
+            TableName="state",
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
         yield client, "state"
 
 

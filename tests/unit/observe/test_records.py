@@ -23,7 +23,8 @@ from sitemap_updater.observe.records import (
 )
 from sitemap_updater.observe.sampling import RANDOM
 from sitemap_updater.store.items import MAX_ITEM_BYTES, item_size
-from tests.helpers.moto_answers import create_url_table
+from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
+from sitemap_updater_local.deployment.stack.tables import create_template_table
 
 NOW = 1_800_000_000.0
 #: a host as long as a DNS name may be (253 characters)
@@ -34,7 +35,7 @@ LONG_HOST = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 57, "com"])
 def table() -> Iterator[tuple[Any, str]]:
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
-        create_url_table(client, "state")
+        create_template_table(client, DEFAULT_TEMPLATE, "StateTable", "state")
         yield client, "state"
 
 

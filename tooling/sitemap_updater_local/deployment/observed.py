@@ -32,6 +32,8 @@ from sitemap_updater.protocol.urlset import fragments_of as read_fragments
 from sitemap_updater.store.spaces import section_of_file
 from sitemap_updater_local.deployment.clock import SimulatedClock
 from sitemap_updater_local.deployment.local import DEFAULT_TEMPLATE, LocalDeployment
+from sitemap_updater_local.deployment.runtime import FunctionOutput
+from sitemap_updater_local.deployment.stack.template import LOCAL_STACK_NAME
 from sitemap_updater_local.standins.bing import BingStandIn
 from sitemap_updater_local.standins.crawls import CrawlSchedule
 from sitemap_updater_local.standins.search_console import SearchConsoleStandIn, indexed
@@ -129,10 +131,14 @@ def observed_site(
     clock: Callable[[], float] | None = None,
     hosts: int = 1,
     seed: int = 0,
+    endpoint_url: str | None = None,
+    stack_name: str = LOCAL_STACK_NAME,
+    output: FunctionOutput | None = None,
 ) -> Iterator[ObservedSite]:
     """The stand-ins and a deployment of ``template`` observing them; ``parameters`` add to
     (or override) the ones that turn both engines on and point them at the stand-ins. The
-    observer's draws are seeded with ``seed``."""
+    observer's draws are seeded with ``seed``. ``endpoint_url``, ``stack_name`` and ``output``
+    are the deployment's (:class:`LocalDeployment`)."""
     with ExitStack() as stack:
         sites = [
             stack.enter_context(LocalSite(address=f"127.0.0.{n}")) for n in range(1, hosts + 1)
@@ -157,7 +163,14 @@ def observed_site(
             shared = json.dumps({**key.info, "api_key": BING_KEY})
             secrets = {"SearchConsoleSecretArn": shared, "BingSecretArn": shared}
             with LocalDeployment(
-                template, origin, parameters=settings, clock=clock, secrets=secrets
+                template,
+                origin,
+                parameters=settings,
+                clock=clock,
+                secrets=secrets,
+                endpoint_url=endpoint_url,
+                stack_name=stack_name,
+                output=output,
             ) as deployment:
                 if deployment.observe_function is not None:
                     module = deployment.observe_function.load()
