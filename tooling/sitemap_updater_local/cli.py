@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "status": "show how a deployed stack is doing",
     "coverage": "show what search engines fetched, indexed and crawled, per section",
     "serve": "preview an output directory in the browser, on 127.0.0.1",
+    "where": "which file lists a URL, or should, and if none, why not",
 }
 
 
