@@ -213,6 +213,9 @@ def test_a_url_of_no_site_and_one_that_cannot_be_normalized(
     code = cli.main(["where", f"{SITE}/", "--stack-name", "nope", "--endpoint-url", stack.endpoint])
     assert code == 2
     assert capsys.readouterr().err == "sitemap-updater where: stack 'nope' does not exist\n"
+    code, out, err = stack.where(capsys, f"{SITE}/p/1", "--section-rules", "/p/=other")
+    assert (code, out) == (2, "")
+    assert err.startswith("sitemap-updater where: --site and --section-rules are a build output's")
 
 
 def test_the_dead_letters_are_peeked_and_what_they_hold_is_escaped(

@@ -32,6 +32,7 @@ from typing import Any
 from sitemap_updater_local.commands.status import show
 from sitemap_updater_local.commands.where import on_build, on_stack
 from sitemap_updater_local.commands.where.verdict import exit_status, render
+from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.options import sites_text
 
 
@@ -71,6 +72,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.stack_name is not None:
+        if args.site or args.section_rules:
+            raise CommandError(
+                "--site and --section-rules are a build output's (--out): a stack's are read "
+                "from the stack"
+            )
 
         def collect(clients: Callable[[str], Any], name: str) -> Mapping[str, Any]:
             return on_stack.collect(clients, name, args.url)
