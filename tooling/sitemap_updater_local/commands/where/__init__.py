@@ -29,8 +29,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sitemap_updater_local.commands.status import show
-from sitemap_updater_local.commands.where import on_build, on_stack
+from sitemap_updater_local.commands.where import on_build
 from sitemap_updater_local.commands.where.verdict import exit_status, render
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.options import sites_text
@@ -77,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
                 "--site and --section-rules are a build output's (--out): a stack's are read "
                 "from the stack"
             )
+
+        # here: a build output's answer needs neither boto3 nor the rebuild's state (1.4 s)
+        from sitemap_updater_local.commands.status import show
+        from sitemap_updater_local.commands.where import on_stack
 
         def collect(clients: Callable[[str], Any], name: str) -> Mapping[str, Any]:
             return on_stack.collect(clients, name, args.url)
