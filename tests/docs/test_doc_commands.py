@@ -202,12 +202,7 @@ def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
     s3 = session.client("s3", endpoint_url=endpoint)
     s3.create_bucket(Bucket="sitemap-bucket")
     s3.put_bucket_versioning(Bucket="sitemap-bucket", VersioningConfiguration={"Status": "Enabled"})
-    session.client("dynamodb", endpoint_url=endpoint).create_table(
-        TableName="sitemap-urls",
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    _url_table(session.client("dynamodb", endpoint_url=endpoint))
     session.client("dynamodb", endpoint_url=endpoint).create_table(
         TableName="sitemap-state",
         AttributeDefinitions=[
@@ -255,6 +250,24 @@ def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
     }
     yield Stack(endpoint, env, queue_url, dlq_url, outputs)
     server.stop()
+
+
+def _url_table(dynamodb: Any) -> None:
+    """The URL table, keyed as template.yaml keys it (``pk``, ``sk``), unless it exists."""
+    if "sitemap-urls" in dynamodb.list_tables()["TableNames"]:
+        return
+    dynamodb.create_table(
+        TableName="sitemap-urls",
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
 
 
 def _publish_sample_site(stack: Stack) -> None:
@@ -582,8 +595,20 @@ def _check_simulate(command: str, done: Any, workspace: Path) -> None:
 def _status_of(command: str) -> int:
     """The exit status a command of the pages (other than ``simulate``) ends with: 0, or 1 for
     ``validate`` of the example file with problems (tests/docs/test_validate_docs.py checks what
-    it prints)."""
-    return 1 if command.startswith("sitemap-updater validate") and "broken" in command else 0
+    it prints) and for ``where`` on the pages' stack, which has not received the URL."""
+    if command.startswith("sitemap-updater validate") and "broken" in command:
+        return 1
+    return 1 if command.startswith("sitemap-updater where") and "--stack-name" in command else 0
+
+
+def _check_where(command: str, done: Any) -> None:
+    """``where`` names the URL's file on a build output; on the pages' stack, whose table the
+    pages' ``aws dynamodb delete-table`` emptied, it finds no item of it."""
+    last = done.stdout.splitlines()[-1]
+    if "--stack-name" in command:
+        assert last == "sitemap-updater where: not listed: never received", done.stdout
+    else:
+        assert last.startswith("sitemap-updater where: listed in sitemap-"), done.stdout
 
 
 def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
@@ -647,7 +672,11 @@ def _check_local(command: str, stack: Stack, workspace: Path) -> None:
 
 
 def _check_stack_view(command: str, done: Any) -> None:
-    """``status`` names the stack; ``coverage`` says no observer has run in it."""
+    """``status`` names the stack; ``coverage`` says no observer has run in it; ``where`` is
+    checked by :func:`_check_where`."""
+    if command.startswith("sitemap-updater where"):
+        _check_where(command, done)
+        return
     as_json = json.loads(done.stdout) if "--json" in command else None
     if command.startswith("sitemap-updater status"):
         assert STACK_NAME in (done.stdout if as_json is None else as_json["stack"])
@@ -663,6 +692,7 @@ def test_sitemap_updater_commands(
     base, served_urls = served_sitemaps
     ran = []
     sqs = stack.client("sqs")
+    _url_table(stack.client("dynamodb"))  # for `where`, after the pages' `delete-table`
     for command in (c for c in commands() if c.startswith("sitemap-updater ")):
         if command.startswith("sitemap-updater redrive"):
             # a message the redrive policy dead-lettered waits in the DLQ
@@ -699,12 +729,12 @@ def test_sitemap_updater_commands(
         if verb == "redrive":
             assert _queued_bodies(stack, stack.queue_url) == ['{"redriven": true}']
             assert _queued_bodies(stack, stack.dlq_url) == []
-        if verb in {"status", "coverage"}:
+        if verb in {"status", "coverage", "where"}:
             _check_stack_view(command, done)
     assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive", "serve"} <= set(
         ran
     )
-    assert "status" in ran and "coverage" in ran and "local" in ran
+    assert "status" in ran and "coverage" in ran and "local" in ran and "where" in ran
     index = (workspace / "static-out" / "sitemap.xml").read_bytes()
     assert b"<sitemapindex" in index
     demo_index = Path("/tmp/sitemap-demo/sitemap.xml")

@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from sitemap_updater.ingest.judge import is_event
 from sitemap_updater.ingest.rejection import MISSING, Rejection
 from sitemap_updater.protocol.escape import forbidden_chars
 
@@ -132,6 +133,38 @@ def bad_changes_body(rejections: Sequence[Rejection]) -> str:
         ensure_ascii=True,
         allow_nan=True,
     )
+
+
+def dead_letter_changes(body: str, reason: str) -> list[tuple[object, str]]:
+    """What a dead letter's ``body`` holds, each change as it was sent with its reason: the
+    changes of a body of bad changes (:func:`bad_changes_body`, or the ``entry`` form earlier
+    versions wrote, whose messages may still wait in the queue) with their own; any other body
+    is the message as it was sent, its change or each change of its array with the message's
+    ``reason`` (a body that is not JSON is its text)."""
+    try:
+        decoded = json.loads(body)
+    except ValueError:
+        return [(body, reason)]
+    if isinstance(decoded, list) and decoded:
+        for key in _BAD_CHANGE_KEYS:
+            if all(isinstance(e, dict) and set(e) == {"index", key, "reason"} for e in decoded):
+                return [(bad[key], str(bad["reason"])) for bad in decoded]
+    if isinstance(decoded, list):
+        return [(change, reason) for change in decoded]
+    return [(decoded, reason)]
+
+
+#: The key of the change in a body of bad changes: this version's, and the earlier one's.
+_BAD_CHANGE_KEYS: Final = ("change", "entry")
+
+
+def named_url(change: object) -> str | None:
+    """The ``url`` a change as sent names, or its EventBridge event's detail (``is_event``);
+    ``None`` when it names none (not an object, or no string ``url``)."""
+    if isinstance(change, dict) and is_event(change):
+        change = change.get("detail")
+    url = change.get("url") if isinstance(change, dict) else None
+    return url if isinstance(url, str) else None
 
 
 def message_bytes(body: str, attributes: dict[str, str]) -> int:

@@ -29,7 +29,12 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, R
 
 from sitemap_updater.config import IngestConfig
 from sitemap_updater.ingest.apply import Applied, ApplyResult, UrlWriter
-from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe
+from sitemap_updater.ingest.dlq import (
+    FIRST_SENT_ATTRIBUTE,
+    DeadLetterQueue,
+    describe,
+    named_url,
+)
 from sitemap_updater.ingest.judge import Change, judge_message, unjudgeable
 from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.observability import logger, metrics, traced_method
@@ -73,12 +78,8 @@ def is_transient(exc: BaseException) -> bool:
 
 def url_of(raw: object) -> str | None:
     """The URL a rejected change named (for the log line), printable, if it named one."""
-    if isinstance(raw, dict) and isinstance(raw.get("detail"), dict) and "url" not in raw:
-        raw = raw["detail"]
-    url = raw.get("url") if isinstance(raw, dict) else None
-    if not isinstance(url, str):
-        return None
-    return printable(url[:MAX_LOGGED_URL_CHARS])
+    url = named_url(raw)
+    return None if url is None else printable(url[:MAX_LOGGED_URL_CHARS])
 
 
 def _epoch_ms_time(raw: object) -> datetime | None:
