@@ -189,14 +189,15 @@ def simulated_waits(deployment: LocalDeployment, clock: SimulatedClock) -> None:
     module.__dict__["monotonic"] = clock
 
 
-def demo_coverage(articles: int = 60) -> dict[str, Any]:
+def demo_coverage(articles: int = 60, output: FunctionOutput | None = None) -> dict[str, Any]:
     """The coverage report of a small site observed on the stand-ins, as ``sitemap-updater
     coverage --json`` prints it: Google and Bing read the index and its files, Google crawls
     each article hours after its change (``standins.crawls``, a median of six hours) and chose
-    another canonical for one, and the site answers its problem pages as they are."""
+    another canonical for one, and the site answers its problem pages as they are. The
+    functions' log lines go to ``output``."""
     start = datetime.now(UTC).replace(microsecond=0)
     clock = SimulatedClock(start)
-    with observed_site(articles=articles, clock=clock) as observed:
+    with observed_site(articles=articles, clock=clock, output=output) as observed:
         dep = observed.deployment
         changed = start - timedelta(hours=1)
         dep.send(observed.page_events(changed))
