@@ -267,9 +267,7 @@ def summary(result: DemoResult, out: Path) -> str:
     for report in result.files:
         status = "valid" if report.ok else "INVALID"
         name = str(Path(report.source).relative_to(out))
-        lines.append(
-            f"  {name:<44} {report.kind or '?':<13} {report.url_count:>6} URLs  {status}"
-        )
+        lines.append(f"  {name:<44} {report.kind or '?':<13} {report.url_count:>6} URLs  {status}")
         lines += [f"      {printable(str(p))}" for p in report.problems]
     lines.append(
         f"URLs: {result.urls_sent} sent, {result.urls_deleted} deleted, "
