@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemap_updater_local import cli, page_events
+from sitemap_updater_local import cli, demo_changes
 from sitemap_updater_local.commands.demo import (
     DEMO_CHANGES,
     DEMO_DELETES,
@@ -50,12 +50,12 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     assert (out / "sitemap.xml").is_file() and (out / TWIN_FOLDER / "sitemap.xml").is_file()
 
     # the published URLs are the ones sent minus the deleted ones, each once, on its own host
-    pages = page_events.make_pages(500, SITE)
-    twins = page_events.twins(pages, SITE, TWIN_SITE)
-    _, changed, deleted = page_events.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
+    pages = demo_changes.make_pages(500, SITE)
+    twins = demo_changes.twins(pages, SITE, TWIN_SITE)
+    _, changed, deleted = demo_changes.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
     urls = published_urls(out)
     twin_urls = published_urls(out / TWIN_FOLDER)
-    extra = {f"{SITE}/news/{slug}" for slug, _, _ in page_events.NEWS_ARTICLES}
+    extra = {f"{SITE}/news/{slug}" for slug, _, _ in demo_changes.NEWS_ARTICLES}
     extra.add(f"{SITE}/videos/walnut-table-care")
     expected = ({p.url for p in pages} | extra) - {p.url for p in deleted}
     assert len(deleted) > 0 and twins

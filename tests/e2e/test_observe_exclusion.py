@@ -58,7 +58,7 @@ def test_repeated_problems_exclude_healing_restores_and_turning_off_restores_all
     clock = SimulatedClock(START)
     with observed_site(articles=10, clock=clock, parameters=PARAMETERS) as site:
         dep = site.deployment
-        dep.send(site.page_events(START - timedelta(hours=1)))
+        dep.send(site.page_changes(START - timedelta(hours=1)))
         dep.drain()
         dep.rebuild_until_clean()
         everything = _listed(site)

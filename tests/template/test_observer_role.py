@@ -245,7 +245,7 @@ def observer_calls() -> Iterator[tuple[list[Request], list[dict[str, Any]]]]:
 
     with observed_site(articles=6, clock=clock, parameters=OBSERVED) as site:
         dep = site.deployment
-        dep.send(site.page_events(START - timedelta(hours=1)))
+        dep.send(site.page_changes(START - timedelta(hours=1)))
         dep.drain()
         dep.rebuild_until_clean()
         session = boto3.DEFAULT_SESSION

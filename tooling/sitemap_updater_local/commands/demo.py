@@ -1,6 +1,6 @@
 """``sitemap-updater demo``: the whole flow on an embedded AWS (moto), start to finish.
 
-1. Generate N realistic page events on the primary host (``www.example.com``), the German twin of
+1. Generate N realistic page changes on the primary host (``www.example.com``), the German twin of
    each translated page on a second host (``www.example.de``, hreflang links in both directions,
    each page listing itself too), a few news articles and a page with a video, and send them to
    the queue. The deployment serves both hosts and places pages in three sections: ``products``
@@ -48,7 +48,7 @@ from tqdm import tqdm
 
 from sitemap_updater.indexnow import DEFAULT_ENDPOINT
 from sitemap_updater.printable import printable
-from sitemap_updater_local import page_events
+from sitemap_updater_local import demo_changes
 from sitemap_updater_local.commands.coverage import render as render_coverage
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
@@ -172,8 +172,8 @@ def run_demo(
     if urls < 1:
         raise ValueError(f"--urls {urls}: must be at least 1")
     timer = _Timer()
-    pages = page_events.make_pages(urls, SITE)
-    twins = page_events.twins(pages, SITE, TWIN_SITE)
+    pages = demo_changes.make_pages(urls, SITE)
+    twins = demo_changes.twins(pages, SITE, TWIN_SITE)
     deletes = min(DEMO_DELETES, urls // 2)
     changes = min(DEMO_CHANGES, urls - deletes)
     sites = ",".join(SITES)
@@ -183,8 +183,8 @@ def run_demo(
         "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP),
     }
     # the articles are dated from the demo's own clock, so some are inside the news window
-    extra = page_events.news_events(SITE, datetime.now(UTC))
-    extra.append(page_events.video_event(SITE, datetime.now(UTC)))
+    extra = demo_changes.news_events(SITE, datetime.now(UTC))
+    extra.append(demo_changes.video_event(SITE, datetime.now(UTC)))
     with (
         RecordingEndpoint() as indexnow,
         LocalDeployment(
@@ -195,15 +195,15 @@ def run_demo(
         ) as dep,
     ):
         with timer.step("send + ingest"):
-            events = page_events.initial_events(pages, SITE, TWIN_SITE)
-            events += page_events.initial_events(twins, SITE, TWIN_SITE)
+            events = demo_changes.initial_events(pages, SITE, TWIN_SITE)
+            events += demo_changes.initial_events(twins, SITE, TWIN_SITE)
             _send_and_drain(dep, events + extra, "pages")
         with timer.step("rebuild"):
             first = dep.rebuild_until_clean()
-        follow, _, deleted = page_events.follow_up(
+        follow, _, deleted = demo_changes.follow_up(
             pages, SITE, changes, deletes, twin_site=TWIN_SITE
         )
-        poison = page_events.poison_messages(SITE)
+        poison = demo_changes.poison_messages(SITE)
         with timer.step("changes + ingest"):
             _send_and_drain(dep, follow + [body for body, _ in poison], "changes")
         with timer.step("rebuild again"):

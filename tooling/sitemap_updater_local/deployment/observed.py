@@ -2,7 +2,7 @@
 
 ```python
 with observed_site(articles=40) as observed:
-    observed.deployment.send(observed.page_events(moment))
+    observed.deployment.send(observed.page_changes(moment))
     observed.deployment.drain(); observed.deployment.rebuild_until_clean()
     observed.deployment.observe()          # submits the index, inspects, checks health
 ```
@@ -102,7 +102,7 @@ class ObservedSite:
             urls += site.article_urls(self.articles) + problems
         return urls
 
-    def page_events(self, moment: datetime, spacing: timedelta = timedelta(hours=1)) -> list[str]:
+    def page_changes(self, moment: datetime, spacing: timedelta = timedelta(hours=1)) -> list[str]:
         """An upsert of each listed URL, the first changed at ``moment``, each next one
         ``spacing`` earlier (so the sample has recent and older changes to tell apart)."""
         return [
@@ -200,7 +200,7 @@ def demo_coverage(articles: int = 60, output: FunctionOutput | None = None) -> d
     with observed_site(articles=articles, clock=clock, output=output) as observed:
         dep = observed.deployment
         changed = start - timedelta(hours=1)
-        dep.send(observed.page_events(changed))
+        dep.send(observed.page_changes(changed))
         dep.drain()
         dep.rebuild_until_clean()
         listed = observed.site.article_urls(articles)
