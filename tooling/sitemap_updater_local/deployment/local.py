@@ -24,7 +24,7 @@ from sitemap_updater_local.deployment.event_source import (
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.messages import (
     DeadLetter,
-    SendFailure,
+    RefusedBody,
     read_dead_letters,
     sqs_refusal,
 )
@@ -262,7 +262,7 @@ class LocalDeployment:
 
     # --- the event path ---------------------------------------------------------------------
 
-    def send(self, bodies: Iterable[str]) -> list[SendFailure]:
+    def send(self, bodies: Iterable[str]) -> list[RefusedBody]:
         """Send raw bodies as is to the ingest queue; returns what SQS would refuse.
 
         They are handed to the event source mapping in this process (``deployment.event_source``
@@ -270,7 +270,7 @@ class LocalDeployment:
         mapping through the queue.
         """
         accepted: list[str] = []
-        refused: list[SendFailure] = []
+        refused: list[RefusedBody] = []
         for body in bodies:
             refusal = sqs_refusal(body)
             if refusal is None:
