@@ -245,6 +245,22 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
         assert set(client["usd_per_month"]) == services
         assert client["usd_per_month"]["s3"] == usd["s3"]
         assert client["freshness_seconds"]["worst"] > fresh["worst"]  # the client's max age
+        # news and deletes: the urgent mapping's window instead of the schedule's period
+        template = measured["template"]
+        assert template["UrgentPublish"] is True
+        assert fresh["urgent_batching_window"] == template["UrgentBatchingWindowSeconds"]
+        for kind in ("news", "delete"):
+            urgent = fresh[kind]
+            assert 0 < urgent["typical"] < urgent["worst"] < fresh["worst"]
+            assert urgent["worst"] > urgent["typical"] >= template["UrgentBatchingWindowSeconds"]
+            assert client["freshness_seconds"][kind]["worst"] > urgent["worst"]
+            assert site["checks"][f"freshness_{kind}_worst_s"]["value"] == urgent["worst"]
+        runs = site["urgent"]
+        assert runs["changes_per_day"] == pytest.approx(site["changes_per_day"] * 0.001)
+        assert runs["runs_per_month"] == pytest.approx(runs["changes_per_day"] * 30, abs=0.1)
+        assert site["usd_per_month_by_part"]["urgent_runs"] == pytest.approx(
+            runs["runs_per_month"] * runs["usd_per_run"], abs=0.01
+        )
     assert model["sites"][0]["leaves"] == 2 and model["sites"][1]["leaves"] == 8
     assert {"wru", "rru", "streams_rru", "gb_s", "s3_put", "s3_get", "sqs_req"} <= set(
         model["prices"]
