@@ -141,7 +141,16 @@ def _another_schedule_is_priced_from_a_slice_of_its_own_period(default: dict[str
     ``--reconcile`` deploys that ReconcileSchedule, priced at its number of runs."""
     args = ("--json", "--no-sections", "--no-observer", "--sizes", "80000:2880")
     every_10 = json.loads(
-        run("cost_model.py", *args, "--schedule", "rate(10 minutes)", "--reconcile", "rate(1 day)")
+        run(
+            "cost_model.py",
+            *args,
+            "--schedule",
+            "rate(10 minutes)",
+            "--reconcile",
+            "rate(1 day)",
+            "--urgent-share",
+            "0.01",
+        )
     )
     assert every_10["observer"] is None
     period = {"default": default, "every_10": every_10["sites"][0]}
@@ -165,6 +174,12 @@ def _another_schedule_is_priced_from_a_slice_of_its_own_period(default: dict[str
     assert period["every_10"]["reconciles_per_month"] == 30
     reconcile_usd = {name: s["usd_per_month_by_part"]["reconcile"] for name, s in period.items()}
     assert reconcile_usd["default"] < reconcile_usd["every_10"]  # weekly costs less than daily
+    # --urgent-share: ten times the default share of news and deletes, ten times their runs
+    urgent = {name: s["urgent"] for name, s in period.items()}
+    assert urgent["every_10"]["share_of_changes"] == 10 * urgent["default"]["share_of_changes"]
+    assert urgent["every_10"]["runs_per_month"] == pytest.approx(
+        10 * urgent["default"]["runs_per_month"]
+    )
 
 
 def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> None:
