@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cost_model.py [--json] [--sizes 1000000:100000 ...]
         [--urls-per-leaf 40] [--idle-pollers 5] [--no-sections] [--schedule 'rate(3 minutes)']
-        [--no-observer] [--reconcile 'rate(7 days)']
+        [--no-observer] [--reconcile 'rate(7 days)'] [--urgent-share 0.001]
 
 For each site size (``URLS:CHANGES_PER_DAY``; by default 100,000:10,000, 1,000,000:100,000 and
 10,000,000:1,000,000, and then the multi-section site below unless ``--no-sections``) it runs,
@@ -62,6 +62,11 @@ Freshness (change event -> every CloudFront edge, and a crawler fetching then, s
 batching window and the schedule from template.yaml, the measured ingest and rebuild durations,
 and the objects' ``max-age`` from ``sitemap_updater.rebuild.outputs.bucket`` counted twice (a
 regional edge cache and then an edge location may each hold a copy for its whole lifetime).
+By kind: the other changes wait for the schedule; a news article written and a listed URL
+deleted (``news``, ``delete``) wait instead for the urgent event source mapping: Lambda's poll
+of the stream, its ``UrgentBatchingWindowSeconds``, a run already going, then the run. The runs
+that mapping starts are priced as measured scheduled runs, one per urgent change, the urgent
+changes an assumed share of all (``--urgent-share``).
 
 List prices (us-east-1, on-demand, without the free tiers), from these pages:
 
