@@ -87,6 +87,10 @@ RUN_ELSEWHERE = {
         ".venv/bin/python benchmarks/cost_model.py --sizes 1000000:100000 --no-sections "
         "--reconcile 'rate(1 day)'"
     ): "tests/docs/test_benchmarks.py runs it with --reconcile at a tiny size",
+    (
+        ".venv/bin/python benchmarks/cost_model.py --sizes 1000000:100000 --no-sections "
+        "--no-observer --urgent-share 0.0001"
+    ): "tests/docs/test_benchmarks.py runs it with --urgent-share at a tiny size",
     "git add pyproject.toml uv.lock requirements-uv.txt layers/shared/requirements.txt": (
         "the developer's own commit; tests/template/test_layer_requirements.py checks the files"
     ),
