@@ -65,8 +65,9 @@ regional edge cache and then an edge location may each hold a copy for its whole
 By kind: the other changes wait for the schedule; a news article written and a listed URL
 deleted (``news``, ``delete``) wait instead for the urgent event source mapping: Lambda's poll
 of the stream, its ``UrgentBatchingWindowSeconds``, a run already going, then the run. The runs
-that mapping starts are priced as measured scheduled runs, one per urgent change, the urgent
-changes an assumed share of all (``--urgent-share``).
+that mapping starts are priced as the measured urgent run (a listed page deleted between two
+scheduled runs, then the run), one per urgent change, the urgent changes an assumed share of
+all (``--urgent-share``).
 
 List prices (us-east-1, on-demand, without the free tiers), from these pages:
 
@@ -724,6 +725,23 @@ def measure(
         if run["mode"] != "incremental" or run["feed_gap"]:
             raise RuntimeError(f"the scheduled run was not incremental: {run}")
 
+        # one urgent run: a listed page deleted after the scheduled run, and the run the urgent
+        # event source mapping starts for it (the same handler and run as the schedule's)
+        gone = {"action": "delete", "url": _url(changed[0])}
+        if dep.send([json.dumps(gone)]):
+            raise RuntimeError("SQS refused the urgent change")
+        dep.drain()
+        handlers.take()
+        emulator_sqs.take()
+        ingest_durations.clear()
+        rebuild_durations.clear()
+        urgent_run = dep.rebuild()
+        urgent_metered = handlers.take()
+        urgent_invocations = _invocations(rebuild_durations)
+        rebuild_durations.clear()
+        if urgent_run["urls_changed"] != 1:
+            raise RuntimeError(f"the urgent run did not publish the delete: {urgent_run}")
+
         # the reconcile (ReconcileSchedule)
         full = dep.rebuild(full=True)
         reconcile_metered = handlers.take()
@@ -787,6 +805,14 @@ def measure(
                 "s3_objects_read": len(run["s3_objects_read"]),
                 "objects_written": len(run["objects_written"]),
                 "view_objects_written": _view_puts(run["objects_written"]),
+            },
+        },
+        "urgent_run": {
+            **urgent_metered,
+            **urgent_invocations,
+            "report": {
+                "urls_changed": urgent_run["urls_changed"],
+                "objects_written": len(urgent_run["objects_written"]),
             },
         },
         "reconcile": {
@@ -998,7 +1024,20 @@ def model(
         return {k: round(v, 4) for k, v in usd.items()}
 
     urgent = urgent_runs(m, urgent_share, run_seconds, runs)
-    urgent_part = {k: v * urgent["runs_per_month"] / runs for k, v in runs_part.items()}
+    # each urgent run priced as the measured one: a delete published between two scheduled
+    # runs (the scheduled runs are still priced as if they carried every change)
+    urg = m["urgent_run"]
+    urgent_put, urgent_get = _s3(urg)
+    urgent_one = part(
+        _units(urg, state_t, "wru") + _units(urg, url_t, "wru"),
+        _units(urg, state_t, "rru") + _units(urg, url_t, "rru"),
+        urg["calls"].get("dynamodbstreams.GetRecords", 0),
+        urg["handler_cpu_seconds"] * _share(mem["rebuild"]) * mem["rebuild"] / 1024,
+        1,
+        urgent_put,
+        urgent_get,
+    )
+    urgent_part = {k: v * urgent["runs_per_month"] for k, v in urgent_one.items()}
     usd = total([ingest_part, runs_part, reconcile_part, urgent_part])
     nightly_usd = total([ingest_part, reconcile_part])
     # invalidation if someone turns it on: each run's changed files and the index, exact paths
@@ -1113,7 +1152,9 @@ def model(
         "urgent": urgent
         | {
             "usd_per_month": round(sum(urgent_part.values()), 2),
-            "usd_per_run": round(sum(runs_part.values()) / runs, 6),
+            "usd_per_run": round(sum(urgent_one.values()), 6),
+            "s3_put_per_run": urgent_put,
+            "objects_written_per_run": urg["report"]["objects_written"],
         },
         "sqs_requests_upper": round(sqs_upper),
         "dynamodb_storage_gb": round(storage_gb, 3),
@@ -1135,8 +1176,8 @@ def urgent_runs(
 ) -> dict[str, Any]:
     """The runs the urgent event source mapping starts in a month: one per urgent change (the
     upper figure: a burst inside the batching window is one run), at most one per window and
-    run; each is priced as one measured scheduled run (another upper figure: it publishes only
-    what arrived since the last run)."""
+    run; each is priced as the measured urgent run (``measure``: one delete published between
+    two scheduled runs)."""
     per_day = m["changes_per_day"] * share if m["template"]["UrgentPublish"] else 0.0
     window = m["template"]["UrgentBatchingWindowSeconds"]
     most_per_day = 86_400 / max(window + rebuild_s, 1.0)

@@ -280,6 +280,11 @@ def test_cost_model_prints_one_json_object_priced_from_measured_requests() -> No
         assert site["usd_per_month_by_part"]["urgent_runs"] == pytest.approx(
             runs["runs_per_month"] * runs["usd_per_run"], abs=0.01
         )
+        # an urgent run is measured, not assumed: one delete between two scheduled runs
+        # publishes at least its file and no more than the scheduled run did
+        scheduled = site["measured"]["incremental"]["report"]["objects_written"]
+        assert 1 <= runs["objects_written_per_run"] <= scheduled
+        assert site["measured"]["urgent_run"]["report"]["urls_changed"] == 1
     assert model["sites"][0]["leaves"] == 2 and model["sites"][1]["leaves"] == 8
     assert {"wru", "rru", "streams_rru", "gb_s", "s3_put", "s3_get", "sqs_req"} <= set(
         model["prices"]
