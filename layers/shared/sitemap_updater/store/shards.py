@@ -110,19 +110,50 @@ def query_ranges(shard_id: str) -> list[QueryRange]:
     return ranges
 
 
-def split[T](shard_id: str, members: Iterable[T], uh_of: Callable[[T], str]) -> Halves[T]:
-    """The one split rule: the two children of ``shard_id`` and, for each, the ``members`` (in
-    their order) whose URL hash (``uh_of``) has that child's next bit. Every split of a shard
-    (by URL count, by bytes, of a spool on disk) goes through it."""
+def half_of(shard_id: str) -> Callable[[str], int]:
+    """The one split rule: for a URL hash, which child of ``shard_id`` holds it (0 or 1), the
+    hash's next bit after the shard's prefix. Every split of a shard (by URL count, by bytes,
+    of a spool on disk) goes through it."""
     depth = depth_of(shard_id)
     if depth >= HASH_BITS:
         raise ShardIdError(f"shard {shard_id} cannot be split further")
-    zero, one = children(shard_id)
     digit, shift = depth // 4, 3 - depth % 4
+
+    def half(uh: str) -> int:
+        return (int(uh[digit], 16) >> shift) & 1
+
+    return half
+
+
+def split[T](shard_id: str, members: Iterable[T], uh_of: Callable[[T], str]) -> Halves[T]:
+    """The two children of ``shard_id`` and, for each, the ``members`` (in their order) whose
+    URL hash (``uh_of``) it holds by :func:`half_of`."""
+    half = half_of(shard_id)
     halves: tuple[list[T], list[T]] = ([], [])
     for member in members:
-        halves[(int(uh_of(member)[digit], 16) >> shift) & 1].append(member)
+        halves[half(uh_of(member))].append(member)
+    zero, one = children(shard_id)
     return (zero, halves[0]), (one, halves[1])
+
+
+def descent(shard_id: str, levels: int) -> tuple[list[str], Callable[[str], str]]:
+    """The shards ``levels`` below ``shard_id``, in hash order, and for a URL hash the one of
+    them that holds it: :func:`half_of` applied level after level."""
+    nodes: dict[str, tuple[tuple[str, str], Callable[[str], int]]] = {}
+    level = [shard_id]
+    for _ in range(levels):
+        for node in level:
+            nodes[node] = (children(node), half_of(node))
+        level = [child for node in level for child in nodes[node][0]]
+
+    def leaf_for(uh: str) -> str:
+        node = shard_id
+        for _ in range(levels):
+            pair, half = nodes[node]
+            node = pair[half(uh)]
+        return node
+
+    return level, leaf_for
 
 
 #: The two children of a split shard, each with its members.

@@ -4,9 +4,9 @@ A full rebuild streams its Scan into the spools, and ``build`` the items its cha
 into one tree of hash ranges, to keep the newest change of each page, then into the leaves of the
 layout), so memory stays bounded whatever the number of items. A spool holding more than the URL
 cap, or more than the byte bound (items may be large: 40,000 valid items of many images each would
-fill the function's memory), is split on disk by the one split rule (``store.shards.split``)
-before it is loaded. Each part is sorted by hash, so the bytes equal those of the incremental path,
-which reads the same shard by Query in hash order.
+fill the function's memory), is split on disk by the one split rule (``store.shards.half_of``),
+a record at a time, before it is loaded. Each part is sorted by hash, so the bytes equal those
+of the incremental path, which reads the same shard by Query in hash order.
 
 A record is the item's URL hash (32 ASCII bytes), the length of its msgpack form (4 bytes) and that
 form. A spool's file is named by a hash of its shard id, so that no host or section makes a name
@@ -16,6 +16,7 @@ too long for the file system.
 from __future__ import annotations
 
 import hashlib
+import math
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ import msgspec
 
 from sitemap_updater.store.items import Item, url_hash_of
 from sitemap_updater.store.keys import HASH_HEX_LEN
-from sitemap_updater.store.shards import LeafIndex, split
+from sitemap_updater.store.shards import LeafIndex, children, descent
 
 #: How many items pass between two checks of the time budget while spooling.
 CHECK_EVERY: Final = 1000
@@ -114,17 +115,52 @@ class Spools:
             handle.close()
         self._files.clear()
 
-    def _split(self, shard_id: str) -> tuple[str, str]:
-        path = self._path(shard_id)
-        halves = split(shard_id, _records(path.read_bytes()), lambda record: record[0])
-        path.unlink()
-        self.counts.pop(shard_id, None)
-        for child, records in halves:
-            self._path(child).write_bytes(
-                b"".join(uh.encode("ascii") + _LENGTH.pack(len(b)) + b for uh, b in records)
-            )
-            self.counts[child] = len(records)
-        return halves[0][0], halves[1][0]
+    def _spooled(self, shard_id: str) -> Iterator[tuple[str, bytes]]:
+        """The URL hash and bytes of each record of ``shard_id``'s spool, read one at a time."""
+        with self._path(shard_id).open("rb") as spooled:
+            while header := spooled.read(_HEADER):
+                (length,) = _LENGTH.unpack_from(header, HASH_HEX_LEN)
+                yield header[:HASH_HEX_LEN].decode("ascii"), header + spooled.read(length)
+
+    def _split(self, shard_id: str, cap: int, max_bytes: int) -> list[str]:
+        """Split the spool of ``shard_id`` on disk into the leaves that splitting it in halves
+        (by the one split rule), and each half over ``cap`` records or ``max_bytes`` again,
+        would give, down to as many levels as an even spread of the hashes needs (at most
+        MAX_OPEN_SPOOLS files open); returns them in hash order. Two passes over the spool,
+        one record at a time: one counts the records and bytes under each shard of the lowest
+        level, the other moves each record to its leaf. A leaf still over is split again when
+        it is loaded."""
+        self.close()
+        over = max(self.counts.pop(shard_id) / cap, self._path(shard_id).stat().st_size / max_bytes)
+        levels = max(1, min(math.ceil(math.log2(over)), MAX_OPEN_SPOOLS.bit_length() - 1))
+        bottoms, bottom_for = descent(shard_id, levels)
+        position = {bottom: i for i, bottom in enumerate(bottoms)}
+        counts, sizes = [0] * len(bottoms), [0] * len(bottoms)
+        for uh, record in self._spooled(shard_id):
+            at = position[bottom_for(uh)]
+            counts[at] += 1
+            sizes[at] += len(record)
+        leaf_of: list[str] = []
+
+        def place(node: str, lo: int, hi: int) -> None:
+            count, size = sum(counts[lo:hi]), sum(sizes[lo:hi])
+            if hi - lo == 1 or not (count > cap or (count > 1 and size > max_bytes)):
+                leaf_of.extend([node] * (hi - lo))
+                return
+            zero, one = children(node)
+            middle = (lo + hi) // 2
+            place(zero, lo, middle)
+            place(one, middle, hi)
+
+        place(shard_id, 0, len(bottoms))
+        for uh, record in self._spooled(shard_id):
+            self.add_record(leaf_of[position[bottom_for(uh)]], record)
+        self.close()
+        self._path(shard_id).unlink()
+        leaves = list(dict.fromkeys(leaf_of))
+        for leaf in leaves:
+            self.counts.setdefault(leaf, 0)
+        return leaves
 
     def load_records(
         self, leaf: str, cap: int, max_bytes: int
@@ -137,7 +173,7 @@ class Spools:
         count = self.counts.get(leaf, 0)
         size = path.stat().st_size if count else 0
         if count > cap or (count > 1 and size > max_bytes):
-            for child in self._split(leaf):
+            for child in self._split(leaf, cap, max_bytes):
                 yield from self.load_records(child, cap, max_bytes)
             return
         if not count:
