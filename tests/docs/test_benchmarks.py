@@ -101,16 +101,6 @@ def test_judge_benchmark_times_by_cpu_time_when_asked() -> None:
     assert re.search(r"judge fast +30 events: best [\d.]+ s = +[\d.]+ µs/event", out)
 
 
-def test_build_parts_benchmark_reports_each_part_the_whole_and_the_floor() -> None:
-    out = run("bench_build_parts.py", "--events", "400", "--repeat", "1", "--mix", "normalizing")
-    assert "400 normalizing events, one core" in out
-    parts = re.findall(r"^  (.+?) +([\d.]+) µs/event$", out, re.MULTILINE)
-    assert len(parts) == 8 and parts[-1][0] == "judging in all"
-    assert abs(sum(float(us) for _, us in parts[:-1]) - float(parts[-1][1])) < 0.05
-    assert re.search(r"build in this process, one job: +[\d.]+ µs/event", out)
-    assert re.search(r"RATIO judging / floor = [\d.]+", out)
-
-
 def test_rebuild_benchmark_reports_ratio_memory_and_a_one_url_change() -> None:
     out = run("bench_rebuild.py", "--urls", "1500", "--cap", "400", "--slice-urls", "2000")
     assert re.search(r"RATIO full rebuild / plain scan = [\d.]+", out)
