@@ -85,20 +85,28 @@ def test_hostile_xml_benchmark_reports_time_memory_and_the_floor_ratio() -> None
             assert re.search(rf"{name} {case}: [\d.]+ s, peak [\d.]+ MiB \([\d.]+x", out), out
 
 
-def test_judge_benchmark_reports_both_paths_and_their_ratio() -> None:
+def test_judge_benchmark_reports_each_mix_and_shape_against_its_floor() -> None:
     out = run("bench_judge.py", "--events", "300", "--repeat", "1")
-    for path in ("fast", "careful"):
-        assert re.search(rf"judge {path} +300 events: best [\d.]+ s = +[\d.]+ µs/event", out)
-    assert re.search(r"RATIO careful / fast = [\d.]+", out)
-    assert re.search(r"judge fast, 3 sites 300 events: best [\d.]+ s = +[\d.]+ µs/event", out)
-    assert re.search(r"RATIO fast, 3 sites / fast = [\d.]+", out)
-    assert re.search(r"target: at most 10 µs/event on one core: (met|NOT met)", out)
+    for mix in ("typical", "normalizing"):
+        for shape in ("message", "array"):
+            name = f"{mix}, {shape}"
+            timed = rf"judge {name} +300 events: best [\d.]+ s = +[\d.]+ µs/event"
+            assert re.search(timed, out), out
+            assert re.search(rf"RATIO judge / floor \({name}\) = [\d.]+", out), out
+    # the normalizing mix is one the judge normalizes, the typical one already normalized
+    assert re.search(r"typical mix, message: 300 bodies .*, 0 of 300 URLs normalized", out), out
+    normalized = re.search(r"normalizing mix, message: .* ([\d,]+) of 300 URLs normalized", out)
+    assert normalized and int(normalized.group(1)) > 60, out  # more than a fifth
+    # the arrays are packed as the producer client packs them: fewer bodies than changes
+    arrays = re.search(r"typical mix, array: (\d+) bodies", out)
+    assert arrays and 1 <= int(arrays.group(1)) < 300, out
+    assert re.search(r"RATIO 3 sites / 1 site \(typical, message\) = [\d.]+", out)
 
 
 def test_judge_benchmark_times_by_cpu_time_when_asked() -> None:
     out = run("bench_judge.py", "--events", "30", "--repeat", "1", "--clock", "cpu")
     assert "clock: cpu" in out
-    assert re.search(r"judge fast +30 events: best [\d.]+ s = +[\d.]+ µs/event", out)
+    assert re.search(r"judge typical, message +30 events: best [\d.]+ s = +[\d.]+ µs/event", out)
 
 
 def test_rebuild_benchmark_reports_ratio_memory_and_a_one_url_change() -> None:
