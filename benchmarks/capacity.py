@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
 from sitemap_updater.config import DEFAULT_MAX_URLS_PER_SITEMAP  # noqa: E402
-from sitemap_updater.protocol.index import render_index
+from sitemap_updater.protocol.index import render_index  # noqa: E402
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS  # noqa: E402
 from sitemap_updater.store.keys import META_PK, PUBLISHED_SK, ROOT_SHARD, SHARDMAP_SK  # noqa: E402
 from sitemap_updater.store.shards import children  # noqa: E402

@@ -276,7 +276,7 @@ def test_hostile_lines_benchmark_reports_time_and_memory_of_each_case() -> None:
         assert re.search(
             rf"{re.escape(case)}.* [\d.]+ s per 100 MB .* peak RSS +[\d.]+ MiB, exit [13]", out
         ), (case, out)
-    assert re.search(r"make_entry: a loc of 9 MiB .* peak RSS +[\d.]+ MiB, exit 1", out)
+    assert re.search(r"judge_listing: a url of 9 MiB .* peak RSS +[\d.]+ MiB, exit 1", out)
     assert "must be at most 8192 characters as given" in out
 
 
