@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from sitemap_updater.ingest.dlq import reason_line
-from sitemap_updater.ingest.events import decode_body
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.ingest.judge import judge_message
+from sitemap_updater.ingest.rejection import Rejection
+from sitemap_updater.sites import Sites
 from sitemap_updater_local import cli, errors, page_events
 from sitemap_updater_local.commands import demo
 
@@ -108,8 +109,8 @@ def test_the_readme_counts_the_events_the_demo_sends() -> None:
 def _reason(body: object) -> str:
     now = datetime.now(UTC)
     text = body if isinstance(body, str) else json.dumps(body)
-    decoded = decode_body(text, sent_at=now, site=Site.parse(SITE), now=now)
-    return reason_line(decoded.rejections)
+    judgement = judge_message(text, sent_at=now, sites=Sites.parse(SITE), now=now)
+    return reason_line([j for j in judgement.items if isinstance(j, Rejection)])
 
 
 def _upsert(**fields: object) -> dict[str, object]:
@@ -151,11 +152,11 @@ def test_the_quoted_blank_and_bidi_rules_are_what_ingest_writes() -> None:
 
 
 def test_the_quoted_item_size_rule_is_what_ingest_writes() -> None:
-    rule = re.search(r'A reason about `entry` with "([^"]+)"', _one_line(TROUBLESHOOTING))
+    rule = re.search(r'A reason about `page` with "([^"]+)"', _one_line(TROUBLESHOOTING))
     assert rule is not None
     images = [{"loc": f"{SITE}/images/{i:04d}-{'x' * 500}.jpg"} for i in range(1000)]
     reason = _reason(_upsert(images=images))
-    assert reason.startswith("field entry value ") and rule[1] in reason
+    assert reason.startswith("field page value ") and rule[1] in reason
 
 
 def test_the_quoted_warning_is_what_backfill_prints(

@@ -1,17 +1,18 @@
-"""``build`` gives what the careful, record-by-record path gives, on arbitrary event files.
+"""``build`` gives what a record-by-record reference gives, on arbitrary event files.
 
-The build reads a JSONL file in blocks of lines, judges each line with the ingest judge's fast
-path where it can, renders each change's ``<url>`` fragment as it is judged, and joins the
-fragments of the winners. The reference here takes the long way through the same public parts,
-one record at a time: ``iter_source`` records, ``ChangeReader`` (the ingest judgement and the
-table item a change writes), last writer wins by ordering key, the space the rebuild's
-``Layout.space_of`` gives each item (its host and section), the shard tree ``split_counts``
-gives from each space's root, the rebuild's own ``render_shard`` over the items of each leaf
-with the site of the leaf's host, the News files a full rebuild makes of the live items
-(``NewsDesk.replace_all``), and an index per host listing that host's files (its empty-site
-file when it has none), its News files last. The two must write the same files, byte for byte,
-and report the same problems in the same order, over two hosts with path rules and named
-sections, and over one host (whose changes the fast path decides a block at a time).
+The build reads a JSONL file in blocks of lines on worker processes, spools each change as the
+URL item ingest would write, resolves each page's newest change on disk and renders the leaves
+on the pool. The reference here takes the long way through the same public parts, one record at
+a time: ``iter_source_rows`` records, each judged by the ingest judge (``judge_message``, a line
+without a time of its own stamped by its place, ``page.order.file_time``) into the item it
+writes (``store.items``), the greatest ordering key winning in a dictionary, the space the
+rebuild's ``Layout.space_of`` gives each item (its host and section), the shard tree
+``split_counts`` gives from each space's root, the rebuild's own ``render_shard`` over the items
+of each leaf with the site of the leaf's host, the News files a full rebuild makes of the live
+items (``NewsDesk.replace_all``), and an index per host listing that host's files (its
+empty-site file when it has none), its News files last. The two must write the same files, byte
+for byte, and report the same problems in the same order, over two hosts with path rules and
+named sections, and over one host.
 """
 
 from __future__ import annotations
@@ -25,20 +26,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sitemap_updater.ingest.judge import Change, judge_message
+from sitemap_updater.page.order import file_time
 from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.render import render_home, render_shard
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
-from sitemap_updater.store.items import Item
-from sitemap_updater.store.keys import EMPTY_SITE_KEY, INDEX_KEY, ROOT_SHARD
+from sitemap_updater.store.items import Item, is_live, live_item, tombstone_item, url_hash_of
+from sitemap_updater.store.keys import ATTR_EVENT_KEY, EMPTY_SITE_KEY, INDEX_KEY, ROOT_SHARD
 from sitemap_updater.store.shards import split_counts
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
 from sitemap_updater.view import view_files
-from sitemap_updater_local.inputs.records import BodyLine, Problem
-from sitemap_updater_local.inputs.sources import iter_source
-from sitemap_updater_local.pipeline.change_reader import ChangeReader
+from sitemap_updater_local.inputs.source_records import BodyLine, Problem
+from sitemap_updater_local.inputs.sources import iter_source_rows
+from sitemap_updater_local.pipeline.judging import rejected
 from sitemap_updater_local.pipeline.static_build import build_static
 from tests.property.strategies import some_of
 
@@ -138,20 +141,30 @@ lines = st.one_of(
 def _reference(
     source: Path, layout: Layout, max_urls: int, max_bytes: int, stylesheet: bool = True
 ) -> tuple[dict[str, bytes], list[str]]:
-    reader = ChangeReader(layout.sites, NOW)
     problems: list[str] = []
-    winners: dict[str, tuple[str, Item | None]] = {}
-    for record in iter_source(str(source)):
+    winners: dict[str, Item] = {}
+    position = 0
+    for record in iter_source_rows(str(source)):
         if isinstance(record, Problem):
             problems.append(str(record))
             continue
         assert isinstance(record, BodyLine)
-        for change in reader.from_body(record):
-            if isinstance(change, Problem):
-                problems.append(str(change))
-            elif change.uh not in winners or winners[change.uh][0] < change.ev:
-                winners[change.uh] = (change.ev, change.item)
-    live = sorted((uh, item) for uh, (_, item) in winners.items() if item is not None)
+        position += 1
+        stamp = file_time(NOW, position)
+        judgement = judge_message(record.text, sent_at=stamp, sites=layout.sites, now=NOW)
+        for judged in judgement.items:
+            if not isinstance(judged, Change):
+                at = record.where if judged.index is None else f"{record.where}[{judged.index}]"
+                problems.append(str(rejected(at, judged.field, judged.value, judged.rule)))
+                continue
+            if judged.page is None:
+                item = tombstone_item(judged.url, judged.key, judged.digest, 0)
+            else:
+                item = live_item(judged.page, judged.key, judged.digest, judged.section)
+            uh = url_hash_of(item)
+            if uh not in winners or _key(winners[uh]) < _key(item):
+                winners[uh] = item
+    live = sorted((uh, item) for uh, item in winners.items() if is_live(item))
     spaces: dict[str, list[tuple[str, Item]]] = {}
     for uh, item in live:
         spaces.setdefault(layout.space_of(item), []).append((uh, item))
@@ -166,10 +179,7 @@ def _reference(
                 leaf, items, site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet
             )
             for part in parts:
-                problems += [
-                    f"{s}: entry alone is larger than {max_bytes} bytes, left out"
-                    for s in part.skipped
-                ]
+                problems += [f"{skipped}, left out" for skipped in part.skipped]
                 if part.body is not None:
                     key = shard_file_key(part.shard_id)
                     files[key] = part.body
@@ -204,7 +214,7 @@ def _indexes(
         own = [(key, lastmod) for _, key, lastmod in listed if key_prefix_of(key) == prefix]
         if not own:
             own = [(prefix + EMPTY_SITE_KEY, None)]
-            home = render_home(site, max_urls=max_urls, max_bytes=max_bytes, stylesheet=stylesheet)
+            home = render_home(site, stylesheet=stylesheet)
             files[own[0][0]] = home
         urls = [(f"{site.origin}/{key[len(prefix) :]}", lm) for key, lm in own]
         files[prefix + INDEX_KEY] = render_index(urls, stylesheet=stylesheet)[0]
@@ -212,6 +222,10 @@ def _indexes(
             files[prefix + STYLESHEET_NAME] = stylesheet_body()
         files.update((prefix + name, body) for name, body in view_files())
     return files
+
+
+def _key(item: Item) -> str:
+    return str(item[ATTR_EVENT_KEY]["S"])
 
 
 def _bits(uh: str) -> str:
@@ -229,7 +243,7 @@ def _built(
 ) -> tuple[dict[str, bytes], list[str]]:
     problems: list[str] = []
     build_static(
-        str(source),
+        [str(source)],
         layout.sites,
         str(out),
         section_rules=layout.rules,
@@ -260,7 +274,7 @@ def _built(
     st.sampled_from(["\n", "\r\n"]),
     st.booleans(),
 )
-def test_build_writes_what_the_careful_path_writes(
+def test_build_writes_what_the_reference_writes(
     tmp_path_factory: pytest.TempPathFactory,
     layout: Layout,
     body: list[str],

@@ -27,11 +27,11 @@ from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitemap_updater.page.model import News, Page, Video
+from sitemap_updater.page.model import News, Page, Publication, Video
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
-from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.rebuild.runner import RebuildService
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import is_live, url_hash_of
@@ -96,7 +96,9 @@ def entry(loc: str, lastmod: str | None, news_hours: int | None, video: bool) ->
         news=(
             None
             if news_hours is None
-            else News("The Times", "en", published.strftime("%Y-%m-%dT%H:%M:%SZ"), "T's")
+            else News(
+                Publication("The Times", "en"), published.strftime("%Y-%m-%dT%H:%M:%SZ"), "T's"
+            )
         ),
     )
 

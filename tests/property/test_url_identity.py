@@ -1,5 +1,5 @@
 """A URL's identity (RFC 3986 section 6.2.2): every spelling of a URL normalizes to one URL, and
-different URLs stay different; the fast recognizer and the careful normalizer agree.
+different URLs stay different; the cheap check and the full parse agree.
 
 A URL in normalized form is generated from its parts; its spellings then change what RFC 3986
 makes equivalent: the case of the scheme, the host and the hex digits of an escape, an escaped
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sitemap_updater.protocol.urls import (
     already_normalized,
-    careful_normalize_url,
+    normal_url,
     normalize_url,
 )
 from tests.property.strategies import SETTINGS, urls
@@ -90,7 +90,7 @@ def test_every_spelling_of_a_url_has_its_identity(data: st.DataObject) -> None:
     assert already_normalized(url) and normalize_url(url) == url
     spelled = data.draw(spellings(url))
     assert normalize_url(spelled) == url
-    assert careful_normalize_url(spelled) == url
+    assert normal_url(spelled) == url
     assert already_normalized(spelled) == (spelled == url)
 
 
@@ -106,13 +106,13 @@ def test_different_urls_keep_different_identities(data: st.DataObject) -> None:
 
 @SETTINGS
 @given(urls)
-def test_the_fast_recognizer_takes_only_what_the_careful_normalizer_keeps(url: str) -> None:
+def test_the_cheap_check_takes_only_what_the_full_parse_keeps(url: str) -> None:
     try:
-        careful = careful_normalize_url(url)
+        normal = normal_url(url)
     except ValueError:
         assert not already_normalized(url)
         return
-    assert normalize_url(url) == careful
+    assert normalize_url(url) == normal
     if already_normalized(url):  # "False" only means "not sure" (a port, an IPv6 host)
-        assert url == careful
-    assert careful_normalize_url(careful) == careful  # an identity is its own identity
+        assert url == normal
+    assert normal_url(normal) == normal  # an identity is its own identity

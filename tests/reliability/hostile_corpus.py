@@ -129,7 +129,7 @@ def build_cases() -> list[Case]:
             "xml-body-not-json",
             "<?xml version='1.0'?><url><loc>https://www.example.com/</loc></url>",
             "rejected",
-            field="body",
+            field="message",
         )
     )
 
@@ -161,7 +161,7 @@ def build_cases() -> list[Case]:
             field="changefreq",
         )
     )
-    add(Case("bom-prefixed-body", "\ufeff" + _j(_up(u + "bom")), "rejected", field="body"))
+    add(Case("bom-prefixed-body", "\ufeff" + _j(_up(u + "bom")), "rejected", field="message"))
 
     # --- length at the edge (after encoding) ---------------------------------------------------
     head = SITE + "/"
@@ -302,7 +302,7 @@ def build_cases() -> list[Case]:
             "body-256kb-truncated",
             (fat + " " * 256 * 1024)[: 256 * 1024 - 1].rstrip()[:-3],
             "rejected",
-            field="body",
+            field="message",
         )
     )
     add(
@@ -685,9 +685,9 @@ def build_cases() -> list[Case]:
     add(Case("missing-action", _j({"url": u + "ma"}), "rejected", field="action"))
     add(Case("missing-url", _j({"action": "upsert"}), "rejected", field="url"))
     add(Case("delete-missing-url", _j({"action": "delete"}), "rejected", field="url"))
-    add(Case("null-body", "null", "rejected", field="body"))
-    add(Case("empty-body", "", "rejected", field="body"))
-    add(Case("truncated-json", _j(_up(u + "trunc"))[:-5], "rejected", field="body"))
+    add(Case("null-body", "null", "rejected", field="message"))
+    add(Case("empty-body", "", "rejected", field="message"))
+    add(Case("truncated-json", _j(_up(u + "trunc"))[:-5], "rejected", field="message"))
     add(
         Case(
             "eventbridge-without-detail",
@@ -709,7 +709,7 @@ def build_cases() -> list[Case]:
     )
 
     # --- deep nesting ---
-    add(Case("deeply-nested-json", _nested(40_000), "rejected", field="body"))
+    add(Case("deeply-nested-json", _nested(40_000), "rejected", field="message"))
     # unknown fields are ignored (producers may add fields), however deep they nest
     add(
         Case(

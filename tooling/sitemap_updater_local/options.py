@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import codecs
 
+from sitemap_updater.page.model import PROTOCOL_VALUES
 from sitemap_updater.protocol.errors import InvalidUrlError
 from sitemap_updater.sites import Sites, media_hosts_of
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.spreadsheet_dates import DATE_ORDERS
+from sitemap_updater_local.inputs.lastmod_forms import DATE_ORDERS
 
 #: What every ``--site`` option says of several hosts.
 SITES_HELP = (
@@ -107,7 +108,7 @@ def add_csv_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict-fields",
         action="store_true",
-        help="a bad lastmod, changefreq or priority skips its record (an error) instead of "
+        help=f"a bad {' or '.join(PROTOCOL_VALUES)} skips its record (an error) instead of "
         "being left out of the page with a warning",
     )
 

@@ -43,7 +43,10 @@ def _stamp(moment: datetime) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
+class DemoPage:
+    """One page of the demo site: its URL, section, change frequency and priority, whether it
+    has a German twin, and how many images it shows."""
+
     url: str
     section: str
     changefreq: str
@@ -61,44 +64,44 @@ def _section(pick: float) -> tuple[str, str, float]:
     return path, freq, prio
 
 
-def make_pages(n: int, site: str, seed: int = 2026) -> list[Page]:
+def make_pages(n: int, site: str, seed: int = 2026) -> list[DemoPage]:
     """``n`` distinct pages across the site's sections."""
     rng = random.Random(seed)
-    pages: list[Page] = []
+    pages: list[DemoPage] = []
     for i in range(n):
         path, freq, prio = _section(rng.random())
         slug = "-".join(rng.sample(_WORDS, 2))
         url = f"{site}/{path}/{slug}-{i}"
         images = rng.choice((0, 0, 1, 2, 3)) if path in {"products", "blog"} else 0
-        pages.append(Page(url, path, freq, prio, rng.random() < 0.2, images))
+        pages.append(DemoPage(url, path, freq, prio, rng.random() < 0.2, images))
     return pages
 
 
-def page_at(i: int, site: str) -> Page:
-    """Page ``i`` of a generated site: always the same for the same ``i``, made without the
+def page_at(i: int, site: str) -> DemoPage:
+    """DemoPage ``i`` of a generated site: always the same for the same ``i``, made without the
     others (for event streams too large to hold in memory). A multiplicative hash of ``i``
     spreads the pages over the sections in their shares."""
     path, freq, prio = _section((i * 2_654_435_761) % 100 / 100)
     slug = f"{_WORDS[(i * 7) % len(_WORDS)]}-{_WORDS[(i * 13 + 5) % len(_WORDS)]}"
     images = (0, 0, 1, 2, 3)[i % 5] if path in {"products", "blog"} else 0
-    return Page(f"{site}/{path}/{slug}-{i}", path, freq, prio, i % 5 == 0, images)
+    return DemoPage(f"{site}/{path}/{slug}-{i}", path, freq, prio, i % 5 == 0, images)
 
 
-def twin_url(page: Page, site: str, twin_site: str) -> str:
+def twin_url(page: DemoPage, site: str, twin_site: str) -> str:
     """The URL of the German twin of a translated page of ``site`` on ``twin_site``."""
     return twin_site + page.url[len(site) :]
 
 
-def twins(pages: Sequence[Page], site: str, twin_site: str) -> list[Page]:
+def twins(pages: Sequence[DemoPage], site: str, twin_site: str) -> list[DemoPage]:
     """The German twin, on ``twin_site``, of every translated page."""
     return [
-        Page(twin_url(p, site, twin_site), p.section, p.changefreq, p.priority, True, 0)
+        DemoPage(twin_url(p, site, twin_site), p.section, p.changefreq, p.priority, True, 0)
         for p in pages
         if p.translated
     ]
 
 
-def _alternates(page: Page, site: str, twin_site: str | None) -> list[dict[str, str]]:
+def _alternates(page: DemoPage, site: str, twin_site: str | None) -> list[dict[str, str]]:
     """hreflang links of a translated page, itself among them: to its German twin on
     ``twin_site`` (from both sides), or else to translations under ``/de/``, ``/fr/``, ``/es/``."""
     if twin_site is None:
@@ -115,7 +118,7 @@ def _alternates(page: Page, site: str, twin_site: str | None) -> list[dict[str, 
 
 
 def upsert_event(
-    page: Page, site: str, moment: datetime, revision: int = 0, twin_site: str | None = None
+    page: DemoPage, site: str, moment: datetime, revision: int = 0, twin_site: str | None = None
 ) -> dict[str, Any]:
     """The upsert of ``page`` (of ``site``, or a twin on ``twin_site``) at ``moment``."""
     event: dict[str, Any] = {
@@ -138,11 +141,11 @@ def upsert_event(
     return event
 
 
-def delete_event(page: Page, moment: datetime) -> dict[str, Any]:
+def delete_event(page: DemoPage, moment: datetime) -> dict[str, Any]:
     return {"action": "delete", "url": page.url, "occurred_at": _stamp(moment)}
 
 
-def initial_events(pages: Sequence[Page], site: str, twin_site: str | None = None) -> list[str]:
+def initial_events(pages: Sequence[DemoPage], site: str, twin_site: str | None = None) -> list[str]:
     """One message body per page, published over the first hours of the base day."""
     return [
         json.dumps(upsert_event(p, site, BASE_TIME + timedelta(seconds=7 * i), twin_site=twin_site))
@@ -151,13 +154,13 @@ def initial_events(pages: Sequence[Page], site: str, twin_site: str | None = Non
 
 
 def follow_up(
-    pages: Sequence[Page],
+    pages: Sequence[DemoPage],
     site: str,
     changes: int,
     deletes: int,
     seed: int = 2026,
     twin_site: str | None = None,
-) -> tuple[list[str], list[Page], list[Page]]:
+) -> tuple[list[str], list[DemoPage], list[DemoPage]]:
     """Bodies that edit ``changes`` pages and delete ``deletes`` others, a day later."""
     rng = random.Random(seed + 1)
     chosen = rng.sample(list(pages), min(len(pages), changes + deletes))

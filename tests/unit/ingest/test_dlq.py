@@ -9,10 +9,12 @@ from hypothesis import strategies as st
 
 from sitemap_updater.ingest.dlq import (
     MAX_REASON_CHARS,
-    bad_entries_body,
+    REJECTIONS_ATTRIBUTE,
+    bad_changes_body,
     describe,
-    reason_kinds,
     reason_line,
+    rejection_kinds,
+    rejections_attribute,
     render_value,
     sendable,
 )
@@ -21,7 +23,7 @@ from sitemap_updater.ingest.rejection import MISSING, Rejection
 
 def test_describe_names_index_field_value_and_rule() -> None:
     text = describe(Rejection(3, "priority", "0.8", "must be a number"))
-    assert text == 'entry 3: field priority value "0.8" rejected: must be a number'
+    assert text == 'change 3: field priority value "0.8" rejected: must be a number'
 
 
 def test_missing_value_is_named() -> None:
@@ -45,32 +47,16 @@ def test_reason_line_is_capped_and_counts_the_rest() -> None:
     ]
     line = reason_line(many)
     assert len(line) <= MAX_REASON_CHARS
-    assert line.startswith("entry 0: field url")
-    kept = line.count("entry ")
-    assert line.endswith(f"and {500 - kept} more rejected entries (see the message body)")
+    assert line.startswith("change 0: field url")
+    kept = line.count("change ")
+    assert line.endswith(f"and {500 - kept} more rejected changes (see the message body)")
 
 
-def test_bad_entries_body_keeps_index_entry_and_reason() -> None:
+def test_bad_changes_body_keeps_index_entry_and_reason() -> None:
     rejection = Rejection(2, "action", "purge", "unknown", raw={"action": "purge"})
-    assert json.loads(bad_entries_body([rejection])) == [
-        {"index": 2, "entry": {"action": "purge"}, "reason": describe(rejection)}
+    assert json.loads(bad_changes_body([rejection])) == [
+        {"index": 2, "change": {"action": "purge"}, "reason": describe(rejection)}
     ]
-
-
-def test_reason_kinds_group_rejections_by_field_and_rule_whatever_the_value() -> None:
-    line = reason_line(
-        [
-            Rejection(0, "url", "ftp://a/x; rejected: sneaky", "scheme 'ftp' is not allowed"),
-            Rejection(4, "url", "ftp://b/y", "scheme 'ftp' is not allowed"),
-            Rejection(None, "lastmod", "yesterday", "must be a W3C date"),
-        ]
-    )
-    assert reason_kinds(line) == [
-        "field url: scheme 'ftp' is not allowed",
-        "field url: scheme 'ftp' is not allowed",
-        "field lastmod: must be a W3C date",
-    ]
-    assert reason_kinds("and 3 more rejected entries (see the message body)") == []
 
 
 _VALUES = st.recursive(
@@ -95,9 +81,9 @@ _RULES = st.sampled_from(
         max_size=6,
     )
 )
-def test_reason_kinds_reads_back_what_reason_line_wrote(
+def test_the_rejections_attribute_names_each_field_and_rule_whatever_the_value(
     parts: list[tuple[int | None, str, object, str]],
 ) -> None:
     rejections = [Rejection(index, field, value, rule) for index, field, value, rule in parts]
-    line = reason_line(rejections)  # six parts of at most about 200 characters: never capped
-    assert reason_kinds(line) == [f"field {field}: {rule}" for _, field, _, rule in parts]
+    attributes = {REJECTIONS_ATTRIBUTE: rejections_attribute(rejections)}
+    assert rejection_kinds(attributes) == [f"field {field}: {rule}" for _, field, _, rule in parts]

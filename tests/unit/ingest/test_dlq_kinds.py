@@ -10,7 +10,6 @@ from sitemap_updater.ingest.dlq import (
     REASON_ATTRIBUTE,
     REJECTIONS_ATTRIBUTE,
     kind,
-    reason_kinds,
     reason_line,
     rejection_kinds,
     rejections_attribute,
@@ -33,19 +32,18 @@ def test_a_long_value_holding_the_separator_does_not_become_the_rule() -> None:
     expected = [kind("lastmod", RULE), kind("url", "required")]
 
     assert rejection_kinds(_attributes(rejections)) == expected
-    # a message of the format before the structured attribute: the reason alone
-    assert rejection_kinds({REASON_ATTRIBUTE: reason_line(rejections)}) == expected
 
 
 def test_a_reason_of_control_characters_and_escapes_is_grouped_by_its_rule() -> None:
     rejections = [Rejection(None, "news.title", "\x1b]0;owned\x07\u202e\n" * 20, RULE)]
-    assert reason_kinds(reason_line(rejections)) == [kind("news.title", RULE)]
+    assert rejection_kinds(_attributes(rejections)) == [kind("news.title", RULE)]
 
 
-def test_a_broken_rejections_attribute_falls_back_to_the_reason() -> None:
+def test_a_broken_rejections_attribute_names_no_kind() -> None:
+    """The reason is for people: its text is never parsed back into kinds."""
     rejections = [Rejection(None, "lastmod", "soon", RULE)]
     attributes = {REASON_ATTRIBUTE: reason_line(rejections), REJECTIONS_ATTRIBUTE: "[{"}
-    assert rejection_kinds(attributes) == [kind("lastmod", RULE)]
+    assert rejection_kinds(attributes) == []
 
 
 @given(
@@ -55,8 +53,9 @@ def test_a_broken_rejections_attribute_falls_back_to_the_reason() -> None:
         max_size=5,
     )
 )
-def test_both_readings_agree_on_any_value(pairs: list[tuple[str, str]]) -> None:
+def test_the_kinds_are_fields_and_rules_whatever_the_value(
+    pairs: list[tuple[str, str]],
+) -> None:
     rejections = [Rejection(i, field, value, RULE) for i, (field, value) in enumerate(pairs)]
     kinds = [kind(field, RULE) for field, _ in pairs]
     assert rejection_kinds(_attributes(rejections)) == kinds
-    assert reason_kinds(reason_line(rejections)) == kinds

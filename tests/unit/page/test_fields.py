@@ -10,9 +10,9 @@ import pytest
 
 from sitemap_updater.ingest.judge import Change
 from sitemap_updater.ingest.rejection import MISSING, Rejection
-from sitemap_updater.page.model import Alternate, Image, Page
+from sitemap_updater.page.model import CHANGEFREQS, Alternate, Image, Page
 from sitemap_updater.protocol.errors import SitemapError
-from sitemap_updater.protocol.limits import CHANGEFREQS, MAX_IMAGES_PER_URL
+from sitemap_updater.protocol.limits import MAX_IMAGES_PER_URL
 from sitemap_updater.protocol.urls import Site
 from tests.helpers.pages import judge_sent, make_page
 

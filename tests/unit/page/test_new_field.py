@@ -56,7 +56,8 @@ import json, sys
 import msgspec
 import sitemap_updater
 from datetime import datetime
-from sitemap_updater.ingest.judge import Change, judge_listing, judge_message
+from sitemap_updater.ingest.judge import Change, judge_message
+from sitemap_updater.ingest.listing import judge_listing
 from sitemap_updater.page.render import url_element
 from sitemap_updater.page.schema import message_schema
 from sitemap_updater.sites import Sites

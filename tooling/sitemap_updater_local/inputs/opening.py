@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urljoin, urlsplit
 
 from sitemap_updater.protocol.gzipio import is_gzip
-from sitemap_updater_local.inputs.records import EmptySource, SourceError
+from sitemap_updater_local.inputs.source_records import EmptySource, SourceError
 
 if TYPE_CHECKING:
     import urllib.request
@@ -60,7 +60,7 @@ class SourcePolicy:
     #: the overall deadline of one fetch, in seconds
     fetch_seconds: float = FETCH_SECONDS
     seen: set[str] = field(default_factory=set)
-    #: a bad lastmod, changefreq or priority is left out with a warning, the page kept
+    #: a bad single value of a page (``PROTOCOL_VALUES``) is left out with a warning, the page kept
     #: (false: the record is skipped, a problem)
     keep_page: bool = True
 

@@ -152,7 +152,7 @@ def judge_message(text: str, *, sent_at: datetime, sites: Sites, now: datetime) 
     length = len(text)
     try:
         decoded = decode_changes(text)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return _judge_untyped(text, sent_at=sent_at, sites=sites, now=now)
     if isinstance(decoded, list):
         judgement = Judgement(
@@ -184,11 +184,16 @@ def _invalid(value: object, rule: str) -> Judgement:
     return Judgement("invalid", (Rejection(None, "message", value, rule),))
 
 
+#: Decodes a message as plain values; a number too large for a float (``1e999``) is infinite, so
+#: that its field's judge names it.
+_UNTYPED: Final = msgspec.json.Decoder(float_hook=float)
+
+
 def _judge_untyped(text: str, *, sent_at: datetime, sites: Sites, now: datetime) -> Judgement:
     try:
-        decoded: Any = msgspec.json.decode(text)
-    except msgspec.ValidationError:  # a number the decoder cannot hold
-        return _invalid(text, "must be JSON whose integers fit in 64 bits")
+        decoded: Any = _UNTYPED.decode(text)
+    except msgspec.ValidationError:  # the one number a float hook does not take: a huge integer
+        return _invalid(text, "must be JSON whose integers have at most 4,300 digits")
     except msgspec.DecodeError as error:
         return _invalid(text, json_rule(text, str(error)))
     except RecursionError:

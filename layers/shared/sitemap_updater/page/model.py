@@ -26,7 +26,6 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from sitemap_updater.protocol.limits import (
-    CHANGEFREQS,
     MAX_IMAGES_PER_URL,
     MAX_NEWS_NAME_LENGTH,
     MAX_NEWS_TITLE_LENGTH,
@@ -185,6 +184,12 @@ class Video(Struct, frozen=True, gc=False, omit_defaults=True):
     tvshow: Deprecated = UNSET
     allow_embed: Deprecated = UNSET
     autoplay: Deprecated = UNSET
+
+
+#: The values of a page's change frequency (sitemaps.org: tChangeFreq).
+CHANGEFREQS: Final = frozenset(
+    {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+)
 
 
 class Page(Struct, frozen=True, gc=False, omit_defaults=True):
@@ -354,3 +359,6 @@ def _deprecated(struct: type[Struct]) -> tuple[str, ...]:
 
 DEPRECATED_NEWS_TAGS: Final = _deprecated(News)
 DEPRECATED_VIDEO_TAGS: Final = _deprecated(Video)
+#: The image tags Google deprecated in May 2022 (an image is its ``loc`` alone; see
+#: https://developers.google.com/search/blog/2022/05/spring-cleaning-sitemap-extensions).
+DEPRECATED_IMAGE_TAGS: Final = ("caption", "geo_location", "title", "license")

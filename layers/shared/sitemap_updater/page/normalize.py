@@ -4,7 +4,7 @@ The decoder has checked every type and bound the structs declare (``page.model``
 here applies the value rules of one field and returns its normalized value, or raises a
 :class:`SitemapError` naming the field (``alternates[2].href``, ``news.title``), the value and
 the rule. Each starts with its cheap check of a value already in normalized form, which most
-producers send, and falls back to the careful rule beside it (``normalize_url`` and
+producers send, and falls back to the full rule beside it (``normalize_url`` and
 ``normalize_lastmod`` hold their own). :func:`normalize_page` applies them all, in the order of
 the fields, so the first field that breaks a rule is the one named.
 
@@ -29,6 +29,7 @@ from typing import Any, Final
 import msgspec
 
 from sitemap_updater.page.model import (
+    CHANGEFREQS,
     DEPRECATED_NEWS_TAGS,
     DEPRECATED_VIDEO_TAGS,
     Alternate,
@@ -47,7 +48,6 @@ from sitemap_updater.protocol.escape import forbidden_char_at
 from sitemap_updater.protocol.languages.news import repaired_news_language
 from sitemap_updater.protocol.languages.tags import hreflang_rule, is_hreflang
 from sitemap_updater.protocol.lastmod import normalize_lastmod
-from sitemap_updater.protocol.limits import CHANGEFREQS
 from sitemap_updater.protocol.urls import Site, normalize_url
 
 #: The errors of the fields a lenient judgement left out, in the order met.

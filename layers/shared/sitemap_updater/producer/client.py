@@ -139,7 +139,7 @@ class ChangeSender:
     # -- taking changes -----------------------------------------------------------------------
 
     def upsert(self, url: str, **fields: Any) -> None:
-        """Add an upsert of ``url`` (``lastmod``, ``changefreq``, ... as keyword arguments)."""
+        """Add an upsert of ``url`` (the fields of ``page.model.Page`` as keyword arguments)."""
         self.add({"action": "upsert", "url": url, **fields})
 
     def delete(self, url: str, *, occurred_at: str | None = None) -> None:

@@ -21,10 +21,6 @@ MAX_LOC_LENGTH: Final = 2048
 MAX_URL_TEXT_LENGTH: Final = 4 * MAX_LOC_LENGTH
 #: Images per URL (Google image sitemap extension).
 MAX_IMAGES_PER_URL: Final = 1000
-#: Valid changefreq values.
-CHANGEFREQS: Final = frozenset(
-    {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
-)
 
 SITEMAP_NS: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS: Final = "http://www.w3.org/1999/xhtml"

@@ -21,7 +21,12 @@ from sitemap_updater.page.model import Page
 from sitemap_updater.page.render import url_element
 from sitemap_updater.protocol.gzipio import gzip_bytes
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.protocol.urlset import URLSET_FRAME_BYTES, newest_lastmod, urlset_of
+from sitemap_updater.protocol.urlset import (
+    URLSET_FRAME_BYTES,
+    fragment_loc,
+    newest_lastmod,
+    urlset_of,
+)
 from sitemap_updater.store.items import Item, page_of_item, url_hash_of
 from sitemap_updater.store.keys import HASH_BITS
 from sitemap_updater.store.shards import covers, depth_of, split, split_counts
@@ -55,9 +60,17 @@ def fragment(page: Page, site: Site, max_bytes: int) -> bytes | str:
     if not site.owns(page.url):
         return f"{page.url}: is not on {site.origin}, the site of its file"
     text = url_element(page).encode("utf-8")
-    if len(text) > max_bytes - URLSET_FRAME_BYTES:
-        return f"{page.url}: alone needs more than {max_bytes} uncompressed bytes"
-    return text
+    return text if fits_alone(text, max_bytes) else _too_large(page.url, max_bytes)
+
+
+def fits_alone(text: bytes, max_bytes: int) -> bool:
+    """Whether a file of at most ``max_bytes`` can hold the fragment ``text`` (the byte cap is
+    the one limit a fragment alone can break)."""
+    return len(text) <= max_bytes - URLSET_FRAME_BYTES
+
+
+def _too_large(url: str, max_bytes: int) -> str:
+    return f"{url}: alone needs more than {max_bytes} uncompressed bytes"
 
 
 def _render_fitting(
@@ -98,7 +111,15 @@ def render_leaves(
 ) -> list[RenderedShard]:
     """The leaves (one, or several after a split) that hold ``pairs`` (URL hash, fragment or the
     ``url: reason`` of a refused URL), which must be in hash order: split by the URL cap (over
-    every URL hash given), then by the byte cap."""
+    every URL hash given), then by the byte cap. A fragment read back from a file published
+    under a larger byte cap that no file may hold now is left out as :func:`fragment` leaves out
+    a page."""
+    pairs = [
+        pair
+        if isinstance(pair[1], str) or fits_alone(pair[1], max_bytes)
+        else (pair[0], _too_large(fragment_loc(pair[1]), max_bytes))
+        for pair in pairs
+    ]
     leaves = split_counts([uh for uh, _ in pairs], shard_id, max_urls)
     if leaves == [shard_id]:
         return _render_fitting(shard_id, pairs, max_bytes, stylesheet)

@@ -21,6 +21,9 @@ from sitemap_updater.store.shards import space_of_shard
 
 #: the name of a section's file (what ``shard_file_key`` writes after the key prefix)
 _SECTION_FILE: Final = re.compile(r"sitemap-([a-z0-9-]{1,32})-r[01]*\.xml\.gz")
+#: the two parts of a layout's text (``Layout.text``)
+_SITES: Final = "sites="
+_RULES: Final = ";rules="
 
 
 def split_space(space: str) -> tuple[str, str]:
@@ -80,7 +83,17 @@ class Layout:
     def text(self) -> str:
         """What the shard map records: a map of another layout is rebuilt in full."""
         origins = ",".join(site.origin for site in self.sites)
-        return f"sites={origins};rules={self.rules.text()}"
+        return f"{_SITES}{origins}{_RULES}{self.rules.text()}"
+
+    @classmethod
+    def recorded(cls, text: str) -> Layout:
+        """The layout whose :attr:`text` a shard map records (an origin holds no ``;``, so the
+        sites end at the first ``;rules=``); its files are listed under each host's own origin,
+        the text keeping no public base. Raises ``ValueError`` for any other text."""
+        origins, found, rules = text.removeprefix(_SITES).partition(_RULES)
+        if not text.startswith(_SITES) or not found:
+            raise ValueError(f"{text!r} is not the text of a layout ({_SITES}...{_RULES}...)")
+        return cls(Sites.parse(origins), SectionRules.parse(rules))
 
     def space_of(self, item: Item) -> str:
         """The space of a URL item (live or a tombstone): its host's and its section's."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sitemap_updater.protocol.errors import ForeignHostError, InvalidUrlError
-from sitemap_updater.protocol.urls.careful import careful_form
+from sitemap_updater.protocol.urls.normal_form import normal_form
 
 
 def origin_of(url: str) -> str:
@@ -43,7 +43,7 @@ class Site:
             raise InvalidUrlError("site", raw, "must be a string")
         if "#" in raw or "?" in raw:
             raise InvalidUrlError("site", raw, "must be scheme://host[:port], without query")
-        url = careful_form(raw if raw.endswith("/") else raw + "/", "site")
+        url = normal_form(raw if raw.endswith("/") else raw + "/", "site")
         origin = url[:-1]
         if origin.count("/") != 2:
             raise InvalidUrlError("site", raw, "must be scheme://host[:port], without a path")

@@ -28,27 +28,27 @@ from sitemap_updater.store.spaces import key_prefix_of, section_of_file, shard_f
 from sitemap_updater.view import view_files
 
 #: (file key, index lastmod, URL count)
-Listed = tuple[str, str | None, int]
+IndexedFile = tuple[str, str | None, int]
 
 
 @dataclass(frozen=True, slots=True)
 class IndexPlan:
     """What the indexes will list: file keys with their lastmod and URL count."""
 
-    files: tuple[Listed, ...]
+    files: tuple[IndexedFile, ...]
 
     @property
     def urls(self) -> int:
         return sum(count for _, _, count in self.files)
 
-    def of(self, prefix: str) -> list[Listed]:
+    def of(self, prefix: str) -> list[IndexedFile]:
         return [entry for entry in self.files if key_prefix_of(entry[0]) == prefix]
 
 
 def index_plan(run: Run) -> IndexPlan:
     """The leaf files with a URL, from the run's states or, for a leaf it did not read, from the
     listing of the last publish; and the old layout's files while a layout change is pending."""
-    files: list[Listed] = []
+    files: list[IndexedFile] = []
     listing = run.listing or {}
     for leaf in sorted(run.shard_map.leaves):
         key = shard_file_key(leaf)
@@ -70,7 +70,7 @@ def publish_index(
     """Write each host's empty-site file where needed, its stylesheet, its index (which lists
     its ``news`` files after the regular ones) and robots.txt; returns the new record."""
     plan = index_plan(run)
-    listed: list[Listed] = []
+    listed: list[IndexedFile] = []
     singles: list[tuple[str, str]] = []
     for prefix in tools.layout.prefixes():
         entries = plan.of(prefix)
@@ -108,7 +108,7 @@ def publish_index(
 
 def _publish_home(
     tools: Tools, run: Run, prefix: str, singles: list[tuple[str, str]], *, force: bool
-) -> Listed:
+) -> IndexedFile:
     """Put a host's empty-site file where it changed; returns its listing."""
     key = prefix + EMPTY_SITE_KEY
     home = render_home(

@@ -1,4 +1,4 @@
-"""URL normalization (the identity of an entry), by the full parse of RFC 3986.
+"""URL normalization (the identity of a page), by the full parse of RFC 3986.
 
 Normalization follows RFC 3986 section 6.2.2/6.2.3 and changes only what those sections make
 equivalent: scheme and host are lowercased, an IDN host becomes punycode (IDNA 2008 with UTS #46
@@ -125,10 +125,10 @@ def _split_authority(raw: str, authority: str) -> tuple[str, str]:
     return host, port
 
 
-def careful_normalize_url(raw: object, *, field: str = "loc") -> str:
-    """:func:`~sitemap_updater.protocol.urls.normalize_url` without its fast paths: every value
+def normal_url(raw: object, *, field: str = "loc") -> str:
+    """:func:`~sitemap_updater.protocol.urls.normalize_url` without its cheap check: every value
     goes through the full parse."""
-    url = careful_form(raw, field)
+    url = normal_form(raw, field)
     length = len(url)
     if needs_escape(url):
         length = len(escape(url))
@@ -146,8 +146,8 @@ def careful_normalize_url(raw: object, *, field: str = "loc") -> str:
 def already_normalized(url: str) -> bool:
     """Whether :func:`normalize_url` would return ``url`` itself, length rule included.
 
-    The fast path for the common case: a producer that sends URLs in normalized form (most do)
-    costs one regular expression instead of the full parse. ``False`` only means "not sure":
+    The cheap check for the common case: a producer that sends URLs in normalized form (most
+    do) costs one regular expression instead of the full parse. ``False`` only means "not sure":
     the full normalizer then decides, and names the rule a bad value breaks.
     """
     return (
@@ -222,7 +222,7 @@ def _port(raw: str, scheme: str, port_text: str, field: str) -> str:
     return "" if int(port_text) == DEFAULT_PORTS[scheme] else ":" + str(int(port_text))
 
 
-def careful_form(raw: object, field: str) -> str:
+def normal_form(raw: object, field: str) -> str:
     """The normalized form of ``raw`` by the full parse, before the length rule; raises
     :class:`InvalidUrlError`."""
     text = check_text(raw, field)

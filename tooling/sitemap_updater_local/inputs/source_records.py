@@ -34,9 +34,10 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Dropped(Problem):
-    """An element or field of a record (an alternate, image, video or news object, a lastmod,
-    changefreq or priority) that breaks a rule, left out or repaired (``outcome`` says which):
-    the record itself is kept. A warning, not a skipped record."""
+    """An element or field of a record (an alternate, image, video or news object, or one of
+    the page's single values, ``page.model.PROTOCOL_VALUES``) that breaks a rule, left out or
+    repaired (``outcome`` says which): the record itself is kept. A warning, not a skipped
+    record."""
 
     outcome: str = "left out, the page is kept"
 

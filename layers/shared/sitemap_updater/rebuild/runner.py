@@ -6,7 +6,7 @@ change while time remains (or, in a full rebuild, render every leaf from a spool
 checkpoint -> retire old files -> release the lease.
 
 An incremental run reads from DynamoDB only the stream records since the checkpoint, a constant
-number of metadata items and the states of the leaves that have a change; the unchanged entries
+number of metadata items and the states of the leaves that have a change; the unchanged pages
 of a changed file come from the published file itself (``patch``). The checkpoint is saved last,
 so a run that dies anywhere leaves it where the next run reads every change again; applying a
 change twice gives the same file. A feed that cannot prove it still holds every change since the
