@@ -15,10 +15,11 @@ the pages, images on products and posts, and ``occurred_at``, already in normali
 default ports; a fifth more carry a query string with ``&``). Each mix is judged as one change a
 message, and as array messages of up to 500 changes and 256 KiB packed by the producer client's
 packer (``producer.packing``). Each pass is measured against its floor in the same run: decoding
-the same bodies with orjson, nothing else; judge and floor alternate, best of ``--repeat``, and
-the time per event of each and their ratio are printed. The typical mix is also judged for a
-deployment of three sites (``SITE_URL`` a list, the pages on its first site): the ratio to one
-site is printed. The process is pinned to one CPU when the platform allows it.
+the same bodies with msgspec, untyped (into plain dicts and lists), nothing else; judge and
+floor alternate, best of ``--repeat``, and the time per event of each and their ratio are
+printed. The typical mix is also judged for a deployment of three sites (``SITE_URL`` a list,
+the pages on its first site): the ratio to one site is printed. The process is pinned to one
+CPU when the platform allows it.
 
 ``--clock cpu`` times each pass by the CPU time of the thread instead of the wall clock: on a
 machine other processes keep busy, the wall clock also counts the time they take the CPU from
@@ -40,7 +41,7 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-import orjson  # noqa: E402
+import msgspec  # noqa: E402
 from bench_build import MIXES, SITE, mixed_page  # noqa: E402
 
 from sitemap_updater.ingest.judge import Change, judge_message  # noqa: E402
@@ -80,7 +81,7 @@ def check(items: list[str], sites: Sites, now: datetime, events: int) -> int:
     judged = normalized = 0
     for body in items:
         judgement = judge_message(body, sent_at=now, sites=sites, now=now)
-        sent = orjson.loads(body)
+        sent = msgspec.json.decode(body)
         sent = sent if isinstance(sent, list) else [sent]
         for change, given in zip(judgement.items, sent, strict=True):
             if not isinstance(change, Change):
@@ -101,8 +102,8 @@ def judge_pass(items: list[str], sites: Sites, now: datetime, clock: Callable[[]
 
 
 def floor_pass(items: list[str], clock: Callable[[], float]) -> float:
-    """Seconds (of ``clock``) to decode every body once with orjson: the floor."""
-    loads = orjson.loads
+    """Seconds (of ``clock``) to decode every body once with msgspec, untyped: the floor."""
+    loads = msgspec.json.Decoder().decode
     started = clock()
     for body in items:
         loads(body)
@@ -154,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             f"judge {name:<26} {args.events:,} events: best {best[name]:.3f} s "
             f"= {us:6.2f} µs/event ({args.events / best[name]:,.0f} events/s)"
         )
-        print(f"  floor, orjson decoding the same bodies: {floor_us:6.2f} µs/event")
+        print(f"  floor, msgspec decoding the same bodies: {floor_us:6.2f} µs/event")
         print(f"RATIO judge / floor ({name}) = {us / floor_us:.2f}")
     ratio = best["typical, message, 3 sites"] / best["typical, message"]
     print(f"RATIO 3 sites / 1 site (typical, message) = {ratio:.2f}")

@@ -57,7 +57,7 @@ def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_size
     out = run("bench_build.py", *sizes, "--no-peers")
     assert "peers skipped (--no-peers)" in out
     for mix in ("typical", "normalizing"):
-        assert re.search(rf"floor {mix} mix, 2,000 events: [\d.]+ s \(orjson decoding", out)
+        assert re.search(rf"floor {mix} mix, 2,000 events: [\d.]+ s \(msgspec decoding", out)
         assert re.search(rf"RATIO build / floor \({mix} mix\) = [\d.]+ \(no goal\)", out)
     for size in ("2,000", "200"):
         for command in ("build jsonl", "build csv", "backfill index", "backfill csv"):
@@ -312,7 +312,7 @@ def test_view_benchmark_reports_first_rows_against_the_parse_floor_and_the_weigh
 
 def test_cold_start_benchmark_compares_each_handler_with_the_minimal_one() -> None:
     out = run("bench_cold_start.py", "--rounds", "1")
-    assert re.search(r"provided: .*aws-xray-sdk.*boto3.*orjson", out), out
+    assert re.search(r"provided: .*aws-xray-sdk.*boto3.*msgspec", out), out
     handlers = ("ingest", "rebuild", "observe")
     for tracing in ("on", "off"):
         assert re.search(rf"tracing {tracing}, 1 rounds, load average [\d.]+ [\d.]+ [\d.]+:", out)
