@@ -76,6 +76,20 @@ def test_build_benchmark_times_build_and_backfill_and_reports_memory_at_two_size
         assert re.search(rf"peak RSS {command} +2,000 vs 200 entries: [-+][\d.]+ MiB", out)
 
 
+def test_build_benchmark_compares_build_with_a_baseline_version_on_both_mixes() -> None:
+    # this version as its own baseline: the ratio is printed, whatever it is
+    baseline = str(Path(sys.executable).parent / "sitemap-updater")
+    args = ("--peers-only", "--no-peers", "--peer-entries", "2000", "--rounds", "1")
+    out = run("bench_build.py", *args, "--baseline-command", baseline)
+    for mix in ("typical", "normalizing"):
+        assert re.search(rf"peer baseline build +{mix} mix, 2,000 events: best of 1", out), out
+        assert re.search(
+            rf"RATIO build speed / baseline build speed \({mix} mix\) = [\d.]+ "
+            r"\(goal >= 0.75: (met|NOT met)\)",
+            out,
+        ), out
+
+
 def test_hostile_xml_benchmark_reports_time_memory_and_the_floor_ratio() -> None:
     out = run("bench_hostile_xml.py", "--bomb-gib", "1", "--plain-mib", "60")
     for name in ("validate", "backfill"):
