@@ -85,7 +85,7 @@ import msgspec  # noqa: E402
 from zlib_ng import zlib_ng  # noqa: E402
 
 from sitemap_updater.protocol.gzipio import gzip_bytes  # noqa: E402
-from sitemap_updater_local.page_events import (  # noqa: E402
+from sitemap_updater_local.demo_changes import (  # noqa: E402
     DemoPage,
     delete_event,
     page_at,

@@ -47,7 +47,7 @@ from bench_build import MIXES, SITE, mixed_page  # noqa: E402
 from sitemap_updater.ingest.judge import Change, judge_message  # noqa: E402
 from sitemap_updater.producer.packing import ArrayPacker, encode_change  # noqa: E402
 from sitemap_updater.sites import Sites  # noqa: E402
-from sitemap_updater_local.page_events import upsert_event  # noqa: E402
+from sitemap_updater_local.demo_changes import upsert_event  # noqa: E402
 
 THREE_SITES = f"{SITE},https://www.example.de,https://www.example.fr"
 BASE = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)

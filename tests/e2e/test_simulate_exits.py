@@ -5,6 +5,7 @@ left as it was."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,7 @@ def test_every_message_rejected_exits_3_and_keeps_the_previous_output(
     captured = capsys.readouterr()
     assert "wave 1: 25 messages, 0 accepted" in captured.out
     err = captured.err.splitlines()
-    shown = [line for line in err if line.startswith(f"{wave}: ")]
+    shown = [line for line in err if re.match(rf"{re.escape(str(wave))}:\d+: ", line)]
     assert len(shown) == 20 and all("elsewhere.example.org" in line for line in shown)
     assert "25 message(s) rejected, the first 20 shown above; all of them by rule:" in err
     assert any(line.split()[0] == "25" and "must be on" in line for line in err)
@@ -64,7 +65,7 @@ def test_some_messages_rejected_exits_1_as_build_does(
     assert cli.main(["simulate", str(wave), "--out", str(out)]) == 1
 
     err = capsys.readouterr().err
-    assert f"{wave}: field url value" in err and "1 message(s) rejected (see above)" in err
+    assert f"{wave}:2: field url value" in err and "1 message(s) rejected (see above)" in err
     assert (out / "report.json").is_file() and (out / "sitemap.xml").is_file()
 
 
