@@ -104,7 +104,6 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_render.py
 	$(BIN)/python benchmarks/bench_judge.py
 	$(BIN)/python benchmarks/bench_build.py  # bench_backfill.py too, on build's own gzipped index
-	$(BIN)/python benchmarks/bench_build_parts.py
 	MALLOC_ARENA_MAX=2 $(BIN)/python benchmarks/bench_rebuild.py  # as template.yaml sets it for the rebuild function
 	$(BIN)/python benchmarks/bench_scale.py --with-10m
 	$(BIN)/python benchmarks/bench_hostile_xml.py

@@ -9,7 +9,8 @@ It writes each input into a temporary folder and runs the installed console scri
 - ``build`` of a JSONL file whose one line is an upsert padded to the size (then a good line);
 - ``build`` of a JSONL file of one line without a line break;
 - ``backfill`` of a CSV file of one line without a line break;
-- ``make_entry`` of a ``loc`` of 9 MiB (a child Python process).
+- ``judge_listing`` of a page whose ``url`` is 9 MiB, as a sitemap or CSV reader hands it
+  over (a child Python process).
 
 Each must end with its one problem line, and the good line, if any, must be published. For
 each it prints the wall time, the child's peak RSS (``os.wait4``), and the time beyond the
@@ -136,17 +137,21 @@ def main() -> None:
         csv.unlink()
 
         code = (
-            "from sitemap_updater.protocol import Site, SitemapError, make_entry\n"
-            f"loc = {SITE!r} + '/' + 'a' * ({URL_MIB} << 20)\n"
+            "from datetime import UTC, datetime\n"
+            "from sitemap_updater.ingest.listing import judge_listing\n"
+            "from sitemap_updater.protocol.errors import SitemapError\n"
+            "from sitemap_updater.sites import Sites\n"
+            f"url = {SITE!r} + '/' + 'a' * ({URL_MIB} << 20)\n"
             "try:\n"
-            f"    make_entry(Site.parse({SITE!r}), loc=loc)\n"
+            f"    judge_listing({{'url': url}}, sites=Sites.parse({SITE!r}), "
+            "now=datetime.now(UTC), drops=[])\n"
             "except SitemapError as exc:\n"
             "    raise SystemExit(exc.rule)\n"
         )
         env = {**os.environ, "PYTHONPATH": str(ROOT / "layers" / "shared")}
         started = time.perf_counter()
         baseline = subprocess.run(
-            [sys.executable, "-c", "import sitemap_updater.protocol"], env=env
+            [sys.executable, "-c", "import sitemap_updater.ingest.listing"], env=env
         )
         floor = time.perf_counter() - started
         assert baseline.returncode == 0
@@ -158,8 +163,8 @@ def main() -> None:
             err.seek(0)
             text = err.read().decode()
         print(
-            f"{'make_entry: a loc of ' + str(URL_MIB) + ' MiB':<34} {URL_MIB:8,} MiB: "
-            f"{wall:7.2f} s wall (a child that only imports the package: {floor:.2f} s), "
+            f"{'judge_listing: a url of ' + str(URL_MIB) + ' MiB':<34} {URL_MIB:8,} MiB: "
+            f"{wall:7.2f} s wall (a child that only imports the judge: {floor:.2f} s), "
             f"peak RSS {usage.ru_maxrss / 1024:7.1f} MiB, exit {os.waitstatus_to_exitcode(status)}"
         )
         print(f"{'':<34} {text.strip()[:150]}")

@@ -29,11 +29,8 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP  # noqa: E402
 from sitemap_updater.page.model import Image, Page  # noqa: E402
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES  # noqa: E402
-from sitemap_updater.protocol.render.fragments import (  # noqa: E402
-    PublishedFormatError,
-    fragments_of,
-)
 from sitemap_updater.protocol.urls import Site  # noqa: E402
+from sitemap_updater.protocol.urlset import PublishedFormatError, fragments_of  # noqa: E402
 from sitemap_updater.rebuild.inputs.spools import Spools  # noqa: E402
 from sitemap_updater.rebuild.render import render_shard  # noqa: E402
 from sitemap_updater.store.items import Item, live_item  # noqa: E402
@@ -72,8 +69,8 @@ def large_items(count: int, images: int) -> list[Item]:
     items = []
     for i in range(count):
         loc = f"{SITE}/gallery/{i}"
-        entry = Page(url=loc, images=tuple(Image(f"{SITE}/img/{i}/{n}.jpg") for n in range(images)))
-        items.append(live_item(entry, f"20260101T000000.000000Z#0#{url_hash(loc)}", "d"))
+        page = Page(url=loc, images=tuple(Image(f"{SITE}/img/{i}/{n}.jpg") for n in range(images)))
+        items.append(live_item(page, f"20260101T000000.000000Z#0#{url_hash(loc)}", "d"))
     return items
 
 

@@ -90,15 +90,15 @@ def main() -> None:
             f"bomb: {inputs['bomb'].stat().st_size / 2**20:.1f} MiB of gzip, "
             f"{options.bomb_gib} GiB inflated; plain: {options.plain_mib} MiB"
         )
-        for name, make in (
-            ("validate", lambda p: [command, "validate", str(p)]),
-            ("backfill", lambda p: [command, "backfill", "--from", str(p), "--out",
-                                    str(folder / "out.jsonl"), "--no-progress"]),
-        ):  # fmt: skip
-            _, floor, _ = run(make(inputs["small"]))
+        out = ["--out", str(folder / "out.jsonl"), "--no-progress"]
+        for name, before, after in (
+            ("validate", [command, "validate"], []),
+            ("backfill", [command, "backfill", "--from"], out),
+        ):
+            _, floor, _ = run([*before, str(inputs["small"]), *after])
             print(f"{name} small.xml: peak {floor:.1f} MiB (floor)")
             for case in ("bomb", "plain"):
-                seconds, peak, code = run(make(inputs[case]))
+                seconds, peak, code = run([*before, str(inputs[case]), *after])
                 print(
                     f"{name} {case}: {seconds:.2f} s, peak {peak:.1f} MiB "
                     f"({peak / floor:.2f}x the floor), exit {code}"

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import math
 import os
 import resource
@@ -33,6 +32,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ from sitemap_updater.config import (  # noqa: E402
     RebuildConfig,
 )
 from sitemap_updater.page.model import Page  # noqa: E402
+from sitemap_updater.page.order import event_key, page_digest  # noqa: E402
 from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, gzip_bytes  # noqa: E402
 from sitemap_updater.protocol.urls import Site  # noqa: E402
 from sitemap_updater.rebuild.patch import Recorded, patch_shard  # noqa: E402
@@ -64,6 +65,7 @@ SITE = "https://www.example.com"
 MAX_BYTES = DEFAULT_MAX_BYTES_PER_SITEMAP
 TABLE = "bench-sitemap"
 STATE_TABLE = "bench-sitemap-state"
+CHANGED_AT = datetime(2024, 5, 1, tzinfo=UTC)
 BUCKET = "bench-sitemap-bucket"
 REGION = "us-east-1"
 CREDENTIALS = {
@@ -145,7 +147,7 @@ def _setup(endpoint: str) -> tuple[Any, Any]:
     return dynamodb, s3
 
 
-def _entry(i: int, day: int = 1) -> Page:
+def _page(i: int, day: int = 1) -> Page:
     return Page(
         url=f"{SITE}/products/{i}/item-{i * 7919 % 100_003}",
         lastmod=f"2024-05-{day:02d}",
@@ -154,15 +156,16 @@ def _entry(i: int, day: int = 1) -> Page:
     )
 
 
-def _item(entry: Page) -> dict[str, Any]:
-    digest = hashlib.sha256(repr(entry).encode()).hexdigest()
-    return live_item(entry, f"20240501T000000.000000Z#0#{digest}", digest)
+def _item(page: Page) -> dict[str, Any]:
+    """The URL item ingest writes for ``page`` (already in normalized form)."""
+    digest = page_digest(page, None)
+    return live_item(page, event_key(CHANGED_AT, "upsert", digest), digest)
 
 
 def _populate(dynamodb: Any, n: int) -> None:
     batch: list[dict[str, Any]] = []
     for i in range(n):
-        batch.append({"PutRequest": {"Item": _item(_entry(i))}})
+        batch.append({"PutRequest": {"Item": _item(_page(i))}})
         if len(batch) == 25 or i == n - 1:
             request: dict[str, Any] = {TABLE: batch}
             while request:
@@ -198,14 +201,14 @@ def patch_against_floor(urls_in_file: int, changes: int) -> tuple[float, float]:
     ``changes`` changed entries, and of its floor: inflating the file and deflating the result
     at the project's level."""
     site = Site.parse(SITE)
-    items = sorted((_item(_entry(i)) for i in range(urls_in_file)), key=lambda it: it["sk"]["S"])
+    items = sorted((_item(_page(i)) for i in range(urls_in_file)), key=lambda it: it["sk"]["S"])
     cap = max(DEFAULT_MAX_URLS_PER_SITEMAP, urls_in_file)
     [published] = render_shard("r", items, site, max_urls=cap, max_bytes=MAX_BYTES, stylesheet=True)
     body = published.body
     assert body is not None
     step = max(1, urls_in_file // changes)
     changed = {
-        it["sk"]["S"]: it for it in (_item(_entry(i, day=20)) for i in range(0, urls_in_file, step))
+        it["sk"]["S"]: it for it in (_item(_page(i, day=20)) for i in range(0, urls_in_file, step))
     }
     changed = dict(list(changed.items())[:changes])
     patch = _best_cpu(
@@ -341,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
-        changed = _entry(12345, day=20)
+        changed = _page(12345, day=20)
         dynamodb.put_item(TableName=TABLE, Item=_item(changed))
         started = time.perf_counter()
         cpu = time.process_time()

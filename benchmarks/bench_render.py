@@ -1,23 +1,25 @@
-"""Render + gzip benchmark of the urlset writer (not a test; run it by hand or with `make bench`).
+"""Render + gzip benchmark of the leaf renderer (not a test; run it by hand or with `make bench`).
 
-    python benchmarks/bench_render.py [--entries 1000000] [--compresslevel N] [--repeat 3]
-                                      [--skip-memory] [--skip-levels]
+    python benchmarks/bench_render.py [--entries 1000000] [--repeat 3] [--skip-memory]
+                                      [--skip-levels]
 
-Prints entries per second for rendering and gzipping ``--entries`` realistic entries into as many
-50,000-URL files as needed, through ``UrlsetWriter.add_many`` (what ``render_urlset`` uses), and
-the ratio of that time to a compressor alone gzipping the same uncompressed bytes at the same
-level, in the same pieces, CRC included, against two compressors:
+Prints pages per second for rendering and gzipping ``--entries`` realistic judged pages into as
+many 50,000-URL files as needed, as the rebuild and ``build`` render a leaf (each page's
+``<url>`` fragment by ``rebuild.render.fragment``, through the one renderer ``page.render``, the
+file by ``render_joined``: the urlset joined and gzipped at the project's level), and the ratio
+of that time to a compressor alone gzipping the same uncompressed bytes at the same level, in the
+same pieces, CRC included, against two compressors:
 
 - stock zlib (Python's ``zlib`` module): the baseline the target is stated against;
-- zlib-ng (the ``zlib-ng`` package), the compressor the writer uses: what is left of the ratio
-  is the cost of rendering and checking the entries in Python.
+- zlib-ng (the ``zlib-ng`` package), the compressor the renderer uses: what is left of the ratio
+  is the cost of rendering the pages in Python.
 
-Also the peak RSS of streaming 100,000 and ``--entries`` entries, each in its own subprocess so
+Also the peak RSS of streaming 100,000 and ``--entries`` pages, each in its own subprocess so
 the peaks are independent. Render and each compressor alone are timed as the best of
 ``--repeat`` runs, in wall time and in CPU time of this process (which leaves out the time other
 processes hold the core); the load average is printed before and after, since the machine may
 be shared. A table gives the gzip size and speed of every level of both compressors on the first
-file. Targets: >= 500,000 entries/s, ratio (to stock zlib) <= 2.0, peak(1M) - peak(100k) <= 20 MB.
+file. Targets: ratio (to stock zlib) <= 2.0, peak(1M) - peak(100k) <= 20 MB.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from __future__ import annotations
 import argparse
 import gc
 import gzip
-import io
 import itertools
 import json
 import os
@@ -44,11 +45,12 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
 from zlib_ng import zlib_ng  # noqa: E402
 
+from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP  # noqa: E402
 from sitemap_updater.page.model import Alternate, Image, Page  # noqa: E402
-from sitemap_updater.protocol import UrlsetWriter  # GONE  # noqa: E402
 from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, MEM_LEVEL, PIECE_BYTES  # noqa: E402
 from sitemap_updater.protocol.limits import MAX_URLS  # noqa: E402
 from sitemap_updater.protocol.urls import Site, normalize_url  # noqa: E402
+from sitemap_updater.rebuild.render import fragment, render_joined  # noqa: E402
 
 SITE = Site.parse("https://www.example-shop.com")
 WORDS = (
@@ -82,7 +84,7 @@ def _query(rng: random.Random) -> str:
 
 
 def entries(count: int, seed: int = 7) -> Iterator[Page]:
-    """``count`` varied, already-normalized entries (what make_entry would return)."""
+    """``count`` varied pages, already in normalized form (what the judge would return)."""
     rng = random.Random(seed)
     origin = SITE.origin
     for _ in range(count):
@@ -119,33 +121,27 @@ def entries(count: int, seed: int = 7) -> Iterator[Page]:
         )
 
 
-class _Discard:
-    def __init__(self) -> None:
-        self.size = 0
-
-    def write(self, data: bytes, /) -> int:
-        self.size += len(data)
-        return len(data)
-
-
-def render_all(items: Iterable[Page], level: int, keep: bool) -> tuple[list[bytes], int, int]:
-    """Render into files of at most 50,000 URLs with ``UrlsetWriter.add_many`` (the path
-    ``render_urlset`` takes); (gzip files if ``keep``, file count, gzip bytes)."""
+def render_all(items: Iterable[Page], keep: bool) -> tuple[list[bytes], int, int]:
+    """Render into files of at most 50,000 URLs as the rebuild renders a leaf (each page's
+    fragment by ``rebuild.render.fragment``, the file by ``render_joined``: the urlset joined and
+    gzipped); (gzip files if ``keep``, file count, gzip bytes)."""
     files: list[bytes] = []
     gz_bytes = 0
     count = 0
     stream = iter(items)
     for first in stream:
-        sink: io.BytesIO | _Discard = io.BytesIO() if keep else _Discard()
-        writer = UrlsetWriter(sink, SITE, compresslevel=level)
-        writer.add_many(itertools.chain((first,), itertools.islice(stream, MAX_URLS - 1)))
-        writer.close()
+        fragments = []
+        for page in itertools.chain((first,), itertools.islice(stream, MAX_URLS - 1)):
+            text = fragment(page, SITE, DEFAULT_MAX_BYTES_PER_SITEMAP)
+            if not isinstance(text, bytes):
+                raise RuntimeError(text)
+            fragments.append(text)
+        body = render_joined(f"r{count:b}", fragments, stylesheet=False).body
+        assert body is not None
         count += 1
-        if isinstance(sink, io.BytesIO):
-            files.append(sink.getvalue())
-            gz_bytes += len(files[-1])
-        else:
-            gz_bytes += sink.size
+        gz_bytes += len(body)
+        if keep:
+            files.append(body)
     return files, count, gz_bytes
 
 
@@ -164,15 +160,15 @@ def compressor_alone(
     return time.perf_counter() - start, time.process_time() - cpu_start
 
 
-def child_memory(count: int, level: int) -> None:
+def child_memory(count: int) -> None:
     """Stream ``count`` entries from a generator into discarded files; print peak RSS (KiB)."""
-    render_all(entries(count), level, keep=False)
+    render_all(entries(count), keep=False)
     print(json.dumps({"peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 
 
-def peak_rss(count: int, level: int) -> int:
+def peak_rss(count: int) -> int:
     out = subprocess.run(
-        [sys.executable, __file__, "--child-memory", str(count), "--compresslevel", str(level)],
+        [sys.executable, __file__, "--child-memory", str(count)],
         check=True,
         capture_output=True,
         text=True,
@@ -183,25 +179,24 @@ def peak_rss(count: int, level: int) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=1_000_000)
-    parser.add_argument("--compresslevel", type=int, default=DEFAULT_COMPRESSLEVEL)
     parser.add_argument("--child-memory", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--skip-memory", action="store_true", help="only measure the speed")
     parser.add_argument("--skip-levels", action="store_true", help="no size table per level")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs of each measurement")
     args = parser.parse_args()
-    level = args.compresslevel
+    level = DEFAULT_COMPRESSLEVEL
     if args.child_memory:
-        child_memory(args.child_memory, level)
+        child_memory(args.child_memory)
         return 0
 
     # memory first: Linux keeps ru_maxrss across fork/exec, so the children must start from a
     # small parent (before the entry list below exists)
     if not args.skip_memory:
-        small = peak_rss(100_000, level)
-        large = peak_rss(args.entries, level)
+        small = peak_rss(100_000)
+        large = peak_rss(args.entries)
         print(f"peak RSS 100k        {small / 1024:.1f} MiB")
         growth = (large - small) / 1024
-        print(f"peak RSS {args.entries:,}  {large / 1024:.1f} MiB  (+{growth:.1f} MiB)", flush=True)
+        print(f"peak RSS {args.entries:,}  {large / 1024:.1f} MiB  ({growth:+.1f} MiB)", flush=True)
     print(f"generating {args.entries:,} entries ...", flush=True)
     items = list(entries(args.entries))
     for entry in items[:2000]:  # the generator produces what normalization would
@@ -214,7 +209,7 @@ def main() -> int:
     for _ in range(args.repeat):
         cpu_start = time.process_time()
         start = time.perf_counter()
-        files, file_count, gz_bytes = render_all(items, level, keep=True)
+        files, file_count, gz_bytes = render_all(items, keep=True)
         timings.append(time.perf_counter() - start)
         cpu_timings.append(time.process_time() - cpu_start)
     gc.enable()
@@ -240,7 +235,7 @@ def main() -> int:
         )
         print(
             f"  zlib-ng alone      {clock} {own:.3f} s  ratio {mine / own:.2f}"
-            f"  (the writer's compressor, {zlib_ng.ZLIBNG_VERSION}: the rest is Python)"
+            f"  (the renderer's compressor, {zlib_ng.ZLIBNG_VERSION}: the rest is Python)"
         )
     if not args.skip_levels:
         first = plain[0]

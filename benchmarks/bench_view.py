@@ -30,7 +30,7 @@ for _path in (ROOT, ROOT / "layers" / "shared", ROOT / "tooling"):
 
 from sitemap_updater.sites import Sites  # noqa: E402
 from sitemap_updater.view import view_files  # noqa: E402
-from sitemap_updater_local.commands.build import build_static  # noqa: E402
+from sitemap_updater_local.pipeline.static_build import build_static  # noqa: E402
 from tests.helpers.chromium import WITHOUT_XSLT, browser, chromium_binary  # noqa: E402
 
 SITE = "https://www.example.com"

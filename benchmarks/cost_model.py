@@ -92,7 +92,6 @@ List prices (us-east-1, on-demand, without the free tiers), from these pages:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import random
@@ -130,6 +129,7 @@ with FunctionOutput().capture():
     from observer_cost import model as observer_model
 
     from sitemap_updater.page.model import Page
+    from sitemap_updater.page.order import event_key, page_digest
     from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.protocol.urls import Site
     from sitemap_updater.rebuild.inputs.spools import Spools
@@ -433,15 +433,17 @@ def balanced_urls(leaves: int, per_leaf: int, first: int = 0) -> list[int]:
 
 
 def _item(i: int, day: int) -> Item:
-    page = _page(i, day)
-    entry = Page(
-        url=page["url"],
-        lastmod=page["lastmod"],
-        changefreq=page["changefreq"],
-        priority=page["priority"],
+    """The URL item ingest writes for :func:`_page` (already in normalized form)."""
+    change = _page(i, day)
+    page = Page(
+        url=change["url"],
+        lastmod=change["lastmod"],
+        changefreq=change["changefreq"],
+        priority=change["priority"],
     )
-    digest = hashlib.sha256(repr(entry).encode()).hexdigest()
-    return live_item(entry, f"2026110{day % 10}T000000.000000Z#0#{digest}", digest)
+    digest = page_digest(page, None)
+    at = datetime(2026, 11, day, tzinfo=UTC)
+    return live_item(page, event_key(at, "upsert", digest), digest)
 
 
 def patch_cpu(urls_in_file: int, changes: int) -> dict[str, Any]:

@@ -42,7 +42,7 @@ import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import boto3
 
@@ -157,7 +157,7 @@ def measure(sections: int) -> dict[str, Any]:
             dep.parameters.get(name, "") for name in ("SearchConsoleSecretArn", "BingSecretArn")
         }
         observations = [
-            item_size(item)
+            item_size(cast("dict[str, dict[str, Any]]", item))
             for item in dep.dynamodb.scan(TableName=dep.stack.tables["StateTable"])["Items"]
             if item["pk"]["S"].startswith("observe#url#")
         ]
