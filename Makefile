@@ -16,7 +16,7 @@ UV_ENV := UV_PROJECT_ENVIRONMENT="$(abspath $(VENV))" UV_PYTHON="$(abspath $(BIN
 # out in collection order, the longest first (tests/conftest.py), not by their number of tests.
 XDIST  ?= -n auto --dist loadfile --no-loadscope-reorder
 
-.PHONY: venv python-check lock-check lock test lint format typecheck unit demo bench sam-build clean
+.PHONY: venv python-check lock-check lock test lint format typecheck unit demo local bench sam-build clean
 
 venv: $(STAMP)
 
@@ -95,6 +95,10 @@ unit: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/sitemap-updater demo $(ARGS)
+
+# The stack on 127.0.0.1 until Ctrl-C, for status, redrive and the rest (docs/operations.md).
+local: $(STAMP)
+	$(BIN)/sitemap-updater local $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_render.py

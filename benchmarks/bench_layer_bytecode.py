@@ -28,8 +28,8 @@ PACKAGE = ROOT / "layers" / "shared" / "sitemap_updater"
 MODULES = (
     "sitemap_updater.config",
     "sitemap_updater.observability",
-    "sitemap_updater.ingest.service",
-    "sitemap_updater.rebuild.service",
+    "sitemap_updater.ingest.intake",
+    "sitemap_updater.rebuild.runner",
 )
 PROBE = (
     "import importlib, time\n"

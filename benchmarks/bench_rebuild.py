@@ -3,8 +3,7 @@
 moto runs as a server in a process of its own (``moto.server.ThreadedMotoServer`` on
 127.0.0.1, a free port) and the boto3 clients reach it over HTTP, as a Lambda reaches DynamoDB
 and S3: the table's items and the bucket's objects are not counted as this process's memory.
-The server is the local deployment's emulator: moto with its linear-time table paging
-(``sitemap_updater_local.deployment.faster_moto.linear_moto``).
+The server is moto as shipped.
 
 Prints
   * the full rebuild's wall time as a ratio to a plain boto3 Scan paging loop (target <= 1.5),
@@ -55,7 +54,7 @@ from sitemap_updater.protocol.urls import Site  # noqa: E402
 from sitemap_updater.rebuild.patch import Recorded, patch_shard  # noqa: E402
 from sitemap_updater.rebuild.render import render_shard  # noqa: E402
 from sitemap_updater.rebuild.report import RunReport  # noqa: E402
-from sitemap_updater.rebuild.service import RebuildService  # noqa: E402
+from sitemap_updater.rebuild.runner import RebuildService  # noqa: E402
 from sitemap_updater.rebuild.steps import incremental as incremental_step  # noqa: E402
 from sitemap_updater.store.items import live_item  # noqa: E402
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE  # noqa: E402
@@ -80,8 +79,6 @@ import logging
 import os
 import sys
 from moto.server import ThreadedMotoServer
-from sitemap_updater_local.deployment.faster_moto.linear_moto import install
-install()
 logging.getLogger("werkzeug").setLevel(logging.ERROR)
 server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
 server.start()

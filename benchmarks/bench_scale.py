@@ -53,7 +53,7 @@ def _child(urls: int, cap: int, endpoint: str) -> dict[str, Any]:
     ``endpoint``; returns its figures."""
     os.environ.update({**CREDENTIALS, "POWERTOOLS_TRACE_DISABLED": "true"})
     from sitemap_updater.config import RebuildConfig
-    from sitemap_updater.rebuild.service import RebuildService
+    from sitemap_updater.rebuild.runner import RebuildService
     from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
     from sitemap_updater_local.deployment.stack.tables import create_template_table
     from tests.helpers.synthetic import SyntheticSource

@@ -18,13 +18,16 @@ Priced a month (30 days of ``24 * 60 / ObserveIntervalMinutes`` runs), us-east-1
   1 a second) and on Google's answers; an inspection is taken as :data:`INSPECTION_SECONDS`
   (Google does not publish its latency; the local stand-in answers in milliseconds), plus the
   handler's measured CPU. https://aws.amazon.com/lambda/pricing/
-* DynamoDB on-demand: writes by item size (1 KB units), Query reads eventually consistent
-  (half a unit per 4 KB). https://aws.amazon.com/dynamodb/pricing/on-demand/
+* DynamoDB on-demand: writes by item size (1 KB units; the day's budget counter, one update a
+  call, and a section's history item of the day, which a run's entry lengthens: half a day's
+  entries on average), Query reads eventually consistent (half a unit per 4 KB).
+  https://aws.amazon.com/dynamodb/pricing/on-demand/
 * Secrets Manager: $0.40 per secret a month and $0.05 per 10,000 API calls; the secrets are
   the distinct ARNs the deployment's two parameters name (one, shared by both engines, as
   docs/search-engines.md advises). https://aws.amazon.com/secrets-manager/pricing/
-* CloudWatch: $0.30 per custom metric a month (the alarms' three; ``SectionMetrics=true`` adds
-  11 a section and 3 a host), $0.10 per standard alarm a month, logs $0.50 per GB ingested.
+* CloudWatch: $0.30 per custom metric a month (the alarms' four; ``SectionMetrics=true`` adds
+  11 a section and 3 a host), $0.10 per standard alarm a month (those four and the Errors
+  alarm, on a metric Lambda sends for free), logs $0.50 per GB ingested.
   https://aws.amazon.com/cloudwatch/pricing/
 * S3 GET: $0.0004 per 1,000. The engines' APIs cost nothing.
 """
@@ -75,15 +78,19 @@ PRICE = {
     "s3_get": 0.0004 / 1000,
 }
 MIDNIGHT = datetime(2026, 11, 27, tzinfo=UTC)
+#: the observer's alarms: one on each of its metrics, and its function's Errors alarm
+ALARMS = len(ALARM_METRICS) + 1
 
 
 class _Meter:
-    """Requests by operation, bytes written by item and bytes of Query answers."""
+    """Requests by operation, bytes written by item, bytes of Query answers, and the history
+    entries appended (whose item's size depends on the hour: priced in ``model``)."""
 
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
         self.write_units = 0.0
         self.query_bytes = 0
+        self.history_entries: list[int] = []
 
     def before(self, model: Any, params: dict[str, Any], **_: Any) -> None:
         name = f"{model.service_model.service_name}.{model.name}"
@@ -91,7 +98,11 @@ class _Meter:
         if model.name == "PutItem":
             self.write_units += math.ceil(item_size(params["Item"]) / 1024)
         elif model.name == "UpdateItem":
-            self.write_units += 1  # the day's budget counter and the exclusion marks: small
+            entry = params.get("ExpressionAttributeValues", {}).get(":entry")
+            if entry is not None:
+                self.history_entries.append(item_size({"e": entry}))
+            else:
+                self.write_units += 1  # the day's budget counter and the exclusion marks
 
     def after(self, model: Any, parsed: dict[str, Any], **_: Any) -> None:
         if model.name == "Query":
@@ -160,7 +171,9 @@ def measure(sections: int) -> dict[str, Any]:
         "observations_written": len(observations),
         "inspected": report["inspected"],
         "health_checks": report["health_checks"],
-        "search_console_calls": sum(report["search_console_calls"].values()),
+        "search_console_calls": sum(c["calls"] for c in report["search_console_calls"].values()),
+        "history_entries": len(meter.history_entries),
+        "history_entry_bytes": max(meter.history_entries, default=0),
         "handler_cpu_seconds": round(cpu, 3),
         "log_bytes": log_bytes,
     }
@@ -182,6 +195,11 @@ def model(measured: dict[str, Any], hosts: int = 1, interval_minutes: int = 60) 
     per_section = measured["observations_written"] / sections * 24 * 60 / interval_minutes
     window_bytes = per_section * WINDOW_DAYS * measured["observation_item_bytes"]
     query_rru = sections * math.ceil(window_bytes / 4096) * 0.5
+    # each section's history item of the day grows by an entry a run: half a day of them on
+    # average, billed whole at each append
+    runs_a_day = 24 * 60 / interval_minutes
+    day_item_bytes = measured["history_entry_bytes"] * (runs_a_day + 1) / 2 + 100
+    history_wru = measured["history_entries"] * math.ceil(day_item_bytes / 1024)
     secrets = measured["secrets"]
     secret_calls = calls.get("secretsmanager.GetSecretValue", 0)
     usd = {
@@ -189,11 +207,11 @@ def model(measured: dict[str, Any], hosts: int = 1, interval_minutes: int = 60) 
         + runs * PRICE["lambda_req"],
         "dynamodb": hosts
         * runs
-        * (measured["write_units"] * PRICE["wru"] + query_rru * PRICE["rru"]),
+        * ((measured["write_units"] + history_wru) * PRICE["wru"] + query_rru * PRICE["rru"]),
         "secrets_manager": secrets * PRICE["secret_month"]
         + runs * secret_calls * PRICE["secret_call"],
         "cloudwatch_metrics": len(ALARM_METRICS) * PRICE["metric_month"],
-        "cloudwatch_alarms": len(ALARM_METRICS) * PRICE["alarm_month"],
+        "cloudwatch_alarms": ALARMS * PRICE["alarm_month"],
         "cloudwatch_logs": hosts * runs * measured["log_bytes"] / 1e9 * PRICE["log_gb"],
         "s3": hosts * runs * calls.get("s3.GetObject", 0) * PRICE["s3_get"],
     }

@@ -18,7 +18,7 @@ from aws_lambda_powertools.utilities.batch.types import PartialItemFailureRespon
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from sitemap_updater.config import IngestConfig
-from sitemap_updater.ingest.service import IngestService, process_batch
+from sitemap_updater.ingest.intake import IngestService, process_batch
 from sitemap_updater.observability import logger, metrics, traced_handler
 
 if TYPE_CHECKING:

@@ -4,6 +4,7 @@ All logic lives in ``sitemap_updater.observe``."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -14,13 +15,19 @@ from botocore.config import Config
 
 from sitemap_updater.observability import logger, traced_handler
 from sitemap_updater.observe.credentials import engine_clients
-from sitemap_updater.observe.service import ObserveService
+from sitemap_updater.observe.observer import ObserveService
 from sitemap_updater.observe.settings import ObserveConfig
 
 _CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
 _clients: dict[str, Any] = {}
-#: Epoch seconds now (the local deployment sets its own clock here, as for the rebuild).
+#: Epoch seconds now (the local deployment sets its own clock here, as for the rebuild), and
+#: the waits of the paced requests with the clock they are measured on (a local deployment on a
+#: simulated clock sets both to it, so that its waits take no real time).
 clock: Callable[[], float] = time.time
+sleep: Callable[[float], None] = time.sleep
+monotonic: Callable[[], float] = time.monotonic
+#: The sample's draws (the local deployment fixes their seed, so that a test's runs repeat).
+rng = random.Random()
 
 
 def _client(name: str) -> Any:
@@ -41,6 +48,9 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         engines=engine_clients(config, _client("secretsmanager")),
         clock=clock,
         remaining_seconds=lambda: context.get_remaining_time_in_millis() / 1000,
+        sleep=sleep,
+        monotonic=monotonic,
+        rng=rng,
     )
     report = service.run()
     logger.info("observer run finished", extra={"report": report})

@@ -15,7 +15,7 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.observability import logger, metrics, traced_handler
 from sitemap_updater.rebuild.report import record_metrics
 from sitemap_updater.rebuild.request import wants_full_rebuild
-from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.rebuild.runner import RebuildService
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient

@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from sitemap_updater.protocol.errors import InvalidUrlError
-from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.sections import SectionRules
+from sitemap_updater.sites import Sites
 from sitemap_updater_local.commands.build import build_static
 from sitemap_updater_local.commands.simulate import simulate
 from tests.helpers.chromium import WITHOUT_XSLT, Browser, Page, browser, chromium_binary
@@ -155,13 +156,28 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     )
     out = work / "out"
     build_static(
-        str(source),
-        Site.parse(FIRST),
+        [str(source)],
+        Sites.parse(FIRST),
         str(out),
         section_rules=SectionRules.parse(RULES),
         max_urls=BIG,
         now=NOW,
     )
+    with serving(out) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A ``build`` of 3,000 products in files of at most 400 URLs."""
+    work = tmp_path_factory.mktemp("many")
+    source = work / "pages.csv"
+    source.write_text("url,lastmod\n" + "".join(f"{FIRST}/p/{i},2026-10-01\n" for i in range(3000)))
+    out = work / "out"
+    build_static(
+        [str(source)], Sites.parse(FIRST), str(out), section_rules=SectionRules.parse(RULES),
+        max_urls=400, now=NOW,
+    )  # fmt: skip
     with serving(out) as running:
         yield running
 
@@ -394,6 +410,147 @@ def test_a_50000_url_file_draws_only_the_rows_in_view(page: Page, big: Served) -
         "ms",
     )
     assert page.evaluate("window.__violations") == []
+
+
+def listed_files(served: Served, prefix: str = "") -> list[str]:
+    """The names of the files a host's index lists, in its order (read with lxml)."""
+    index = etree.parse(str(served.root / prefix / "sitemap.xml")).getroot()
+    return [str(loc.text).rsplit("/", 1)[1] for loc in index.findall("sm:sitemap/sm:loc", NS)]
+
+
+#: The rows a search of every file drew: each URL's link and the file it names.
+FOUND = (
+    "[...document.querySelectorAll('#found tbody tr')]"
+    ".map(r => [r.cells[0].querySelector('a').href, r.cells[1].textContent])"
+)
+SEARCH_DONE = "document.getElementById('results').dataset.state === 'done'"
+
+
+def test_a_search_covers_every_file_of_a_host(page: Page, served: Served) -> None:
+    for prefix in ("", "www.example.de/"):
+        page.open(served.view(prefix))
+        page.wait("document.getElementById('status').textContent.includes('section(s)')")
+        page.press("/", "Slash")
+        assert page.evaluate("document.activeElement.id") == "search-all"
+        page.type("1")
+        page.wait(SEARCH_DONE)
+        # every URL of every file the host's index lists whose address holds the text (no
+        # title here holds it), in the index's order and each file's
+        expected = [
+            [str(u.findtext("sm:loc", namespaces=NS)), name]
+            for name in listed_files(served, prefix)
+            for u in urls_of(served.root / prefix / name)
+            if "1" in str(u.findtext("sm:loc", namespaces=NS)).lower()
+        ]
+        assert page.evaluate(FOUND) == expected
+        assert len({name for _, name in expected}) >= 3
+        assert page.evaluate("document.getElementById('found-status').textContent") == (
+            f"{len(expected)} match(es) in {len(listed_files(served, prefix))} file(s)."
+        )
+        assert page.evaluate("location.hash") == "#q=1"
+        shot(page, f"search-every-file{'-second-host' if prefix else ''}.png")
+    # a match's file opens with the same search, its URL among the rows
+    url, name = expected[-1]
+    page.evaluate("document.querySelector('#found tbody tr:last-child td:nth-child(2) a').click()")
+    page.wait(f"document.getElementById('title').textContent === {json.dumps(name)}")
+    page.wait("document.documentElement.dataset.firstRowsMs")
+    assert url in [r["href"] for r in rows(page)]
+    assert page.evaluate("document.getElementById('search').value") == "1"
+    # and from a file, the same search of every file is one link away
+    assert page.evaluate("document.getElementById('everywhere').getAttribute('href')") == "#q=1"
+    assert page.evaluate("window.__violations") == []
+
+
+def test_a_search_of_every_file_stops_at_its_cap(page: Page, many: Served) -> None:
+    files = listed_files(many)
+    assert len(files) >= 6
+    page.open(f"{many.view()}#q=/p/")  # every URL matches
+    page.wait(SEARCH_DONE)
+    found = page.evaluate(FOUND)
+    assert len(found) == 500  # the cap docs/view.md gives
+    said = page.evaluate("document.getElementById('found-status').textContent")
+    assert said.startswith("The first 500 matches, from ")
+    read = page.evaluate(
+        "performance.getEntriesByType('resource').map(e => e.name.split('/').pop())"
+        ".filter(n => n.endsWith('.xml.gz'))"
+    )
+    # the files read are those it needed (and at most the one read beside the last), no more
+    assert set(read) <= set(files) and len(set(read)) < len(files)
+    assert {name for _, name in found} <= set(read)
+    # the files read were counted on the way; the others are not read until the search ends
+    counted = page.evaluate(
+        "[...document.querySelectorAll('#files tbody tr')]"
+        ".filter(r => r.cells[2].textContent !== '…').length"
+    )
+    assert counted == len(set(read))
+
+
+#: The width of a phone (an iPhone 12 to 15 in portrait) and its height, in CSS pixels.
+PHONE = (390, 844)
+#: Every element of a selector that sticks out of the page's width, or is not there at all.
+OUT_OF_VIEW = """(selector) => [...document.querySelectorAll(selector)].filter((e) => {
+    const r = e.getBoundingClientRect();
+    return r.width <= 0 || r.left < 0 || r.right > document.documentElement.clientWidth + 0.5;
+}).map((e) => e.textContent)"""
+#: Every header whose label is wider than its column, and every cell of a drawn row whose text
+#: is cut (a lastmod or an image count), by its text.
+CUT = """[...document.querySelectorAll('.row.head > span')].filter((c) => {
+    if (!c.firstElementChild) return c.scrollWidth > c.clientWidth;
+    const r = c.getBoundingClientRect(), b = c.firstElementChild.getBoundingClientRect();
+    const pad = parseFloat(getComputedStyle(c).paddingLeft);
+    return b.left < r.left + pad - 0.5 || b.right > r.right - pad + 0.5;
+}).map((c) => c.textContent).concat([...document.querySelectorAll('#spacer .row')].flatMap(
+    (r) => [r.children[1], r.children[3]].filter((c) => c.scrollWidth > c.clientWidth)
+        .map((c) => c.textContent)))"""
+
+
+@pytest.fixture(scope="module")
+def phone() -> Iterator[Browser]:
+    with browser(chromium(), WITHOUT_XSLT, window=PHONE) as running:
+        yield running
+
+
+def test_at_a_phone_s_width_no_column_is_cut_off(phone: Browser, served: Served) -> None:
+    page = phone.page()
+    page.open(served.view())
+    page.wait("document.getElementById('status').textContent.includes('section(s)')")
+    fits = "document.scrollingElement.scrollWidth <= document.documentElement.clientWidth"
+    assert page.evaluate(fits)
+    assert page.evaluate(f"({OUT_OF_VIEW})('#files th, #files td')") == []
+    shot(page, "index-phone.png")
+    page.press("/", "Slash")
+    page.type("blog")
+    page.wait(SEARCH_DONE)
+    assert page.evaluate(fits)
+    assert page.evaluate(f"({OUT_OF_VIEW})('#found th, #found td')") == []
+
+    name = file_named(served, "articles")
+    open_file(page, served, name)
+    assert page.evaluate(fits)
+    assert page.evaluate(f"({OUT_OF_VIEW})('.row.head > span, #spacer .row > span')") == []
+    assert page.evaluate(CUT) == []
+    # the URL has a line of its own, across the list
+    widths = page.evaluate(
+        "[...document.querySelectorAll('#spacer .row > span.loc')]"
+        ".map(c => c.clientWidth / document.getElementById('rows').clientWidth)"
+    )
+    assert widths and min(widths) > 0.9
+    drawn = every_row(page)  # the list still scrolls a screenful at a time, two lines a row
+    assert [r["href"] for r in drawn] == [
+        u.findtext("sm:loc", namespaces=NS) for u in urls_of(served.root / name)
+    ]
+    tops = page.evaluate("[...document.querySelectorAll('#spacer .row')].map(r => r.offsetTop)")
+    heights = page.evaluate(
+        "[...document.querySelectorAll('#spacer .row')].map(r => r.offsetHeight)"
+    )
+    assert all(b - a >= h for a, b, h in zip(sorted(tops), sorted(tops)[1:], heights, strict=False))
+    page.evaluate("document.getElementById('rows').scrollTop = 0")
+    page.evaluate("document.getElementById('rows').focus()")
+    page.press("ArrowDown", key_code=40)
+    assert page.evaluate(fits)
+    assert page.evaluate(f"({OUT_OF_VIEW})('#detail a, #detail dd')") == []
+    shot(page, "file-phone.png")
+    assert page.evaluate("window.__violations ?? []") == []
 
 
 def test_the_xsl_view_holds_under_the_same_policy(served: Served) -> None:

@@ -289,24 +289,14 @@ def test_hostile_rebuild_benchmark_reports_the_bomb_and_the_large_leaf() -> None
     assert re.search(r"leaf of 20 items x 50 images: peak \d+ MiB split .* ratio [\d.]+", out)
 
 
-def test_local_flow_benchmark_reports_both_size_ratios_and_the_split_of_a_put() -> None:
-    out = run(
-        "bench_local.py", "--messages", "20", "--items", "200", "--factor", "2", "--split", "20"
-    )
-    for what in ("simulate 2x messages", "plain Scan 2x items"):
-        assert re.search(
-            rf"RATIO {what}: [\d.]+ wall, [\d.]+ CPU \(target <= 12: (met|NOT met)\)", out
-        ), out
-    split = re.search(
-        r"PutItem, best of 3 x 20 writes: (\d+) µs of CPU; moto's model (\d+) µs, botocore's "
-        r"client alone (\d+) µs, moto's request layer (-?\d+) µs",
+def test_local_flow_benchmark_reports_the_ratio_of_two_wave_sizes() -> None:
+    out = run("bench_local.py", "--messages", "20", "--factor", "2")
+    for n in (20, 40):
+        assert re.search(rf"simulate +{n} messages: +[\d.]+ s wall, +[\d.]+ s CPU", out), out
+    assert re.search(
+        r"RATIO simulate 2x messages: [\d.]+ wall, [\d.]+ CPU \(target <= 12: (met|NOT met)\)",
         out,
-    )
-    assert split, out
-    whole, model, alone, layer = map(int, split.groups())
-    assert 0 < model < whole and 0 < alone < whole
-    assert abs(whole - model - alone - layer) <= 1  # the layer is the rest, rounded
-    assert re.search(r"RATIO PutItem / \(botocore alone \+ moto's model\) = [\d.]+", out), out
+    ), out
 
 
 @pytest.mark.browser

@@ -96,6 +96,9 @@ RUN_ELSEWHERE = {
     ),
     ".venv/bin/pytest tests/unit -q": "make test runs these tests",
     ".venv/bin/pytest tests/unit -q --cov --cov-fail-under=0": "make test runs them with --cov",
+    "source local.env": (
+        "tests/docs/test_local_deployment.py sources it beside a running sitemap-updater local"
+    ),
 }
 #: The fields of a service account's JSON key file, as docs/search-engines.md stores it.
 SERVICE_ACCOUNT_FORM = {
@@ -199,12 +202,7 @@ def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
     s3 = session.client("s3", endpoint_url=endpoint)
     s3.create_bucket(Bucket="sitemap-bucket")
     s3.put_bucket_versioning(Bucket="sitemap-bucket", VersioningConfiguration={"Status": "Enabled"})
-    session.client("dynamodb", endpoint_url=endpoint).create_table(
-        TableName="sitemap-urls",
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    _url_table(session.client("dynamodb", endpoint_url=endpoint))
     session.client("dynamodb", endpoint_url=endpoint).create_table(
         TableName="sitemap-state",
         AttributeDefinitions=[
@@ -252,6 +250,24 @@ def stack(served_sitemaps: tuple[str, set[str]]) -> Iterator[Stack]:
     }
     yield Stack(endpoint, env, queue_url, dlq_url, outputs)
     server.stop()
+
+
+def _url_table(dynamodb: Any) -> None:
+    """The URL table, keyed as template.yaml keys it (``pk``, ``sk``), unless it exists."""
+    if "sitemap-urls" in dynamodb.list_tables()["TableNames"]:
+        return
+    dynamodb.create_table(
+        TableName="sitemap-urls",
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        KeySchema=[
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
 
 
 def _publish_sample_site(stack: Stack) -> None:
@@ -579,8 +595,20 @@ def _check_simulate(command: str, done: Any, workspace: Path) -> None:
 def _status_of(command: str) -> int:
     """The exit status a command of the pages (other than ``simulate``) ends with: 0, or 1 for
     ``validate`` of the example file with problems (tests/docs/test_validate_docs.py checks what
-    it prints)."""
-    return 1 if command.startswith("sitemap-updater validate") and "broken" in command else 0
+    it prints) and for ``where`` on the pages' stack, which has not received the URL."""
+    if command.startswith("sitemap-updater validate") and "broken" in command:
+        return 1
+    return 1 if command.startswith("sitemap-updater where") and "--stack-name" in command else 0
+
+
+def _check_where(command: str, done: Any) -> None:
+    """``where`` names the URL's file on a build output; on the pages' stack, whose table the
+    pages' ``aws dynamodb delete-table`` emptied, it finds no item of it."""
+    last = done.stdout.splitlines()[-1]
+    if "--stack-name" in command:
+        assert last == "sitemap-updater where: not listed: never received", done.stdout
+    else:
+        assert last.startswith("sitemap-updater where: listed in sitemap-"), done.stdout
 
 
 def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
@@ -612,8 +640,43 @@ def _check_serve(command: str, stack: Stack, workspace: Path) -> None:
     assert serve.returncode == 0 and err == "sitemap-updater serve: stopped\n", (command, err)
 
 
+def _check_local(command: str, stack: Stack, workspace: Path) -> None:
+    """A ``local`` command of the pages: it starts, prints the variables of its stack (and
+    writes them to its ``--env-file``), and Ctrl-C stops it with one line and status 0.
+    tests/docs/test_local_deployment.py runs the other commands against it."""
+    env = {k: v for k, v in stack.env.items() if not k.startswith("AWS_")}
+    local = subprocess.Popen(
+        ["bash", "-c", f"exec {command}"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_interrupt,  # stopped with Ctrl-C
+    )
+    assert local.stdout is not None
+    try:
+        printed: list[str] = []
+        while not printed or not printed[-1].startswith("export TABLE_NAME="):
+            line = local.stdout.readline()
+            assert line, (command, printed, local.poll())
+            printed.append(line.rstrip("\n"))
+    finally:
+        local.send_signal(signal.SIGINT)
+        _, err = local.communicate(timeout=120)
+    assert local.returncode == 0 and err == "sitemap-updater local: stopped\n", (command, err)
+    exports = [line for line in printed if line.startswith("export ")]
+    assert "export STACK_NAME=sitemap-updater" in exports
+    env_file = shlex.split(command)[shlex.split(command).index("--env-file") + 1]
+    assert (workspace / env_file).read_text().splitlines() == exports
+
+
 def _check_stack_view(command: str, done: Any) -> None:
-    """``status`` names the stack; ``coverage`` says no observer has run in it."""
+    """``status`` names the stack; ``coverage`` says no observer has run in it; ``where`` is
+    checked by :func:`_check_where`."""
+    if command.startswith("sitemap-updater where"):
+        _check_where(command, done)
+        return
     as_json = json.loads(done.stdout) if "--json" in command else None
     if command.startswith("sitemap-updater status"):
         assert STACK_NAME in (done.stdout if as_json is None else as_json["stack"])
@@ -629,6 +692,7 @@ def test_sitemap_updater_commands(
     base, served_urls = served_sitemaps
     ran = []
     sqs = stack.client("sqs")
+    _url_table(stack.client("dynamodb"))  # for `where`, after the pages' `delete-table`
     for command in (c for c in commands() if c.startswith("sitemap-updater ")):
         if command.startswith("sitemap-updater redrive"):
             # a message the redrive policy dead-lettered waits in the DLQ
@@ -640,8 +704,8 @@ def test_sitemap_updater_commands(
             (sync,) = [c for c in commands() if c.startswith("aws s3 sync")]
             assert _run(sync, stack, workspace).returncode == 0
         verb = shlex.split(command)[1]
-        if verb == "serve":  # runs until stopped: started, read, and stopped with Ctrl-C
-            _check_serve(command, stack, workspace)
+        if verb in {"serve", "local"}:  # run until stopped: started, read, stopped by Ctrl-C
+            (_check_serve if verb == "serve" else _check_local)(command, stack, workspace)
             ran.append(verb)
             continue
         # the pages' example site is served locally; nothing leaves the machine
@@ -665,12 +729,12 @@ def test_sitemap_updater_commands(
         if verb == "redrive":
             assert _queued_bodies(stack, stack.queue_url) == ['{"redriven": true}']
             assert _queued_bodies(stack, stack.dlq_url) == []
-        if verb in {"status", "coverage"}:
+        if verb in {"status", "coverage", "where"}:
             _check_stack_view(command, done)
     assert {"demo", "simulate", "validate", "build", "send", "backfill", "redrive", "serve"} <= set(
         ran
     )
-    assert "status" in ran and "coverage" in ran
+    assert "status" in ran and "coverage" in ran and "local" in ran and "where" in ran
     index = (workspace / "static-out" / "sitemap.xml").read_bytes()
     assert b"<sitemapindex" in index
     demo_index = Path("/tmp/sitemap-demo/sitemap.xml")

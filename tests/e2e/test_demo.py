@@ -107,8 +107,10 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     assert "(not Google or Bing)" in engines.splitlines()[0]
     assert "submitted to google: submitted" in engines
     assert "submitted to bing: submitted" in engines
-    assert re.search(r"\n\s+articles\s+\d+\s+\d+\s+\d+\s+\d+% \(\d+%-\d+%\)", engines)
-    assert "redirect (HTTP 301): http://127.0.0.1:" in engines
+    # published, submitted, Bing's count, inspected, the indexed share and its interval
+    assert re.search(r"\n\s+articles\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+% \(\d+%-\d+%\)", engines)
+    assert re.search(r"crawl p50 \(95% CI\)", engines)
+    assert re.search(r"pages: http://127\.0\.0\.1:\d+/redirect-301 \(HTTP 301\) -> ", engines)
     # it ends by naming the local preview of what it wrote, which the download holds
     assert printed.rstrip().splitlines()[-1] == f"Browse it: sitemap-updater serve {out}"
     assert {"sitemap.html", "sitemap.js", "sitemap.css"} <= {p.name for p in out.iterdir()}

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sitemap_updater.ingest.judge import Change, judge_message
 from sitemap_updater.page.model import News
 from sitemap_updater.sites import Sites
-from sitemap_updater_local.inputs.records import Note
+from sitemap_updater_local.inputs.source_records import Note
 from sitemap_updater_local.pipeline.backfill_events import Backfill
 from sitemap_updater_local.pipeline.static_build import build_static
 from tests.property.strategies import NOW

@@ -39,7 +39,7 @@ from sitemap_updater.store.keys import ATTR_EVENT_KEY, EMPTY_SITE_KEY, INDEX_KEY
 from sitemap_updater.store.shards import split_counts
 from sitemap_updater.store.spaces import Layout, key_prefix_of, shard_file_key
 from sitemap_updater.view import view_files
-from sitemap_updater_local.inputs.records import BodyLine, Problem
+from sitemap_updater_local.inputs.source_records import BodyLine, Problem
 from sitemap_updater_local.inputs.sources import iter_source_rows
 from sitemap_updater_local.pipeline.judging import rejected
 from sitemap_updater_local.pipeline.static_build import build_static

@@ -31,7 +31,7 @@ from sitemap_updater.page.model import News, Page, Publication, Video
 from sitemap_updater.rebuild.news import NewsDesk, is_news_key
 from sitemap_updater.rebuild.patch import parse_published
 from sitemap_updater.rebuild.render import render_shard
-from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.rebuild.runner import RebuildService
 from sitemap_updater.sections import SectionRules
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import is_live, url_hash_of

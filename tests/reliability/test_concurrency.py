@@ -30,7 +30,7 @@ import pytest
 from moto.core.botocore_stubber import BotocoreStubber
 
 from sitemap_updater_local.deployment import LambdaContext, LocalDeployment
-from sitemap_updater_local.deployment.event_source import lambda_record
+from sitemap_updater_local.deployment.event_source import Batch, lambda_record
 from sitemap_updater_local.deployment.runtime import LOCAL_ENVIRONMENT, LocalFunction
 from tests.helpers.mixed_stream import BASE_TIME, MixedStream, mixed_stream
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
@@ -94,11 +94,11 @@ def _serial(stream: MixedStream) -> dict[str, bytes]:
         return _published(dep)
 
 
-def _receive_all(dep: LocalDeployment) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
+def _receive_all(dep: LocalDeployment) -> list[Batch]:
+    batches: list[Batch] = []
     while batch := dep.mapping.receive_batch():
-        messages += batch
-    return messages
+        batches.append(batch)
+    return batches
 
 
 class Gates:
@@ -150,7 +150,8 @@ def _concurrent(stream: MixedStream) -> tuple[dict[str, bytes], dict[str, Any], 
         dep.rebuild_until_clean()
 
         assert dep.send(stream.bodies) == []
-        messages = _receive_all(dep)
+        received = _receive_all(dep)
+        messages = [m for batch in received for m in batch.messages]
         assert len(messages) == len(stream.bodies)
         batches = [messages[i : i + BATCH_RECORDS] for i in range(0, len(messages), BATCH_RECORDS)]
         per_thread = [batches[t::INGEST_THREADS] for t in range(INGEST_THREADS)]
@@ -221,11 +222,8 @@ def _concurrent(stream: MixedStream) -> tuple[dict[str, bytes], dict[str, Any], 
         assert gates.errors == []
         assert failures == [], "no record should fail against moto without faults"
 
-        for batch in batches:  # what the event source mapping does after a successful batch
-            for message in batch:
-                dep.sqs.delete_message(
-                    QueueUrl=dep.queue_url, ReceiptHandle=message["ReceiptHandle"]
-                )
+        for done in received:  # what the event source mapping does after a successful batch
+            done.delete()
         assert dep.drain().records == 0
         follow_up = dep.rebuild_until_clean()
         rebuild_report["follow_up_feed_records"] = follow_up[0]["feed_records"]

@@ -207,9 +207,9 @@ def assert_only_poison_dead_lettered(proof: Proof, run: Run) -> None:
     assert len(partial) == len(arrays)
     for letter in partial:
         [bad] = json.loads(letter.body)
-        source = next(p for p in arrays if json.loads(p.body)[1] == bad["entry"])
+        source = next(p for p in arrays if json.loads(p.body)[1] == bad["change"])
         assert bad["index"] == source.bad_index
-        assert letter.reason and letter.reason.startswith(f"entry {source.bad_index}: field ")
+        assert letter.reason and letter.reason.startswith(f"change {source.bad_index}: field ")
 
 
 @pytest.mark.parametrize("run", FAULT_RUNS, ids=[f"rate{r}-seed{s}" for r, s in FAULT_RUNS])

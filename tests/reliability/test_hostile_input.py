@@ -193,8 +193,8 @@ def _printable_prefix(value: str, length: int = 24) -> str:
 _SQS_OK = re.compile("[\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")
 
 
-#: One bad entry of an array body in a reason: where, field, value, rule.
-ENTRY_REASON = re.compile(r"entry (\d+): field \S+ value .+? rejected: \S")
+#: One bad change of an array message in a reason: where, field, value, rule.
+CHANGE_REASON = re.compile(r"change (\d+): field \S+ value .+? rejected: \S")
 
 
 def assert_dead_letter_body(case: Case, body: str) -> None:
@@ -267,7 +267,8 @@ def test_every_hostile_case_gets_its_outcome_and_costs_no_valid_record(
             bad = json.loads(letters[0]["body"])
             assert [b["index"] for b in bad] == list(case.bad_indexes), case.name
             named = [
-                int(n) for n in re.findall(r"entry (\d+): field \S+ value .+? rejected: \S", reason)
+                int(n)
+                for n in re.findall(r"change (\d+): field \S+ value .+? rejected: \S", reason)
             ]
             assert named == list(case.bad_indexes), f"{case.name}: {reason!r}"
 

@@ -23,7 +23,7 @@ from lxml import etree
 from moto import mock_aws
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.rebuild.runner import RebuildService
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
 from sitemap_updater_local.deployment.stack.tables import create_template_table
 from tests.conftest import FAKE_AWS_ENVIRONMENT

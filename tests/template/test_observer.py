@@ -1,6 +1,6 @@
 """The observer's part of template.yaml: each engine's secret is read only when that engine is
 on and only that secret; the credentials never reach the environment; the schedule, the budget
-under the quota, and the three alarms with their defaults."""
+under the quota, and the alarms with their defaults, missing data counted as breaching."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sitemap_updater.observe.settings import INSPECTION_DAILY_QUOTA
-from sitemap_updater.observe.signals import ALARM_METRICS
+from sitemap_updater.observe.signals import ALARM_METRICS, SEARCH_CONSOLE_METRICS
 from tests.template.cfn import Template, load_template, sam_transform
 
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:{}-AbCdEf"
@@ -93,21 +93,62 @@ def test_the_schedule_and_the_budget_stay_under_the_quota(source: Template) -> N
     assert observer["ReservedConcurrentExecutions"] == 1  # one run at a time spends the budget
 
 
-def test_three_alarms_watch_the_observer_metrics_with_defaults(source: Template) -> None:
-    resources = source["Resources"]
-    alarms = {
-        lid: res
-        for lid, res in resources.items()
+def _alarms(source: Template) -> dict[str, dict[str, Any]]:
+    return {
+        lid: res["Properties"] | {"Condition": res.get("Condition")}
+        for lid, res in source["Resources"].items()
         if res["Type"] == "AWS::CloudWatch::Alarm"
-        and res["Properties"]["MetricName"] in ALARM_METRICS
     }
-    assert {a["Properties"]["MetricName"] for a in alarms.values()} == set(ALARM_METRICS)
-    for alarm in alarms.values():
-        properties = alarm["Properties"]
-        assert properties["Namespace"] == "SitemapUpdater"
-        assert properties["TreatMissingData"] == "notBreaching"
-        threshold = properties["Threshold"]
+
+
+def test_an_alarm_watches_each_observer_metric_and_counts_a_missing_run_as_breaching(
+    source: Template,
+) -> None:
+    alarms = {
+        p["MetricName"]: p for p in _alarms(source).values() if p["MetricName"] in ALARM_METRICS
+    }
+    assert set(alarms) == set(ALARM_METRICS)
+    period = {
+        "Fn::FindInMap": ["ObserveAlarmPeriods", {"Ref": "ObserveIntervalMinutes"}, "Seconds"]
+    }
+    for name, alarm in alarms.items():
+        assert alarm["Namespace"] == "SitemapUpdater"
+        assert alarm["TreatMissingData"] == "breaching", name  # every run sends each of them
+        assert alarm["Period"] == period
+        threshold = alarm["Threshold"]
         if isinstance(threshold, dict):
             assert "Default" in source["Parameters"][threshold["Ref"]]
-    google_only = {a.get("Condition") for a in alarms.values()} - {None}
-    assert google_only == {"UseSearchConsole"}
+    # the shares' alarms look at the bound of an interval, in more than one period
+    for name in ("UnhealthyPercentLowerBoundMax", "IndexedDropPercentMax"):
+        assert alarms[name]["EvaluationPeriods"] == alarms[name]["DatapointsToAlarm"] == 3
+    google_only = {name for name, alarm in alarms.items() if alarm["Condition"]}
+    assert google_only == set(SEARCH_CONSOLE_METRICS)
+    assert {alarms[name]["Condition"] for name in google_only} == {"UseSearchConsole"}
+
+
+def test_an_errors_alarm_watches_the_observer_function(source: Template) -> None:
+    (errors,) = [
+        p
+        for p in _alarms(source).values()
+        if p["MetricName"] == "Errors" and p["Dimensions"][0]["Value"] == {"Ref": "ObserveFunction"}
+    ]
+    assert (errors["Namespace"], errors["Statistic"], errors["Threshold"]) == (
+        "AWS/Lambda",
+        "Sum",
+        0,
+    )
+    assert errors["TreatMissingData"] == "breaching"  # no run in two periods of the schedule
+
+
+def test_each_alarm_period_is_two_runs_of_a_schedule_that_divides_the_day(
+    source: Template,
+) -> None:
+    allowed = source["Parameters"]["ObserveIntervalMinutes"]["AllowedValues"]
+    periods = source["Mappings"]["ObserveAlarmPeriods"]
+    assert {str(m) for m in allowed} == set(periods)
+    for minutes in allowed:
+        seconds = periods[str(minutes)]["Seconds"]
+        assert 1440 % minutes == 0 and seconds == 2 * 60 * minutes
+        # CloudWatch: a multiple of 60 s, and at most 1 day of periods under an hour, 7 above
+        assert seconds % 60 == 0
+        assert 3 * seconds <= (604_800 if seconds >= 3600 else 86_400)

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import IO, Final
 
 from sitemap_updater.printable import printable
-from sitemap_updater_local.inputs.records import Dropped, Note, Problem
+from sitemap_updater_local.inputs.source_records import Dropped, Note, Problem
 
 #: The program's name, which begins every line a command says of itself.
 PROGRAM: Final = "sitemap-updater"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Final
 
-from sitemap_updater_local.inputs.records import EmptySource, SourceError
+from sitemap_updater_local.inputs.source_records import EmptySource, SourceError
 
 #: Done, nothing skipped.
 EXIT_OK: Final = 0

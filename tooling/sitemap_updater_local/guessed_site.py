@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitemap_updater.sites import Sites
-from sitemap_updater_local.inputs.records import BodyLine, Listing
+from sitemap_updater_local.inputs.source_records import BodyLine, Listing
 
 
 def first_url(record: Listing | BodyLine | dict[str, Any]) -> object:

@@ -12,7 +12,7 @@ from sitemap_updater.protocol.errors import InvalidUrlError
 from sitemap_updater.sites import Sites, media_hosts_of
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
-from sitemap_updater_local.inputs.spreadsheet_dates import DATE_ORDERS
+from sitemap_updater_local.inputs.lastmod_forms import DATE_ORDERS
 
 #: What every ``--site`` option says of several hosts.
 SITES_HELP = (

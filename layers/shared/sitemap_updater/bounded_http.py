@@ -5,6 +5,10 @@ each within the timeout, holds a request for as long as it likes. Here every soc
 one request (connect, TLS handshake, send, each read of the answer) may last only until the
 request's deadline, so the request as a whole ends by then, with a ``TimeoutError``.
 
+Given an ``address``, a connection goes to that address (by number, no name resolved) whatever
+the URL's host, which still names the site in ``Host`` and in TLS (SNI and the certificate's
+check): a caller that checked where a name points connects exactly there.
+
 Use :func:`opener` (or add :func:`handlers` to your own opener) for each request.
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 import functools
 import http.client
 import io
+import socket
 import ssl
 import time
 import urllib.request
@@ -106,10 +111,38 @@ class _Reader(io.RawIOBase):
         super().close()
 
 
+def _connect_to(address: str) -> Callable[..., socket.socket]:
+    """A ``create_connection`` that connects to ``address`` (a numeric IPv4 or IPv6 address)
+    on the port asked for, without resolving any name."""
+
+    def create(
+        host_port: tuple[str, int], timeout: Any = None, source_address: Any = None
+    ) -> socket.socket:
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            if isinstance(timeout, int | float):
+                sock.settimeout(timeout)
+            if source_address:
+                sock.bind(source_address)
+            sock.connect((address, host_port[1]))
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    return create
+
+
 class _Bounded(http.client.HTTPConnection):
-    """A connection whose every socket operation ends by its deadline."""
+    """A connection whose every socket operation ends by its deadline (and that goes to
+    ``address`` when one is given)."""
 
     deadline: Deadline
+
+    def pin(self, address: str | None) -> None:
+        if address is not None:
+            self._create_connection = _connect_to(address)
 
     def connect(self) -> None:
         # the timeout of connect and of the TLS handshake is each call's longest wait
@@ -120,24 +153,33 @@ class _Bounded(http.client.HTTPConnection):
 
 
 class BoundedHTTPConnection(_Bounded):
-    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, deadline: Deadline, address: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.deadline = deadline
+        self.pin(address)
 
 
 class BoundedHTTPSConnection(_Bounded, http.client.HTTPSConnection):
-    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, deadline: Deadline, address: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.deadline = deadline
+        self.pin(address)
 
 
 class _HTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, deadline: Deadline) -> None:
+    def __init__(self, deadline: Deadline, address: str | None = None) -> None:
         super().__init__()
         self._deadline = deadline
+        self._address = address
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        connection = functools.partial(BoundedHTTPConnection, deadline=self._deadline)
+        connection = functools.partial(
+            BoundedHTTPConnection, deadline=self._deadline, address=self._address
+        )
         return self.do_open(connection, req)
 
 
@@ -150,22 +192,35 @@ def _tls_context() -> ssl.SSLContext:
 
 
 class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: Deadline) -> None:
+    def __init__(self, deadline: Deadline, address: str | None = None) -> None:
         super().__init__(context=_tls_context())
         self._deadline = deadline
+        self._address = address
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        connection = functools.partial(BoundedHTTPSConnection, deadline=self._deadline)
+        connection = functools.partial(
+            BoundedHTTPSConnection, deadline=self._deadline, address=self._address
+        )
         return self.do_open(connection, req)
 
 
-def handlers(deadline: Deadline) -> list[urllib.request.BaseHandler]:
-    """The handlers that bound every http and https request of an opener by ``deadline``."""
-    return [_HTTPHandler(deadline), _HTTPSHandler(deadline)]
+def handlers(deadline: Deadline, address: str | None = None) -> list[urllib.request.BaseHandler]:
+    """The handlers that bound every http and https request of an opener by ``deadline`` (and
+    send each to ``address``, with no proxy, when one is given)."""
+    found: list[urllib.request.BaseHandler] = [
+        _HTTPHandler(deadline, address),
+        _HTTPSHandler(deadline, address),
+    ]
+    if address is not None:  # a proxy would be connected to instead: none
+        found.append(urllib.request.ProxyHandler({}))
+    return found
 
 
 def opener(
-    deadline: Deadline, *extra: urllib.request.BaseHandler | type[urllib.request.BaseHandler]
+    deadline: Deadline,
+    *extra: urllib.request.BaseHandler | type[urllib.request.BaseHandler],
+    address: str | None = None,
 ) -> urllib.request.OpenerDirector:
-    """An opener whose requests (and the reads of their answers) end by ``deadline``."""
-    return urllib.request.build_opener(*handlers(deadline), *extra)
+    """An opener whose requests (and the reads of their answers) end by ``deadline``, each
+    connected to ``address`` when one is given."""
+    return urllib.request.build_opener(*handlers(deadline, address), *extra)

@@ -92,7 +92,7 @@ def key_file_name(key: str) -> str:
     return f"{KEY_FILE_PREFIX}{check_key(key)}.txt"
 
 
-class Outcome(enum.Enum):
+class AnswerKind(enum.Enum):
     ACCEPTED = "accepted"
     #: 429, 408, 5xx, a timeout or a dropped connection: send again in a later run
     RETRY = "retry"
@@ -101,8 +101,8 @@ class Outcome(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
-    outcome: Outcome
+class EndpointAnswer:
+    outcome: AnswerKind
     #: the HTTP status, None when no answer came
     status: int | None
     #: the answer's body (shortened), or why no answer came
@@ -111,12 +111,12 @@ class Answer:
     retry_after: float | None = None
 
 
-def classify(status: int) -> Outcome:
+def classify(status: int) -> AnswerKind:
     if 200 <= status < 300:
-        return Outcome.ACCEPTED
+        return AnswerKind.ACCEPTED
     if status in _RETRY_STATUSES or status >= 500:
-        return Outcome.RETRY
-    return Outcome.REJECTED
+        return AnswerKind.RETRY
+    return AnswerKind.REJECTED
 
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:
@@ -166,11 +166,13 @@ class IndexNowClient:
         self.key_location = f"{public_base_url.rstrip('/')}/{key_file_name(key)}"
         self.timeout = timeout
 
-    def post(self, urls: Sequence[str], now: float, *, budget: float | None = None) -> Answer:
+    def post(
+        self, urls: Sequence[str], now: float, *, budget: float | None = None
+    ) -> EndpointAnswer:
         """One POST of ``urls`` (1 to 10,000 of the site's host), ended by its deadline: the
         client's timeout, or the ``budget`` of seconds the run has left if that is shorter.
         Never raises for the endpoint's behaviour: every answer, timeout or broken connection
-        becomes an Answer."""
+        becomes an EndpointAnswer."""
         seconds = self.timeout if budget is None else max(0.0, min(self.timeout, budget))
         request = urllib.request.Request(
             self.endpoint,
@@ -189,6 +191,8 @@ class IndexNowClient:
             headers = error.headers
         except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
             reason = getattr(error, "reason", None) or error
-            return Answer(Outcome.RETRY, None, f"no answer: {type(error).__name__}: {reason}")
+            return EndpointAnswer(
+                AnswerKind.RETRY, None, f"no answer: {type(error).__name__}: {reason}"
+            )
         retry_after = retry_after_seconds(headers.get("Retry-After") if headers else None, now)
-        return Answer(classify(status), status, detail, retry_after)
+        return EndpointAnswer(classify(status), status, detail, retry_after)

@@ -23,7 +23,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from sitemap_updater_local.cli import COMMANDS, main
-from sitemap_updater_local.inputs.records import Listing, SourceError, listing
+from sitemap_updater_local.inputs.source_records import Listing, SourceError, listing
 from sitemap_updater_local.pipeline import backfill_events
 from sitemap_updater_local.pipeline.source_blocks import Chunk
 from tests.conftest import FAKE_AWS_ENVIRONMENT

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from sitemap_updater_local.inputs.opening import SourcePolicy
-from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.source_records import SourceError
 from sitemap_updater_local.inputs.sources import iter_source_items
 from tests.helpers.drip_server import DripServer, http_answer
 

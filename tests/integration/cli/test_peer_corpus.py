@@ -19,7 +19,7 @@ from sitemap_updater_local import cli
 from sitemap_updater_local.commands.validate import NOTHING_READ
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.inputs.opening import SourcePolicy
-from sitemap_updater_local.inputs.records import SourceError
+from sitemap_updater_local.inputs.source_records import SourceError
 from sitemap_updater_local.pipeline.backfill_events import Backfill
 from sitemap_updater_local.pipeline.static_build import build_static
 from sitemap_updater_local.validation.document import validate_path

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sitemap_updater.protocol.lastmod import normalize_lastmod
 from sitemap_updater_local.cli import main
-from sitemap_updater_local.inputs.spreadsheet_dates import spreadsheet_lastmod
+from sitemap_updater_local.inputs.lastmod_forms import w3c_lastmod
 from tests.integration.cli.support import SITE, published
 
 ROWS = [
@@ -156,5 +156,5 @@ def test_every_form_of_a_moment_is_read_as_the_same_moment(moment: datetime) -> 
         (f"{month}.{day}.{moment.year} {clock}", "mdy"),
     ]
     for text, order in forms:
-        read = normalize_lastmod(spreadsheet_lastmod(text, order), now=now)  # type: ignore[arg-type]
+        read = normalize_lastmod(w3c_lastmod(text, order)[0], now=now)  # type: ignore[arg-type]
         assert read == wanted, (text, order)

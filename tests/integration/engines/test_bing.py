@@ -1,7 +1,10 @@
-"""The Bing Webmaster client against the local SubmitFeed stand-in: the documented request,
-each ApiErrorCode sorted, and the API key in no error text."""
+"""The Bing Webmaster client against the local stand-in: the documented requests (SubmitFeed,
+GetFeeds, GetFeedDetails), each ApiErrorCode sorted, and the API key in no error text, in any
+case."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 
@@ -84,3 +87,36 @@ def test_the_key_travels_over_https_only() -> None:
         BingWebmaster(BING_KEY, api_root="http://ssl.bing.com/webmaster/api.svc/json")
     assert "https" in str(raised.value) and BING_KEY not in str(raised.value)
     assert BING_KEY not in repr(BingWebmaster(BING_KEY))
+
+
+def test_what_bing_found_in_a_submitted_index_and_its_files(bing: BingStandIn) -> None:
+    when = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
+    api = client(bing)
+    api.submit_feed(SITE, FEED)
+    (pending,) = api.feeds(SITE)
+    assert (pending.url, pending.status, pending.last_crawled) == (FEED, "Pending", None)
+    assert api.feed_details(SITE, FEED) == []
+    files = {SITE + "sitemap-a-1.xml.gz": 120, SITE + "sitemap-b-1.xml.gz": 7}
+    bing.crawled(FEED, when=when, files=files)
+    (index,) = api.feeds(SITE)
+    assert (index.status, index.url_count, index.last_crawled) == ("Success", 127, when)
+    found = {f.url: (f.url_count, f.last_crawled) for f in api.feed_details(SITE, FEED)}
+    assert found == {url: (count, when) for url, count in files.items()}
+    reads = [r for r in bing.requests if r.method == "GET"]
+    assert {r.path.rsplit("/", 1)[1] for r in reads} == {"GetFeeds", "GetFeedDetails"}
+    assert all(r.query["apikey"] == [BING_KEY] for r in reads)
+
+
+def test_a_feed_never_submitted_has_no_details(bing: BingStandIn) -> None:
+    with pytest.raises(EngineError) as raised:
+        client(bing).feed_details(SITE, FEED)
+    assert "NotFound" in raised.value.reason and BING_KEY not in str(raised.value)
+
+
+def test_the_key_is_in_no_error_whatever_its_case(bing: BingStandIn) -> None:
+    bing.error_message = f"bad request apikey={BING_KEY.upper()}; Authorization: bearer abc.def"
+    bing.fail(Failure.ERROR)
+    with pytest.raises(EngineError) as raised:
+        client(bing).submit_feed(SITE, FEED)
+    text = str(raised.value)
+    assert BING_KEY.upper() not in text and "abc.def" not in text and "[redacted]" in text

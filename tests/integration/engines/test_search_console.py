@@ -1,6 +1,7 @@
 """The Search Console client, google-auth and all, against the local stand-in: the token is
-signed and checked, sitemaps are submitted and read, URLs inspected, and each failure Google
-documents comes out as the right error."""
+signed and checked, sitemaps are submitted and read (an index's files with ``sitemapIndex=``),
+URLs inspected, each failure Google documents comes out as the right error (a quota's with its
+window and wait), and no error's text holds the access token."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sitemap_updater.engines.exceptions import (
     QuotaExhausted,
 )
 from sitemap_updater.engines.search_console import SearchConsole
+from sitemap_updater_local.standins.crawls import CrawlSchedule
 from sitemap_updater_local.standins.keys import ServiceAccountKey, make_key
 from sitemap_updater_local.standins.loopback import Failure
 from sitemap_updater_local.standins.search_console import (
@@ -31,12 +33,12 @@ def test_a_submitted_sitemap_is_pending_until_google_downloads_it(
     client: SearchConsole, console: SearchConsoleStandIn
 ) -> None:
     client.submit(SITE, FEED)
-    pending = client.sitemap(SITE, FEED)
+    (pending,) = client.sitemaps(SITE)
     assert pending.path == FEED and pending.is_pending and pending.last_downloaded is None
     assert pending.last_submitted is not None
 
     console.downloaded(SITE, FEED, when=NOW, submitted={"web": 120, "image": 7}, warnings=2)
-    status = client.sitemap(SITE, FEED)
+    (status,) = client.sitemaps(SITE)
     assert not status.is_pending
     assert status.last_downloaded == NOW
     assert (status.errors, status.warnings) == (0, 2)
@@ -54,9 +56,9 @@ def test_no_sitemap_submitted_lists_none(client: SearchConsole) -> None:
     assert client.sitemaps(SITE) == []
 
 
-def test_an_unknown_sitemap_is_a_plain_error(client: SearchConsole) -> None:
+def test_the_files_of_an_unknown_index_are_a_plain_error(client: SearchConsole) -> None:
     with pytest.raises(EngineError) as raised:
-        client.sitemap(SITE, SITE + "never-submitted.xml")
+        client.sitemaps(SITE, SITE + "never-submitted.xml")
     assert type(raised.value) is EngineError and raised.value.status == 404
     assert "not found" in str(raised.value)
 
@@ -205,3 +207,68 @@ def test_an_api_root_that_would_carry_the_token_in_clear_is_refused(
     with pytest.raises(EngineError) as raised:
         SearchConsole(key.info, api_root="http://searchconsole.example.com")
     assert "api_root" in str(raised.value) and "https" in str(raised.value)
+
+
+def test_the_files_of_an_index_are_listed_with_sitemap_index_and_unknown_to_get(
+    client: SearchConsole, console: SearchConsoleStandIn
+) -> None:
+    client.submit(SITE, FEED)
+    files = {SITE + "sitemap-a-1.xml.gz": 120, SITE + "sitemap-b-1.xml.gz": 7}
+    console.read_index(SITE, FEED, when=NOW, files=files)
+    listed = client.sitemaps(SITE, FEED)
+    assert {s.path: s.submitted["web"] for s in listed} == files
+    assert all(s.last_downloaded == NOW and not s.is_pending for s in listed)
+    (request,) = [r for r in console.requests if "sitemapIndex" in r.query]
+    assert request.query["sitemapIndex"] == [FEED]
+    # the property's own list holds the index alone: its files are known through it only
+    assert [s.path for s in client.sitemaps(SITE)] == [FEED]
+
+
+def test_a_per_minute_refusal_names_its_window_and_its_wait(
+    client: SearchConsole, console: SearchConsoleStandIn
+) -> None:
+    console.retry_after = 7
+    console.fail(Failure.RATE)
+    with pytest.raises(QuotaExhausted) as raised:
+        client.inspect(SITE, SITE + "a")
+    assert (raised.value.window, raised.value.retry_after) == ("per-minute", 7.0)
+    assert client.inspect(SITE, SITE + "a").verdict == "NEUTRAL"
+
+
+def test_the_day_s_refusal_names_its_window(key: ServiceAccountKey) -> None:
+    moments = iter(float(t) for t in range(1_000_000, 1_000_100))
+    with SearchConsoleStandIn(properties={SITE}, clock=lambda: next(moments), per_day=1) as console:
+        client = SearchConsole(console.new_key().info, api_root=console.url)
+        client.inspect(SITE, SITE + "0")
+        with pytest.raises(QuotaExhausted) as raised:
+            client.inspect(SITE, SITE + "1")
+    assert raised.value.window == "daily" and (raised.value.retry_after or 0) > 3600
+
+
+def test_the_crawls_of_a_known_schedule_answer_the_inspections(
+    client: SearchConsole, console: SearchConsoleStandIn
+) -> None:
+    console.crawls = CrawlSchedule(median_hours=6, seed=3)
+    url = SITE + "changed"
+    console.crawls.changed(url, NOW)
+    delay = console.crawls.first_crawl_delay(url, NOW.timestamp())
+    console.clock = lambda: NOW.timestamp() + delay - 1
+    assert client.inspect(SITE, url).coverage_state == "Discovered - currently not indexed"
+    console.clock = lambda: NOW.timestamp() + delay + 1
+    found = client.inspect(SITE, url)
+    assert found.indexed and found.last_crawl_time is not None
+    assert abs(found.last_crawl_time.timestamp() - (NOW.timestamp() + delay)) < 0.01
+
+
+def test_no_error_text_holds_the_access_token(
+    client: SearchConsole, console: SearchConsoleStandIn
+) -> None:
+    client.sitemaps(SITE)
+    (token,) = console.tokens
+    echoed = f"Bearer {token} was sent; token {token.upper()}"
+    console.fail(Failure.ERROR)
+    console.error_message = echoed
+    with pytest.raises(EngineError) as raised:
+        client.inspect(SITE, SITE + "a")
+    assert token not in str(raised.value) and token.upper() not in str(raised.value)
+    assert "[redacted]" in str(raised.value)

@@ -1,10 +1,13 @@
 """The URL health check against a local site with real redirects, 404s, noindex pages and
 canonical tags: what each page is found to be, that fetches stay on the listed hosts, name
-themselves, and keep to the per-host pace."""
+themselves, and keep to the per-host pace; that they connect only to a public address, the one
+checked (the resolver is the test's: nothing leaves 127.0.0.1), and that no page stops one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -13,7 +16,7 @@ from sitemap_updater.engines.fetching import fetch
 from sitemap_updater.engines.health import USER_AGENT, PageHealth, check_page
 from sitemap_updater.engines.pacing import HostPacer
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater_local.standins.site import LocalSite
+from sitemap_updater_local.standins.site import HOSTILE, LocalSite
 
 
 @pytest.fixture
@@ -143,6 +146,91 @@ def test_no_more_than_the_bound_of_a_page_is_read(site: LocalSite) -> None:
 
 
 def test_the_guard_refuses_any_address_but_loopback(loopback_only: list[object]) -> None:
+    # the host resolves to a public address: the check connects to it, and the guard stops it
     with pytest.raises(AssertionError, match="not to loopback"):  # the test would fail
-        check_page("https://192.0.2.1/a", listed_hosts=["https://192.0.2.1"], deadline_seconds=1)
-    assert loopback_only == [("192.0.2.1", 443)]
+        check_page(
+            "https://www.example.com/a",
+            listed_hosts=["https://www.example.com"],
+            deadline_seconds=1,
+            resolve=lambda host, port: ["93.184.216.34"],
+        )
+    assert loopback_only == [("93.184.216.34", 443)]
+
+
+def _getaddrinfo(*addresses: str) -> Callable[..., list[Any]]:
+    """A resolver that answers ``addresses`` for any name, as ``socket.getaddrinfo`` does."""
+
+    def answer(host: str, port: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        found = []
+        for address in addresses:
+            family = socket.AF_INET6 if ":" in address else socket.AF_INET
+            where = (address, port, 0, 0) if family == socket.AF_INET6 else (address, port)
+            found.append((family, socket.SOCK_STREAM, 6, "", where))
+        return found
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["169.254.169.254", "10.0.0.7", "::ffff:169.254.169.254", "0.0.0.0", "127.0.0.1", "fd00::1"],
+)
+def test_a_host_that_resolves_to_a_non_public_address_is_never_connected_to(
+    loopback_only: list[object], monkeypatch: pytest.MonkeyPatch, address: str
+) -> None:
+    monkeypatch.setattr(socket, "getaddrinfo", _getaddrinfo(address))
+    health = check_page(
+        "https://www.example.com/a", listed_hosts=["https://www.example.com"], deadline_seconds=1
+    )
+    assert (health.status, health.problem) == (None, "unreachable")
+    assert address in (health.reason or "") and "not a public address" in (health.reason or "")
+    assert loopback_only == []
+
+
+def test_the_address_checked_is_the_one_connected_to(loopback_only: list[object]) -> None:
+    """DNS rebinding: a second resolution would answer loopback; there is none."""
+    answers = iter([["93.184.216.34"], ["127.0.0.1"]])
+    asked: list[str] = []
+
+    def resolve(host: str, port: int) -> list[str]:
+        asked.append(host)
+        return next(answers)
+
+    with pytest.raises(AssertionError, match="not to loopback"):
+        check_page(
+            "http://www.example.com/a",
+            listed_hosts=["http://www.example.com"],
+            deadline_seconds=1,
+            resolve=resolve,
+        )
+    assert asked == ["www.example.com"] and loopback_only == [("93.184.216.34", 80)]
+
+
+def test_the_site_is_named_in_host_and_the_checked_address_is_connected_to(
+    site: LocalSite,
+) -> None:
+    port = site.url.rsplit(":", 1)[1]
+    asked: list[str] = []
+
+    def resolve(host: str, port: int) -> list[str]:
+        asked.append(host)
+        return ["10.0.0.9", "127.0.0.1"]  # a site on loopback is reached on loopback alone
+
+    health = check_page(
+        f"http://localhost:{port}/articles/3",
+        listed_hosts=[f"http://localhost:{port}"],
+        deadline_seconds=5.0,
+        resolve=resolve,
+    )
+    assert health.status == 200 and asked == ["localhost"]
+    assert [r.headers["Host"] for r in site.requests] == [f"localhost:{port}"]
+
+
+@pytest.mark.parametrize("path", sorted(HOSTILE))
+def test_no_page_stops_a_check(site: LocalSite, path: str) -> None:
+    site.pages.update(HOSTILE)
+    health = check(site, path)
+    assert health.url == site.url + path and health.status is not None
+    assert health.problem in {None, "redirect"}
+    if health.redirect_to is not None:
+        assert len(health.redirect_to) > 60_000  # recorded; the observer caps what it stores

@@ -115,11 +115,11 @@ def test_sample_events_run_through_the_handler(stack: IngestStack) -> None:
     assert len(reasons) == 3
     assert any("https://evil.example.org/phish" in r for r in reasons)
     assert any(r.startswith('field priority value "high"') for r in reasons)
-    (partial,) = [r for r in reasons if r.startswith("entry ")]
+    (partial,) = [r for r in reasons if r.startswith("change ")]
     assert partial.startswith(
-        'entry 1: field url value "https://shop.example.net/catalogue/item-8"'
+        'change 1: field url value "https://shop.example.net/catalogue/item-8"'
     )
-    assert '; entry 2: field priority value "high" rejected: ' in partial
+    assert '; change 2: field priority value "high" rejected: ' in partial
 
 
 # -- poison, throttling, failures -------------------------------------------------------------

@@ -145,7 +145,7 @@ def test_the_handler_and_each_record_are_traced(stack: IngestStack) -> None:
         response = stack.invoke(*records)
 
     assert stack.failed_ids(response) == ["slow"]
-    service = "## sitemap_updater.ingest.service.IngestService."
+    service = "## sitemap_updater.ingest.intake.IngestService."
     assert opened == [
         "## lambda_handler",
         service + "handle_record",

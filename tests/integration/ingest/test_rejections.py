@@ -401,12 +401,12 @@ def test_array_body_applies_good_entries_and_dead_letters_bad_ones(stack: Ingest
     (message,) = stack.dlq_messages()
     bad = json.loads(message["Body"])
     assert [b["index"] for b in bad] == [1, 3, 4]
-    assert [b["entry"] for b in bad] == [entries[1], entries[3], entries[4]]
+    assert [b["change"] for b in bad] == [entries[1], entries[3], entries[4]]
     assert 'field action value "explode"' in bad[0]["reason"]
     assert 'field url value "ftp://www.example.com/f"' in bad[1]["reason"]
     assert "field change value 7 rejected: must be an object" in bad[2]["reason"]
     reason = message["MessageAttributes"]["reason"]["StringValue"]
-    assert re.findall(r"entry (\d+): field", reason) == ["1", "3", "4"]
+    assert re.findall(r"change (\d+): field", reason) == ["1", "3", "4"]
     for b in bad:
         assert b["reason"] in reason
     assert message["MessageAttributes"]["source_message_id"]["StringValue"] == "arr-1"
@@ -430,7 +430,7 @@ def test_a_body_the_judge_fails_on_goes_to_the_dlq_at_once_with_the_failure(
     def failing_judge(body: str, **_: Any) -> Any:
         raise ValueError("a failure nobody foresaw")
 
-    monkeypatch.setattr("sitemap_updater.ingest.service.judge_message", failing_judge)
+    monkeypatch.setattr("sitemap_updater.ingest.intake.judge_message", failing_judge)
     raw = body(upsert("/f"))
 
     response = stack.invoke(sqs_record(raw, message_id="msg-unforeseen"))

@@ -184,7 +184,8 @@ def test_the_dashboard_shows_what_the_operations_page_promises() -> None:
         "IndexNowDropped",
         "IndexDownloadAgeHoursMax",
         "SearchConsoleErrors",
-        "UnhealthyPercentMax",
+        "UnhealthyPercentLowerBoundMax",
+        "IndexedDropPercentMax",
     }
 
 

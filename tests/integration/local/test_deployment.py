@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -168,3 +169,44 @@ def test_bodies_sqs_would_refuse_are_reported_and_the_rest_sent(stack_template: 
         assert "U+DCFF at offset 21" in failures[2].message
         dep.drain()
         assert _keys(dep) == {"a": 1, "b": 1}
+
+
+def test_messages_sent_to_the_queue_itself_are_drained_through_it(stack_template: Path) -> None:
+    with LocalDeployment(stack_template, SITE) as dep:
+        failing = json.dumps({"do": "fail", "n": 2})
+        dep.sqs.send_message_batch(
+            QueueUrl=dep.queue_url,
+            Entries=[{"Id": str(i), "MessageBody": b} for i, b in enumerate([_ok("q"), failing])],
+        )
+        report = dep.drain()
+        assert _keys(dep) == {"q": 1}
+        # moto's own redrive policy moved the failure after maxReceiveCount (3) receives
+        assert report.retried == 3
+        assert [d.body for d in dep.dead_letters()] == [failing]
+
+
+def test_a_handed_message_and_a_queued_one_reach_the_function_in_the_same_shape(
+    stack_template: Path,
+) -> None:
+    body = _ok("same")
+    with LocalDeployment(stack_template, SITE) as dep:
+        seen: list[dict[str, object]] = []
+        original = dep.mapping.invoke
+
+        def spy(event: dict[str, object]) -> object:
+            seen.append(event)
+            return original(event)  # type: ignore[arg-type]
+
+        dep.mapping.invoke = spy  # type: ignore[assignment]
+        dep.send([body])
+        dep.drain()
+        dep.sqs.send_message(QueueUrl=dep.queue_url, MessageBody=body)
+        dep.drain()
+    handed, queued = (event["Records"][0] for event in seen)  # type: ignore[index]
+    assert handed.keys() == queued.keys()
+    assert handed["attributes"].keys() == queued["attributes"].keys()
+    for record in (handed, queued):
+        assert record["body"] == body
+        assert record["md5OfBody"] == hashlib.md5(body.encode()).hexdigest()
+        assert record["attributes"]["ApproximateReceiveCount"] == "1"
+    assert handed["messageId"] != queued["messageId"]

@@ -16,7 +16,7 @@ from moto import mock_aws
 from sitemap_updater.indexnow import IndexNowClient
 from sitemap_updater.rebuild.outputs.indexnow import PENDING_KEY, PendingSet
 from sitemap_updater.store.spaces import shard_file_key
-from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
+from tests.helpers.indexnow_endpoint import Reply, ScriptedEndpoint
 from tests.integration.rebuild.conftest import BUCKET, SITE, Aws, page
 
 KEY = "5b2d0c6e-indexnow-test"
@@ -33,8 +33,8 @@ class Clock:
 
 
 @pytest.fixture
-def endpoint() -> Iterator[RecordingEndpoint]:
-    with RecordingEndpoint() as running:
+def endpoint() -> Iterator[ScriptedEndpoint]:
+    with ScriptedEndpoint() as running:
         yield running
 
 
@@ -46,7 +46,7 @@ def clock(aws: Aws) -> Clock:
 
 
 @pytest.fixture
-def on(aws: Aws, endpoint: RecordingEndpoint, clock: Clock, env: pytest.MonkeyPatch) -> Aws:
+def on(aws: Aws, endpoint: ScriptedEndpoint, clock: Clock, env: pytest.MonkeyPatch) -> Aws:
     env.setenv("INDEXNOW_KEY", KEY)
     env.setenv("INDEXNOW_ENDPOINT", endpoint.url)
     return aws
@@ -62,7 +62,7 @@ def locs(*numbers: int) -> list[str]:
     return [f"{SITE}/page/{n}" for n in numbers]
 
 
-def test_off_by_default_nothing_is_written_or_sent(aws: Aws, endpoint: RecordingEndpoint) -> None:
+def test_off_by_default_nothing_is_written_or_sent(aws: Aws, endpoint: ScriptedEndpoint) -> None:
     aws.upsert(*(page(i) for i in range(5)))
     aws.invoke()
     aws.upsert(page(1, "2024-06-01"))
@@ -72,7 +72,7 @@ def test_off_by_default_nothing_is_written_or_sent(aws: Aws, endpoint: Recording
     assert endpoint.requests == []
 
 
-def test_only_the_urls_the_publish_changed_are_sent(on: Aws, endpoint: RecordingEndpoint) -> None:
+def test_only_the_urls_the_publish_changed_are_sent(on: Aws, endpoint: ScriptedEndpoint) -> None:
     on.upsert(*(page(i, "2024-05-01") for i in range(20)))
     first = on.invoke()
     # the first publish of the site is not a change crawlers need to hear about one by one
@@ -100,7 +100,7 @@ def test_only_the_urls_the_publish_changed_are_sent(on: Aws, endpoint: Recording
 
 
 def test_429_waits_for_retry_after_then_sends(
-    on: Aws, endpoint: RecordingEndpoint, clock: Clock
+    on: Aws, endpoint: ScriptedEndpoint, clock: Clock
 ) -> None:
     on.upsert(*(page(i) for i in range(10)))
     on.invoke()
@@ -120,7 +120,7 @@ def test_429_waits_for_retry_after_then_sends(
 
 
 def test_5xx_backs_off_longer_each_time_and_nothing_is_lost(
-    on: Aws, endpoint: RecordingEndpoint, clock: Clock
+    on: Aws, endpoint: ScriptedEndpoint, clock: Clock
 ) -> None:
     on.upsert(*(page(i) for i in range(10)))
     on.invoke()
@@ -143,7 +143,7 @@ def test_5xx_backs_off_longer_each_time_and_nothing_is_lost(
 
 def test_a_refusal_is_logged_counted_and_not_sent_again(
     on: Aws,
-    endpoint: RecordingEndpoint,
+    endpoint: ScriptedEndpoint,
     capsys: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -167,7 +167,7 @@ def test_a_refusal_is_logged_counted_and_not_sent_again(
 
 
 def test_a_publish_never_waits_on_a_dead_endpoint(on: Aws, env: pytest.MonkeyPatch) -> None:
-    with RecordingEndpoint() as gone:
+    with ScriptedEndpoint() as gone:
         dead = gone.url
     env.setenv("INDEXNOW_ENDPOINT", dead)
     on.upsert(*(page(i) for i in range(10)))
@@ -184,7 +184,7 @@ def on_file(aws: Aws, n: int) -> str:
 
 
 def test_changes_stored_before_the_checkpoint_survive_a_crash(
-    on: Aws, endpoint: RecordingEndpoint
+    on: Aws, endpoint: ScriptedEndpoint
 ) -> None:
     on.upsert(*(page(i) for i in range(10)))
     on.invoke()
@@ -205,7 +205,7 @@ def test_changes_stored_before_the_checkpoint_survive_a_crash(
 
 
 def test_a_run_recovering_from_a_crash_after_its_writes_sends_those_changes(
-    on: Aws, endpoint: RecordingEndpoint
+    on: Aws, endpoint: ScriptedEndpoint
 ) -> None:
     on.upsert(*(page(i) for i in range(10)))
     on.invoke()
@@ -225,7 +225,7 @@ def test_a_run_recovering_from_a_crash_after_its_writes_sends_those_changes(
 
 
 def test_a_reconcile_sends_the_drift_it_repairs_and_nothing_else(
-    on: Aws, endpoint: RecordingEndpoint
+    on: Aws, endpoint: ScriptedEndpoint
 ) -> None:
     on.upsert(*(page(i) for i in range(12)))
     on.invoke({"full_rebuild": True})
@@ -245,7 +245,7 @@ def test_a_reconcile_sends_the_drift_it_repairs_and_nothing_else(
 
 
 def test_the_pending_set_is_bounded_and_counts_what_it_drops(
-    endpoint: RecordingEndpoint,
+    endpoint: ScriptedEndpoint,
 ) -> None:
     with mock_aws():
         s3 = boto3.client("s3", region_name="us-east-1")
@@ -265,7 +265,7 @@ def test_the_pending_set_is_bounded_and_counts_what_it_drops(
     assert endpoint.requests[-1].body["urlList"] == locs(*range(5))
 
 
-def test_more_than_10000_urls_go_in_several_posts(endpoint: RecordingEndpoint) -> None:
+def test_more_than_10000_urls_go_in_several_posts(endpoint: ScriptedEndpoint) -> None:
     many = [f"{SITE}/p/{i}" for i in range(10_001)]
     with mock_aws():
         s3 = boto3.client("s3", region_name="us-east-1")
@@ -280,7 +280,7 @@ def test_more_than_10000_urls_go_in_several_posts(endpoint: RecordingEndpoint) -
 
 
 def test_a_key_file_that_is_no_longer_the_key_is_retired(
-    on: Aws, env: pytest.MonkeyPatch, endpoint: RecordingEndpoint
+    on: Aws, env: pytest.MonkeyPatch, endpoint: ScriptedEndpoint
 ) -> None:
     on.upsert(*(page(i) for i in range(5)))
     on.invoke()
@@ -304,7 +304,7 @@ def test_a_key_file_that_is_no_longer_the_key_is_retired(
     assert f"sitemap-indexnow-{new_key}.txt" not in on.object_keys()
 
 
-def test_a_url_off_the_site_host_is_never_queued(endpoint: RecordingEndpoint) -> None:
+def test_a_url_off_the_site_host_is_never_queued(endpoint: ScriptedEndpoint) -> None:
     with mock_aws():
         s3 = boto3.client("s3", region_name="us-east-1")
         s3.create_bucket(Bucket=BUCKET)

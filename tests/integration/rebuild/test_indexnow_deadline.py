@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sitemap_updater.indexnow import IndexNowClient, Outcome
+from sitemap_updater.indexnow import AnswerKind, IndexNowClient
 from tests.helpers.drip_server import DripServer, http_answer
 
 KEY = "5b2d0c6e-indexnow-test"
@@ -30,7 +30,7 @@ def post(endpoint: DripServer, timeout: float, budget: float | None = None) -> t
     started = time.monotonic()
     answer = client.post([f"{SITE}/a"], time.time(), budget=budget)
     elapsed = time.monotonic() - started
-    assert answer.outcome is Outcome.RETRY and answer.status is None  # kept for a later run
+    assert answer.outcome is AnswerKind.RETRY and answer.status is None  # kept for a later run
     return elapsed, answer.detail
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from sitemap_updater.config import RebuildConfig
 from sitemap_updater.page.model import Page
-from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.rebuild.runner import RebuildService
 from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
 from sitemap_updater.store.spaces import shard_file_key
 from tests.integration.rebuild.conftest import BUCKET, SITE, STATE_TABLE, TABLE, Aws, page

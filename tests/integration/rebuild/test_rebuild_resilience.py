@@ -11,7 +11,7 @@ import boto3
 import pytest
 
 from sitemap_updater.config import RebuildConfig
-from sitemap_updater.rebuild.service import RebuildService
+from sitemap_updater.rebuild.runner import RebuildService
 from tests.integration.rebuild.conftest import (
     BUCKET,
     SITE,

@@ -13,6 +13,7 @@ from sitemap_updater.engines.console_answers import (
     decode,
     error_of,
     inspection,
+    retry_after_seconds,
     sitemap_list,
     sitemap_status,
 )
@@ -143,3 +144,41 @@ def test_an_error_reason_is_one_printable_line_of_bounded_length() -> None:
     error = error_of("op", 400, body.encode())
     assert "\n" not in str(error) and "\x1b" not in str(error) and "\\x1b" in str(error)
     assert len(error.reason) < 400
+
+
+def _quota(limit: str, delay: str | None = None) -> bytes:
+    details: list[dict[str, object]] = [
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "RATE_LIMIT_EXCEEDED",
+            "metadata": {"quota_limit": limit, "service": "searchconsole.googleapis.com"},
+        }
+    ]
+    if delay is not None:
+        details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay})
+    error = {"code": 429, "message": "Quota exceeded", "status": "RESOURCE_EXHAUSTED"}
+    return json.dumps({"error": error | {"details": details}}).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "window", "wait"),
+    [
+        (_quota("UrlInspectionRequestsPerMinutePerSite", "7s"), {}, "per-minute", 7.0),
+        (_quota("UrlInspectionRequestsPerMinutePerSite"), {"Retry-After": "3"}, "per-minute", 3.0),
+        (_quota("UrlInspectionRequestsPerDayPerSite"), {"retry-after": "3600"}, "daily", 3600.0),
+        (google_error(403, "PERMISSION_DENIED", "dailyLimitExceeded"), {}, "daily", None),
+        (google_error(429, "RESOURCE_EXHAUSTED"), {}, None, None),
+    ],
+)
+def test_a_quota_error_says_its_window_and_its_wait(
+    body: bytes, headers: dict[str, str], window: str | None, wait: float | None
+) -> None:
+    error = error_of("urlInspection.index.inspect", 429, body, headers)
+    assert isinstance(error, QuotaExhausted)
+    assert (error.window, error.retry_after) == (window, wait)
+
+
+def test_retry_after_as_an_http_date() -> None:
+    now = datetime(2026, 11, 27, 12, 0, tzinfo=UTC).timestamp()
+    assert retry_after_seconds("Fri, 27 Nov 2026 12:00:30 GMT", now) == 30.0
+    assert retry_after_seconds("soon", now) is None and retry_after_seconds(None, now) is None

@@ -74,3 +74,15 @@ def test_x_robots_tag(values: list[str], noindex: bool) -> None:
 def test_a_crawler_name_switches_the_directives_that_follow() -> None:
     assert directives_noindex("otherbot: nofollow, googlebot: noindex")
     assert not directives_noindex("googlebot: nofollow, otherbot: noindex")
+
+
+@pytest.mark.parametrize("charset", ["undefined", "idna", "x-no-such-charset"])
+def test_a_charset_python_cannot_decode_with_is_read_as_utf8(charset: str) -> None:
+    signals = html_signals(b'<head><meta name="robots" content="noindex"></head>', charset)
+    assert signals.noindex
+
+
+def test_markup_the_parser_refuses_ends_the_reading_with_what_came_before() -> None:
+    page = b'<head><link rel="canonical" href="/a"><![FOR]><meta name="robots" content="noindex">'
+    signals = html_signals(page)
+    assert signals.canonical == "/a" and not signals.noindex

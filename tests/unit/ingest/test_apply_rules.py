@@ -9,8 +9,8 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 
 from sitemap_updater.ingest.apply import item_for, visible_change
+from sitemap_updater.ingest.intake import is_transient
 from sitemap_updater.ingest.judge import Change
-from sitemap_updater.ingest.service import is_transient
 from sitemap_updater.page.model import Page
 from sitemap_updater.page.order import delete_digest, event_key, page_digest
 from sitemap_updater.store.items import Item, page_of_item, section_of_item

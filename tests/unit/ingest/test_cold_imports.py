@@ -74,7 +74,7 @@ def rebuild_only(modules: set[str]) -> list[str]:
 
 def test_the_ingest_handler_imports_nothing_only_the_rebuild_uses() -> None:
     loaded = loaded_by("ingest")
-    assert "sitemap_updater.ingest.service" in loaded
+    assert "sitemap_updater.ingest.intake" in loaded
     assert rebuild_only(loaded) == []
     assert sorted(m for m in loaded if m.startswith(OBSERVER_ONLY)) == []
 
@@ -82,7 +82,7 @@ def test_the_ingest_handler_imports_nothing_only_the_rebuild_uses() -> None:
 def test_the_rebuild_handler_does_import_them() -> None:
     # the same list, seen from the side that needs it: the test above is not vacuous
     loaded = loaded_by("rebuild")
-    assert "sitemap_updater.rebuild.service" in loaded
+    assert "sitemap_updater.rebuild.runner" in loaded
     assert "sitemap_updater.protocol.urlset" in loaded
 
 
@@ -100,7 +100,7 @@ def test_the_rebuild_loads_indexnow_s_sending_side_only_with_a_key() -> None:
     sending = ("sitemap_updater.rebuild.outputs.indexnow", "sitemap_updater.rebuild.steps.indexnow")
     assert not set(sending) & loaded_by("rebuild")
     made = (
-        "from sitemap_updater.rebuild import service as s; from sitemap_updater.sections import "
+        "from sitemap_updater.rebuild import runner as s; from sitemap_updater.sections import "
         "SectionRules; site = 'https://a.example'; s._indexnow(s.RebuildConfig('t', site, 'b', "
         "site, indexnow_key='0' * 32), s.Layout.of(site, SectionRules(), site), None)"
     )
@@ -115,7 +115,7 @@ def engine_clients_only(modules: set[str]) -> list[str]:
 
 def test_the_observer_imports_no_engine_client_library_until_a_run_makes_a_client() -> None:
     loaded = loaded_by("observe")
-    assert "sitemap_updater.observe.service" in loaded
+    assert "sitemap_updater.observe.observer" in loaded
     assert engine_clients_only(loaded) == []
     # what credentials.engine_clients imports when Search Console is on loads them: the list
     # above names what the observer does load then

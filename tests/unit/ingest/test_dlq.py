@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sitemap_updater.ingest.dlq import (
     MAX_REASON_CHARS,
     REJECTIONS_ATTRIBUTE,
-    bad_entries_body,
+    bad_changes_body,
     describe,
     reason_line,
     rejection_kinds,
@@ -23,7 +23,7 @@ from sitemap_updater.ingest.rejection import MISSING, Rejection
 
 def test_describe_names_index_field_value_and_rule() -> None:
     text = describe(Rejection(3, "priority", "0.8", "must be a number"))
-    assert text == 'entry 3: field priority value "0.8" rejected: must be a number'
+    assert text == 'change 3: field priority value "0.8" rejected: must be a number'
 
 
 def test_missing_value_is_named() -> None:
@@ -47,15 +47,15 @@ def test_reason_line_is_capped_and_counts_the_rest() -> None:
     ]
     line = reason_line(many)
     assert len(line) <= MAX_REASON_CHARS
-    assert line.startswith("entry 0: field url")
-    kept = line.count("entry ")
-    assert line.endswith(f"and {500 - kept} more rejected entries (see the message body)")
+    assert line.startswith("change 0: field url")
+    kept = line.count("change ")
+    assert line.endswith(f"and {500 - kept} more rejected changes (see the message body)")
 
 
-def test_bad_entries_body_keeps_index_entry_and_reason() -> None:
+def test_bad_changes_body_keeps_index_entry_and_reason() -> None:
     rejection = Rejection(2, "action", "purge", "unknown", raw={"action": "purge"})
-    assert json.loads(bad_entries_body([rejection])) == [
-        {"index": 2, "entry": {"action": "purge"}, "reason": describe(rejection)}
+    assert json.loads(bad_changes_body([rejection])) == [
+        {"index": 2, "change": {"action": "purge"}, "reason": describe(rejection)}
     ]
 
 

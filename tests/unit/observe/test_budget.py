@@ -1,4 +1,5 @@
-"""The day's budget of Search Console calls, spread over the runs left, kept in DynamoDB."""
+"""The day's budget of Search Console calls, spread over the runs left, kept in DynamoDB as
+each call is made; a stop ends the property's calls for the run."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from sitemap_updater.observe.budget import BudgetLedger, runs_left_today, share_of_run
-from tests.helpers.moto_answers import create_url_table
+from sitemap_updater.observe.budget import BudgetLedger, RunBudget, runs_left_today, share_of_run
 
 MIDNIGHT = 1_800_057_600  # 2027-01-15T00:00:00Z
 HOUR = 3600
@@ -39,7 +39,18 @@ def test_runs_following_their_share_never_overspend_the_day(
 def table() -> Iterator[tuple[object, str]]:
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
-        create_url_table(client, "state")
+        client.create_table(  # the state table's key schema
+            TableName="state",
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
         yield client, "state"
 
 
@@ -51,7 +62,25 @@ def test_what_a_run_spent_is_left_out_of_the_next_runs_share(table: tuple[object
     while first.take():
         pass
     assert first.spent == 10 and first.left == 0
-    ledger.close("sc-domain:example.com", first, MIDNIGHT)
     assert ledger.used("sc-domain:example.com", MIDNIGHT + HOUR) == 10
     assert ledger.used("https://www.example.de/", MIDNIGHT + HOUR) == 0  # per property
     assert ledger.used("sc-domain:example.com", MIDNIGHT + 24 * HOUR) == 0  # a new day
+
+
+def test_each_call_is_recorded_as_it_is_made(table: tuple[object, str]) -> None:
+    """A run that ends at any point (a timeout, a crash) has counted every call it made."""
+    client, name = table
+    ledger = BudgetLedger(client, name, daily=240, interval_seconds=HOUR)  # type: ignore[arg-type]
+    budget = ledger.open("https://www.example.com/", MIDNIGHT)
+    for made in range(1, 4):
+        assert budget.take()
+        assert ledger.used("https://www.example.com/", MIDNIGHT) == made
+
+
+def test_a_stop_ends_the_calls_of_the_run_and_says_why() -> None:
+    budget = RunBudget(10)
+    assert budget.take()
+    budget.stop("daily", "Quota exceeded ... per day per site")
+    budget.stop("per-minute", "a later stop does not replace the first")
+    assert budget.left == 0 and not budget.take()
+    assert budget.report()["stopped_on"] == "daily" and budget.report()["calls"] == 1

@@ -53,10 +53,10 @@ def test_a_lastmod_not_in_normalized_form_is_refused(lastmod: str) -> None:
 
 def test_the_index_holds_as_many_children_as_allowed_and_refuses_one_more() -> None:
     children = [(BASE + f"{name}.xml.gz", None) for name in "abc"]
-    data, stats = render_index(children[:2], max_entries=2)
+    data, stats = render_index(children[:2], max_files=2)
     assert stats.count == 2 and len(assert_valid_index(data)) == 2
     with pytest.raises(SitemapFullError) as info:
-        render_index(children, max_entries=2)
+        render_index(children, max_files=2)
     assert info.value.limit == "urls"
 
 

@@ -12,16 +12,16 @@ import pytest
 from sitemap_updater.config import ConfigError, RebuildConfig
 from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
+    AnswerKind,
     IndexNowClient,
     IndexNowConfigError,
-    Outcome,
     check_key,
     key_file_name,
     request_body,
     retry_after_seconds,
 )
 from sitemap_updater.rebuild.outputs.indexnow import fair_trim
-from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint, Reply
+from tests.helpers.indexnow_endpoint import Reply, ScriptedEndpoint
 
 SITE = "https://www.example.com"
 KEY = "0123abcd-KEY-9"
@@ -29,19 +29,19 @@ NOW = 1_800_000_000.0
 
 
 @pytest.fixture
-def endpoint() -> Iterator[RecordingEndpoint]:
-    with RecordingEndpoint() as running:
+def endpoint() -> Iterator[ScriptedEndpoint]:
+    with ScriptedEndpoint() as running:
         yield running
 
 
-def client(endpoint: RecordingEndpoint, timeout: float = 5.0) -> IndexNowClient:
+def client(endpoint: ScriptedEndpoint, timeout: float = 5.0) -> IndexNowClient:
     return IndexNowClient(endpoint.url, KEY, site_url=SITE, public_base_url=SITE, timeout=timeout)
 
 
-def test_a_post_carries_the_protocol_body(endpoint: RecordingEndpoint) -> None:
+def test_a_post_carries_the_protocol_body(endpoint: ScriptedEndpoint) -> None:
     urls = [f"{SITE}/a", f"{SITE}/b?x=1&y=é"]
     answer = client(endpoint).post(urls, NOW)
-    assert (answer.outcome, answer.status) == (Outcome.ACCEPTED, 200)
+    assert (answer.outcome, answer.status) == (AnswerKind.ACCEPTED, 200)
     [received] = endpoint.requests
     assert received.path == "/indexnow"
     assert received.content_type == "application/json; charset=utf-8"
@@ -53,57 +53,57 @@ def test_a_post_carries_the_protocol_body(endpoint: RecordingEndpoint) -> None:
     }
 
 
-def test_202_is_success(endpoint: RecordingEndpoint) -> None:
+def test_202_is_success(endpoint: ScriptedEndpoint) -> None:
     endpoint.script(Reply(202))
-    assert client(endpoint).post([f"{SITE}/a"], NOW).outcome is Outcome.ACCEPTED
+    assert client(endpoint).post([f"{SITE}/a"], NOW).outcome is AnswerKind.ACCEPTED
 
 
-def test_429_is_retried_after_the_time_it_names(endpoint: RecordingEndpoint) -> None:
+def test_429_is_retried_after_the_time_it_names(endpoint: ScriptedEndpoint) -> None:
     endpoint.script(Reply(429, {"Retry-After": "120"}, "slow down"))
     answer = client(endpoint).post([f"{SITE}/a"], NOW)
-    assert (answer.outcome, answer.status, answer.retry_after) == (Outcome.RETRY, 429, 120.0)
+    assert (answer.outcome, answer.status, answer.retry_after) == (AnswerKind.RETRY, 429, 120.0)
     assert answer.detail == "slow down"
 
 
-def test_503_is_retried(endpoint: RecordingEndpoint) -> None:
+def test_503_is_retried(endpoint: ScriptedEndpoint) -> None:
     endpoint.script(Reply(503, body="maintenance"))
     answer = client(endpoint).post([f"{SITE}/a"], NOW)
-    assert (answer.outcome, answer.status, answer.retry_after) == (Outcome.RETRY, 503, None)
+    assert (answer.outcome, answer.status, answer.retry_after) == (AnswerKind.RETRY, 503, None)
 
 
 @pytest.mark.parametrize("status", [400, 403, 422])
 def test_a_refusal_is_not_retried_and_keeps_the_answer(
-    endpoint: RecordingEndpoint, status: int
+    endpoint: ScriptedEndpoint, status: int
 ) -> None:
     endpoint.script(Reply(status, body='{"message": "URLs do not belong to the host"}'))
     answer = client(endpoint).post([f"{SITE}/a"], NOW)
-    assert (answer.outcome, answer.status) == (Outcome.REJECTED, status)
+    assert (answer.outcome, answer.status) == (AnswerKind.REJECTED, status)
     assert "do not belong to the host" in answer.detail
 
 
-def test_a_slow_answer_times_out_and_is_retried(endpoint: RecordingEndpoint) -> None:
+def test_a_slow_answer_times_out_and_is_retried(endpoint: ScriptedEndpoint) -> None:
     endpoint.script(Reply(200, hold=True))  # held until released (at most 30 s)
     try:
         answer = client(endpoint, timeout=0.3).post([f"{SITE}/a"], NOW)
     finally:
         endpoint.release()
-    assert (answer.outcome, answer.status) == (Outcome.RETRY, None)
+    assert (answer.outcome, answer.status) == (AnswerKind.RETRY, None)
     assert "TimeoutError" in answer.detail and "deadline of 0.3 s" in answer.detail
 
 
-def test_a_dropped_connection_is_retried(endpoint: RecordingEndpoint) -> None:
+def test_a_dropped_connection_is_retried(endpoint: ScriptedEndpoint) -> None:
     endpoint.script(Reply(drop=True))
     answer = client(endpoint).post([f"{SITE}/a"], NOW)
-    assert (answer.outcome, answer.status) == (Outcome.RETRY, None)
+    assert (answer.outcome, answer.status) == (AnswerKind.RETRY, None)
     assert answer.detail.startswith("no answer: ")
     assert len(endpoint.requests) == 1
 
 
 def test_nothing_listening_is_retried() -> None:
-    with RecordingEndpoint() as gone:
+    with ScriptedEndpoint() as gone:
         url = gone.url
     answer = IndexNowClient(url, KEY, site_url=SITE, public_base_url=SITE).post([SITE + "/"], NOW)
-    assert (answer.outcome, answer.status) == (Outcome.RETRY, None)
+    assert (answer.outcome, answer.status) == (AnswerKind.RETRY, None)
 
 
 def test_retry_after_as_an_http_date() -> None:

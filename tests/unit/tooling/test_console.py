@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from sitemap_updater_local.console import OTHER_RULES, RULES_COUNTED, ProblemReport
-from sitemap_updater_local.inputs.records import Problem
+from sitemap_updater_local.inputs.source_records import Problem
 
 
 def test_the_first_problems_are_printed_and_all_are_counted_by_rule() -> None:

@@ -18,8 +18,8 @@ from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.sites import Sites
 from sitemap_updater_local import cli
-from sitemap_updater_local.inputs.records import Listing
 from sitemap_updater_local.inputs.sitemaps.url_elements import url_listing
+from sitemap_updater_local.inputs.source_records import Listing
 from sitemap_updater_local.pipeline.judging import dropped, invalid
 from sitemap_updater_local.validation.document import validate_document
 
@@ -85,7 +85,7 @@ def test_a_valid_video_news_image_and_alternate_pass() -> None:
          "news.publication.name: ' ' is invalid: must not be empty or blank (whitespace and "
          "invisible characters only)"),
         (NEWS.format(name="", lang="en"),
-         "news.publication.name: '' is invalid: must have at least 1 characters"),
+         "news.publication.name: '' is invalid: must have at least 1 character"),
     ],
 )  # fmt: skip
 def test_what_google_rejects_of_an_element_fails_the_file_in_one_line(

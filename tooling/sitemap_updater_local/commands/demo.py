@@ -127,17 +127,11 @@ def _bar(total: int, desc: str) -> Any:
     )
 
 
-#: Messages sent before the queue is drained. Producers trickle; a bounded queue depth also keeps
-#: moto's ReceiveMessage (linear in the queue depth) fast.
-CHUNK = 50
-
-
 def _send_and_drain(dep: LocalDeployment, bodies: list[str], label: str) -> None:
     with _bar(len(bodies), label) as bar:
-        for start in range(0, len(bodies), CHUNK):
-            dep.send(bodies[start : start + CHUNK])
-            progress: Callable[[int], None] = bar.update
-            dep.drain(progress)
+        dep.send(bodies)
+        progress: Callable[[int], None] = bar.update
+        dep.drain(progress)
 
 
 def _clear_previous(out: Path) -> None:

@@ -30,7 +30,7 @@ from sitemap_updater_local.console import command_line
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
 from sitemap_updater_local.guessed_site import guess_site
 from sitemap_updater_local.inputs.opening import open_source
-from sitemap_updater_local.inputs.records import BodyLine, Problem, SourceError
+from sitemap_updater_local.inputs.source_records import BodyLine, Problem, SourceError
 from sitemap_updater_local.inputs.sources import iter_jsonl
 from sitemap_updater_local.options import add_sites_arguments, sites_of
 

@@ -65,7 +65,7 @@ from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.deployment.stack.template import TemplateError
 from sitemap_updater_local.errors import EXIT_SKIPPED, CommandError, NothingKept
-from sitemap_updater_local.inputs.records import Problem
+from sitemap_updater_local.inputs.source_records import Problem
 from sitemap_updater_local.inputs.waves import in_place, position_in, read_wave, wave_lines
 from sitemap_updater_local.options import add_sites_arguments, sites_of, sites_text
 

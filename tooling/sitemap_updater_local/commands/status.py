@@ -37,7 +37,7 @@ import argparse
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -85,8 +85,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def stack_outputs(cloudformation: Any, stack_name: str) -> dict[str, str]:
-    """The outputs of ``stack_name``, by output key."""
+def stack_outputs(
+    cloudformation: Any, stack_name: str, needed: tuple[str, ...] = NEEDED
+) -> dict[str, str]:
+    """The outputs of ``stack_name``, by output key; :class:`StackUnusable` when it lacks one
+    of ``needed``."""
     try:
         (stack,) = cloudformation.describe_stacks(StackName=stack_name)["Stacks"]
     except ClientError as error:
@@ -94,7 +97,7 @@ def stack_outputs(cloudformation: Any, stack_name: str) -> dict[str, str]:
             raise StackUnusable(f"stack {stack_name!r} does not exist") from error
         raise
     outputs = {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
-    missing = [key for key in NEEDED if key not in outputs]
+    missing = [key for key in needed if key not in outputs]
     if missing:
         raise StackUnusable(
             f"stack {stack_name!r} has no output {', '.join(missing)} "
@@ -125,9 +128,9 @@ def collect(
         "current_lag_seconds": round(max(ages), 3) if ages else None,
         "pending_leaves": list(record.pending),
         "checkpoint_age_seconds": None if checkpoint_age is None else round(checkpoint_age, 3),
-        "queue_messages": _depth(sqs, outputs["QueueUrl"]),
+        "queue_messages": queue_depth(sqs, outputs["QueueUrl"]),
         "dead_letter_queue": {
-            "messages": _depth(sqs, outputs["DeadLetterQueueUrl"]),
+            "messages": queue_depth(sqs, outputs["DeadLetterQueueUrl"]),
             "top_reasons": _top_reasons(sqs, outputs["DeadLetterQueueUrl"]),
         },
         **_indexnow(clients("s3"), outputs["BucketName"]),
@@ -204,7 +207,7 @@ def _publish(record: PublishedRecord, now: float) -> dict[str, Any] | None:
     }
 
 
-def _depth(sqs: Any, queue_url: str) -> int:
+def queue_depth(sqs: Any, queue_url: str) -> int:
     attributes = sqs.get_queue_attributes(
         QueueUrl=queue_url,
         AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
@@ -214,26 +217,39 @@ def _depth(sqs: Any, queue_url: str) -> int:
     )
 
 
-def _top_reasons(sqs: Any, queue_url: str) -> list[dict[str, Any]]:
-    """The most common kinds of rejection among the messages peeked (left visible), by the
-    field and rule the ingest function wrote (``ingest.dlq.rejection_kinds``)."""
-    seen: dict[str, dict[str, str]] = {}
+def peek_dead_letters(sqs: Any, queue_url: str) -> Iterator[dict[str, Any]]:
+    """Each message of the dead-letter queue that :data:`PEEK_CALLS` receives return, once,
+    left visible (a visibility timeout of 0: none is consumed or hidden), with its reason
+    attributes and its ``SentTimestamp``; ReceiveMessage samples the queue, so a deep queue
+    gives only part of its messages."""
+    seen: set[str] = set()
     for _ in range(PEEK_CALLS):
         got = sqs.receive_message(
             QueueUrl=queue_url,
             MaxNumberOfMessages=10,
+            AttributeNames=["SentTimestamp"],
             MessageAttributeNames=[REASON_ATTRIBUTE, REJECTIONS_ATTRIBUTE],
             VisibilityTimeout=0,
             WaitTimeSeconds=0,
         ).get("Messages", [])
         fresh = [m for m in got if m["MessageId"] not in seen]
         if not fresh:
-            break
+            return
         for message in fresh:
-            attributes = message.get("MessageAttributes", {})
-            seen[message["MessageId"]] = {
-                name: str(value.get("StringValue", "")) for name, value in attributes.items()
-            }
+            seen.add(message["MessageId"])
+            yield message
+
+
+def text_attributes(message: Mapping[str, Any]) -> dict[str, str]:
+    """A received message's string attributes, by name."""
+    attributes = message.get("MessageAttributes", {})
+    return {name: str(value.get("StringValue", "")) for name, value in attributes.items()}
+
+
+def _top_reasons(sqs: Any, queue_url: str) -> list[dict[str, Any]]:
+    """The most common kinds of rejection among the messages peeked (left visible), by the
+    field and rule the ingest function wrote (``ingest.dlq.rejection_kinds``)."""
+    seen = {m["MessageId"]: text_attributes(m) for m in peek_dead_letters(sqs, queue_url)}
     kinds: Counter[str] = Counter()
     for attributes in seen.values():
         found = rejection_kinds(attributes)
@@ -294,10 +310,12 @@ def show(
     args: argparse.Namespace,
     collect: Callable[[Callable[[str], Any], str], Mapping[str, Any]],
     render: Callable[[Mapping[str, Any]], list[str]],
+    exit_status: Callable[[Mapping[str, Any]], int] = lambda shown: 0,
 ) -> int:
     """Collect what a command shows of the stack ``args.stack_name`` (through clients of
-    ``args.region`` and ``args.endpoint_url``) and print it, as text or with ``--json``; an
-    unusable stack or a failed AWS call ends with one line and its exit status."""
+    ``args.region`` and ``args.endpoint_url``) and print it, as text or with ``--json``, then
+    return its ``exit_status``; an unusable stack or a failed AWS call ends with one line and
+    its exit status."""
     session = boto3.Session(region_name=args.region)
 
     def clients(name: str) -> Any:
@@ -317,7 +335,7 @@ def show(
         print(json.dumps(shown, indent=2))
     else:
         print("\n".join(render(shown)))
-    return 0
+    return exit_status(shown)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,8 +16,11 @@ system's: the handlers' module-level ``clock`` is the hook (``clock.advance(300)
 Not shipped to Lambda: this is development and demonstration tooling. ``local`` is the
 deployment, ``stack`` makes template.yaml's resources, ``runtime`` loads and invokes the
 functions, ``event_source`` is the SQS event source mapping, ``messages`` the queues' messages,
-``clock`` the simulated time, ``faults`` the injected faults, ``faster_moto`` what makes moto
-fast enough for long runs, ``indexnow_endpoint`` a local IndexNow endpoint.
+``clock`` the simulated time, ``faults`` the injected faults (``simulate --faults``),
+``indexnow_endpoint`` a local IndexNow endpoint, ``observed`` a deployment observed on the
+loopback stand-ins, ``schedules`` the template's schedules and ``served`` the deployment kept
+running on moto's server (``sitemap-updater local``). moto runs as shipped: nothing here changes
+its code.
 
 moto's table stream differs from AWS: a table has one open stream shard, which moto never closes,
 splits or trims, and an UpdateItem that creates an item gives two stream records (AWS gives one).

@@ -1,4 +1,4 @@
-"""The whole system on moto, in-process: :class:`LocalDeployment`."""
+"""The whole system on moto, in this process or on a moto server: :class:`LocalDeployment`."""
 
 from __future__ import annotations
 
@@ -15,19 +15,24 @@ import boto3
 from moto import mock_aws
 
 from sitemap_updater_local.deployment.clock import scheduled_event
-from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
-from sitemap_updater_local.deployment.faster_moto import linear_moto
-from sitemap_updater_local.deployment.faster_moto.request_cost import local_session
+from sitemap_updater_local.deployment.event_source import (
+    DrainReport,
+    EventSourceMapping,
+    HandedFeed,
+    QueueFeed,
+)
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.messages import (
     DeadLetter,
     SendFailure,
     read_dead_letters,
-    send_bodies,
+    sqs_refusal,
 )
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
+from sitemap_updater_local.deployment.stack import roles
 from sitemap_updater_local.deployment.stack.provision import Stack, provision
 from sitemap_updater_local.deployment.stack.template import (
+    LOCAL_STACK_NAME,
     REGION,
     FunctionSpec,
     Template,
@@ -38,7 +43,8 @@ from sitemap_updater_local.deployment.stack.template import (
 #: template.yaml of the repository this package lives in (tooling/sitemap_updater_local/...).
 DEFAULT_TEMPLATE = Path(__file__).resolve().parents[3] / "template.yaml"
 
-_FAKE_CREDENTIALS = {
+#: The credentials and region every client of a deployment uses (moto accepts any).
+FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
     "AWS_SESSION_TOKEN": "testing",
@@ -52,14 +58,18 @@ _FAKE_CREDENTIALS = {
 #: generation every 50,000 allocations and the older ones rarely keeps the garbage bounded and
 #: the walks few. Restored when the deployment ends.
 GC_THRESHOLDS = (50_000, 20, 100)
-#: Removed while the deployment runs, so no real profile or endpoint can be used by accident.
+#: Removed while the deployment runs, so no real profile or endpoint can be used by accident
+#: (``AWS_ENDPOINT_URL`` is set instead to a deployment's ``endpoint_url``).
 _CLEARED = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE")
 
 
 class LocalDeployment:
-    """The template's resources on moto, its two functions loaded from their files.
+    """The template's resources on moto, its functions loaded from their files.
 
     Use as a context manager; see the module docstring of :mod:`sitemap_updater_local.deployment`.
+    moto runs in this process (``mock_aws``) unless ``endpoint_url`` names a moto server: then
+    every client, the functions' too, reaches it there (``AWS_ENDPOINT_URL``), as a Lambda
+    function reaches AWS, and other processes can reach the same resources.
     """
 
     def __init__(
@@ -70,8 +80,16 @@ class LocalDeployment:
         faults: FaultPlan | None = None,
         clock: Callable[[], float] | None = None,
         secrets: Mapping[str, str] | None = None,
+        endpoint_url: str | None = None,
+        stack_name: str = LOCAL_STACK_NAME,
+        output: FunctionOutput | None = None,
     ) -> None:
+        if faults is not None and endpoint_url is not None:
+            raise ValueError("faults are injected into moto in this process, not a moto server")
         self.template_path = Path(template)
+        self.endpoint_url = endpoint_url
+        #: the stack's name (``AWS::StackName``; its resources' names start with it)
+        self.stack_name = stack_name
         #: epoch seconds both functions see instead of the system clock (``SimulatedClock``)
         self.clock = clock
         self.site_url = site_url
@@ -81,7 +99,8 @@ class LocalDeployment:
         #: Manager and the parameter set to its ARN (as an operator does before deploying); the
         #: same text in two parameters is one secret
         self.secrets = dict(secrets or {})
-        self.output = FunctionOutput()
+        #: what the functions print (their logs and metrics)
+        self.output = FunctionOutput() if output is None else output
         self._mock: Any = None
         self._saved_env: dict[str, str | None] = {}
         self._saved_default_session: boto3.Session | None = None
@@ -91,16 +110,18 @@ class LocalDeployment:
     # --- lifecycle --------------------------------------------------------------------------
 
     def __enter__(self) -> LocalDeployment:
-        self._saved_env = {n: os.environ.get(n) for n in (*_FAKE_CREDENTIALS, *_CLEARED)}
+        self._saved_env = {n: os.environ.get(n) for n in (*FAKE_CREDENTIALS, *_CLEARED)}
         for name in _CLEARED:
             os.environ.pop(name, None)
-        os.environ.update(_FAKE_CREDENTIALS)
+        os.environ.update(FAKE_CREDENTIALS)
+        if self.endpoint_url is not None:
+            os.environ["AWS_ENDPOINT_URL"] = self.endpoint_url
         self._saved_default_session = boto3.DEFAULT_SESSION
         boto3.DEFAULT_SESSION = None
-        self._mock = mock_aws()
-        self._mock.start()  # puts None in boto3.DEFAULT_SESSION until it stops
-        boto3.DEFAULT_SESSION = local_session(REGION)
-        linear_moto.install()
+        if self.endpoint_url is None:
+            self._mock = mock_aws()
+            self._mock.start()  # puts None in boto3.DEFAULT_SESSION until it stops
+        boto3.DEFAULT_SESSION = boto3.Session(region_name=REGION)
         self._saved_gc_thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         self._started = True
@@ -117,10 +138,11 @@ class LocalDeployment:
         self._started = False
         if self.faults is not None:
             self.faults.uninstall()
-        linear_moto.uninstall()
         if self._saved_gc_thresholds is not None:
             gc.set_threshold(*self._saved_gc_thresholds)
-        self._mock.stop()
+        if self._mock is not None:
+            self._mock.stop()
+            self._mock = None
         boto3.DEFAULT_SESSION = self._saved_default_session
         for name, value in self._saved_env.items():
             if value is None:
@@ -131,7 +153,7 @@ class LocalDeployment:
     def _provision(self) -> None:
         # The emulator's own clients come from a session of their own: injected faults are
         # meant for the functions, not for the harness that inspects the results.
-        session = local_session(REGION)
+        session = boto3.Session(region_name=REGION)
         stored: dict[str, str] = {}  # the same text is one secret, its ARN in each parameter
         for parameter, text in self.secrets.items():
             if text not in stored:
@@ -143,10 +165,10 @@ class LocalDeployment:
         self.s3 = session.client("s3")
         self.sqs = session.client("sqs")
         self.cloudfront = session.client("cloudfront")
-        site_param = _site_parameter(read_body(self.template_path))
+        site_param = roles.site_parameter(read_body(self.template_path))
         if site_param is not None and site_param not in self.parameters:
             self.parameters[site_param] = self.site_url
-        self.template = Template.load(self.template_path, self.parameters)
+        self.template = Template.load(self.template_path, self.parameters, self.stack_name)
         self.stack: Stack = provision(
             self.template,
             {
@@ -157,14 +179,20 @@ class LocalDeployment:
             },
         )
         specs = self.template.functions()
-        ingest_id, source = _sqs_source(specs)
-        rebuild_id = _scheduled(specs)
+        ingest_id, source = roles.sqs_source(specs)
+        rebuild_id = roles.rebuild_function(specs)
         self.ingest = self._function(specs[ingest_id], site_param)
         self.rebuild_function = self._function(specs[rebuild_id], site_param)
-        observer_id = _observer(specs)
+        observer_id = roles.observer_function(specs)
         self.observe_function = (
             None if observer_id is None else self._function(specs[observer_id], site_param)
         )
+        #: every function, by logical id
+        self.functions = {
+            f.spec.logical_id: f
+            for f in (self.ingest, self.rebuild_function, self.observe_function)
+            if f is not None
+        }
         queue_arn = str(self.template.resolve(source["Queue"]))
         if queue_arn not in self.stack.queue_arns:
             raise ValueError(f"function {ingest_id}: SQS event Queue {queue_arn} is not a queue")
@@ -175,9 +203,10 @@ class LocalDeployment:
         self.table_name = self.ingest.environment.get("TABLE_NAME", "")
         self.bucket_name = self.rebuild_function.environment.get("BUCKET_NAME", "")
         self.distribution_id = self.rebuild_function.environment.get("DISTRIBUTION_ID", "")
+        #: the messages :meth:`send` hands to the mapping, as SQS would deliver them
+        self.handed = HandedFeed(self._dead_letter, self.max_receive_count)
         self.mapping = EventSourceMapping(
-            sqs=self.sqs,
-            queue_url=self.queue_url,
+            feeds=(self.handed, QueueFeed(self.sqs, self.queue_url)),
             queue_arn=queue_arn,
             batch_size=self.batch_size,
             invoke=self._invoke_ingest,
@@ -224,7 +253,7 @@ class LocalDeployment:
             "Resources": {"Stack": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
             "Outputs": {key: {"Value": value} for key, value in outputs.items()},
         }
-        cloudformation = local_session(REGION).client("cloudformation")
+        cloudformation = boto3.Session(region_name=REGION).client("cloudformation")
         name = self.template.stack_name
         with warnings.catch_warnings():  # moto creates nothing for the handle, and says so
             warnings.filterwarnings("ignore", "Tried to parse AWS::CloudFormation::WaitCondition")
@@ -234,8 +263,26 @@ class LocalDeployment:
     # --- the event path ---------------------------------------------------------------------
 
     def send(self, bodies: Iterable[str]) -> list[SendFailure]:
-        """Send raw bodies as is, in batches of up to 10 (and 256 KiB); returns what SQS refused."""
-        return send_bodies(self.sqs, self.queue_url, bodies)
+        """Send raw bodies as is to the ingest queue; returns what SQS would refuse.
+
+        They are handed to the event source mapping in this process (``deployment.event_source``
+        says why and how); a client that sends to :attr:`queue_url` itself reaches the same
+        mapping through the queue.
+        """
+        accepted: list[str] = []
+        refused: list[SendFailure] = []
+        for body in bodies:
+            refusal = sqs_refusal(body)
+            if refusal is None:
+                accepted.append(body)
+            else:
+                refused.append(refusal)
+        self.handed.hand(accepted)
+        return refused
+
+    def _dead_letter(self, body: str) -> None:
+        """What SQS does with a message received ``maxReceiveCount`` times: into the DLQ."""
+        self.sqs.send_message(QueueUrl=self.dlq_url, MessageBody=body)
 
     def _invoke_ingest(
         self, event: dict[str, Any]
@@ -347,49 +394,3 @@ class LocalDeployment:
     def invalidated_paths(self) -> list[str]:
         """Every path of every invalidation, oldest first."""
         return [p for _, paths in self.invalidations() for p in paths]
-
-
-def _site_parameter(body: dict[str, Any]) -> str | None:
-    """The parameter that SITE_URL is taken from, if it is a plain ``!Ref`` of one."""
-    glob = body.get("Globals", {}).get("Function", {}).get("Environment", {})
-    candidates = [glob.get("Variables", {}).get("SITE_URL")]
-    for res in body.get("Resources", {}).values():
-        if res.get("Type") == "AWS::Serverless::Function":
-            env = res.get("Properties", {}).get("Environment", {}).get("Variables", {})
-            candidates.append(env.get("SITE_URL"))
-    params = body.get("Parameters", {})
-    for value in candidates:
-        if isinstance(value, dict) and set(value) == {"Ref"} and value["Ref"] in params:
-            return str(value["Ref"])
-    return None
-
-
-def _sqs_source(specs: dict[str, FunctionSpec]) -> tuple[str, dict[str, Any]]:
-    for lid, spec in specs.items():
-        for event in spec.events.values():
-            if event.get("Type") == "SQS":
-                return lid, dict(event.get("Properties", {}))
-    raise ValueError("template has no function with an SQS event (the ingest function)")
-
-
-#: what sets the observer apart from the rebuild, the other scheduled function
-_OBSERVER_VARIABLE = "OBSERVE_INTERVAL_MINUTES"
-
-
-def _is_scheduled(spec: FunctionSpec) -> bool:
-    return any(e.get("Type") in {"Schedule", "ScheduleV2"} for e in spec.events.values())
-
-
-def _scheduled(specs: dict[str, FunctionSpec]) -> str:
-    for lid, spec in specs.items():
-        if _is_scheduled(spec) and _OBSERVER_VARIABLE not in spec.environment:
-            return lid
-    raise ValueError("template has no function with a Schedule event (the rebuild function)")
-
-
-def _observer(specs: dict[str, FunctionSpec]) -> str | None:
-    """The observer: the scheduled function with the observer's settings (None: none)."""
-    for lid, spec in specs.items():
-        if _is_scheduled(spec) and _OBSERVER_VARIABLE in spec.environment:
-            return lid
-    return None

@@ -1,20 +1,17 @@
-"""The messages of the local deployment's queues: bodies sent as SQS would take them (what it
-refuses, in batches of up to 10 and 256 KiB), and the dead letters read back without consuming
-them."""
+"""The messages of the local deployment's queues: what SQS refuses of a body sent to it, and the
+dead letters read back without consuming them."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
-#: SQS limits for SendMessageBatch (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html)
-SEND_BATCH_MAX_ENTRIES = 10
-SEND_BATCH_MAX_BYTES = 262_144
+#: The SQS limit of a message body (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html)
+MAX_BODY_BYTES = 262_144
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +43,11 @@ def sqs_refusal(body: str) -> SendFailure | None:
             f"character U+{ord(bad.group()):04X} at offset {bad.start()} is not allowed in SQS",
         )
     size = len(body.encode("utf-8"))
-    if size > SEND_BATCH_MAX_BYTES:
+    if size > MAX_BODY_BYTES:
         return SendFailure(
             body,
             "InvalidParameterValue",
-            f"message of {size} bytes is larger than the SQS limit of {SEND_BATCH_MAX_BYTES}",
+            f"message of {size} bytes is larger than the SQS limit of {MAX_BODY_BYTES}",
         )
     return None
 
@@ -66,43 +63,6 @@ class DeadLetter:
     def reason(self) -> str | None:
         """The reason the ingest function attached; None for a message SQS redrove."""
         return self.message_attributes.get("reason")
-
-
-def send_bodies(sqs: SQSClient, queue_url: str, bodies: Iterable[str]) -> list[SendFailure]:
-    """Send raw bodies as is, in batches of up to 10 (and 256 KiB); returns what SQS refused."""
-    failures: list[SendFailure] = []
-    batch: list[str] = []
-    size = 0
-    for body in bodies:
-        refusal = sqs_refusal(body)
-        if refusal is not None:
-            failures.append(refusal)
-            continue
-        n = len(body.encode("utf-8"))
-        if batch and (len(batch) == SEND_BATCH_MAX_ENTRIES or size + n > SEND_BATCH_MAX_BYTES):
-            failures += _send_batch(sqs, queue_url, batch)
-            batch, size = [], 0
-        batch.append(body)
-        size += n
-    if batch:
-        failures += _send_batch(sqs, queue_url, batch)
-    return failures
-
-
-def _send_batch(sqs: SQSClient, queue_url: str, bodies: list[str]) -> list[SendFailure]:
-    try:
-        response = sqs.send_message_batch(
-            QueueUrl=queue_url,
-            Entries=[{"Id": str(i), "MessageBody": b} for i, b in enumerate(bodies)],
-        )
-    except Exception as exc:  # a body the SDK cannot even encode, or a batch-level refusal
-        if len(bodies) > 1:
-            return [f for b in bodies for f in _send_batch(sqs, queue_url, [b])]
-        return [SendFailure(bodies[0], type(exc).__name__, str(exc))]
-    return [
-        SendFailure(bodies[int(f["Id"])], str(f.get("Code", "")), str(f.get("Message", "")))
-        for f in response.get("Failed", [])
-    ]
 
 
 def read_dead_letters(sqs: SQSClient, dlq_url: str) -> list[DeadLetter]:

@@ -13,6 +13,7 @@ import importlib.util
 import io
 import itertools
 import json
+import logging
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TextIO
 
 from sitemap_updater_local.deployment.stack.template import ACCOUNT_ID, REGION, FunctionSpec
 
@@ -56,15 +57,19 @@ class LambdaContext:
 
 
 class FunctionOutput(io.TextIOBase):
-    """The stdout of the local functions: collects lines per invocation, keeps a bounded tail.
+    """The stdout of the local functions: collects lines per invocation, keeps a bounded tail,
+    and copies every line to ``sink`` when one is given (a log file).
 
     Installed as ``sys.stdout`` while a function's module is loaded and while it runs, so a
-    logger that binds the stream at import time keeps writing here rather than to the terminal.
+    logger that binds the stream at import time keeps writing here rather than to the terminal;
+    a logging handler that was bound to the stdout of before (a module the command imported
+    first) writes here for the duration too.
     """
 
-    def __init__(self, keep_lines: int = 5_000) -> None:
+    def __init__(self, keep_lines: int = 5_000, sink: TextIO | None = None) -> None:
         super().__init__()
         self.tail: deque[str] = deque(maxlen=keep_lines)
+        self.sink = sink
         self._current: list[str] | None = None
         self._partial = ""
 
@@ -78,7 +83,13 @@ class FunctionOutput(io.TextIOBase):
             self.tail.append(line)
             if self._current is not None:
                 self._current.append(line)
+            if self.sink is not None:
+                self.sink.write(line + "\n")
         return len(text)
+
+    def flush(self) -> None:
+        if self.sink is not None:
+            self.sink.flush()
 
     @contextlib.contextmanager
     def capture(self) -> Iterator[list[str]]:
@@ -86,12 +97,29 @@ class FunctionOutput(io.TextIOBase):
         previous, self._current = self._current, lines
         saved = sys.stdout
         sys.stdout = self
+        moved = _moved_handlers(saved, self)
         try:
             yield lines
         finally:
             self.write("\n" if self._partial else "")
+            for handler in moved:
+                handler.setStream(saved)
             sys.stdout = saved
             self._current = previous
+
+
+def _moved_handlers(old: object, new: io.TextIOBase) -> list[logging.StreamHandler[Any]]:
+    """Every logging stream handler writing to ``old``, now writing to ``new``."""
+    if old is new:
+        return []
+    loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+    moved: list[logging.StreamHandler[Any]] = []
+    for logger in loggers:
+        for handler in getattr(logger, "handlers", ()):
+            if isinstance(handler, logging.StreamHandler) and handler.stream is old:
+                handler.setStream(new)
+                moved.append(handler)
+    return moved
 
 
 def emf_metrics(lines: list[str]) -> dict[str, float]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from sitemap_updater_local.inputs.records import SourceError, quote
-from sitemap_updater_local.inputs.spreadsheet_dates import DateOrder
+from sitemap_updater_local.inputs.lastmod_forms import DateOrder
+from sitemap_updater_local.inputs.source_records import SourceError, quote
 
 #: Header names of the url column and of the lastmod column (compared in lower case).
 URL_NAMES: Final = ("url", "loc", "location")
@@ -43,7 +43,7 @@ class CsvFormat:
     url_column: str | None = None
     lastmod_column: str | None = None
     delimiter: str | None = None
-    #: the order of a day-first or month-first lastmod (``spreadsheet_dates``); ``None``:
+    #: the order of a day-first or month-first lastmod (``lastmod_forms``); ``None``:
     #: such a date is not read
     date_order: DateOrder | None = None
     #: the file's text encoding (a name Python's codecs know); UTF-8 takes a BOM too

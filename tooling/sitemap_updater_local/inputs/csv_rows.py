@@ -15,9 +15,9 @@ from itertools import chain
 from typing import IO, Any, Final
 
 from sitemap_updater_local.inputs.csv_columns import Columns, CsvFormat, read_columns
+from sitemap_updater_local.inputs.lastmod_forms import LastmodForms
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong, split_lines
-from sitemap_updater_local.inputs.records import Listing, Problem, listing
-from sitemap_updater_local.inputs.spreadsheet_dates import DateOrder, spreadsheet_lastmod
+from sitemap_updater_local.inputs.source_records import Listing, Note, Problem, listing
 
 #: Bytes read at a time on the fast path (then cut after the block's last line break).
 BLOCK: Final = 1 << 20
@@ -59,7 +59,7 @@ def recoded(stream: IO[bytes], encoding: str) -> IO[bytes]:
 
 
 def _row(
-    row: list[str], name: str, line: int, columns: Columns, order: DateOrder | None
+    row: list[str], name: str, line: int, columns: Columns, forms: LastmodForms
 ) -> Listing | Problem | None:
     """The entry of one data row; ``None`` for a blank row."""
     if not row or not "".join(row).strip():
@@ -71,9 +71,7 @@ def _row(
     if columns.url >= len(row):
         return _missing_url(name, line, columns, len(row))
     lastmod = row[columns.lastmod].strip() if 0 <= columns.lastmod < len(row) else ""
-    return listing(
-        name, line, row[columns.url].strip(), spreadsheet_lastmod(lastmod, order) or None
-    )
+    return listing(name, line, row[columns.url].strip(), forms.read(lastmod) or None)
 
 
 def _missing_url(name: str, line: int, columns: Columns, cells: int) -> Problem:
@@ -116,10 +114,11 @@ def csv_reader_rows(
     name: str,
     columns: Columns,
     offset: int = 0,
-    order: DateOrder | None = None,
+    forms: LastmodForms | None = None,
 ) -> Iterator[Listing | Problem]:
-    """Rows of ``lines`` through ``csv.reader``; ``offset`` lines came before them; ``order``:
-    of a day-first or month-first lastmod (``spreadsheet_dates``)."""
+    """Rows of ``lines`` through ``csv.reader``; ``offset`` lines came before them; ``forms``
+    reads and counts their lastmods (``lastmod_forms``)."""
+    forms = forms if forms is not None else LastmodForms()
     decoded = _Lines(lines, name, offset)
     reader = csv.reader(decoded, delimiter=columns.delimiter, strict=True)
     while True:
@@ -137,7 +136,7 @@ def csv_reader_rows(
             continue
         if line == 1 and row:
             row[0] = row[0].removeprefix("\ufeff")
-        result = _row(row, name, line, columns, order)
+        result = _row(row, name, line, columns, forms)
         if result is not None:
             yield result
     yield from _told(decoded)
@@ -160,7 +159,7 @@ def _first_line(data: bytes, done: int) -> tuple[str, int] | None:
 
 def iter_csv_rows(
     stream: IO[bytes], name: str, fmt: CsvFormat | None = None
-) -> Iterator[Listing | Problem]:
+) -> Iterator[Listing | Problem | Note]:
     """Rows of a CSV source whose columns its header names (``csv_columns``), each through
     ``csv.reader``; raises ``SourceError`` for a header that names no url column."""
     fmt = fmt if fmt is not None else CsvFormat()
@@ -177,5 +176,7 @@ def iter_csv_rows(
             continue
         columns = read_columns(first[0], f"{name}:{first[1]}", first[1], fmt)
         rest = chain(split_lines([lines_read]), split_lines(blocks))
-        yield from csv_reader_rows(rest, name, columns, done, fmt.date_order)
+        forms = LastmodForms(fmt.date_order)
+        yield from csv_reader_rows(rest, name, columns, done, forms)
+        yield from forms.notes(name)
         return

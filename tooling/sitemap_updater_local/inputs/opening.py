@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, cast
 from urllib.parse import urljoin, urlsplit
 
 from sitemap_updater.protocol.gzipio import is_gzip
-from sitemap_updater_local.inputs.records import EmptySource, SourceError
+from sitemap_updater_local.inputs.source_records import EmptySource, SourceError
 
 if TYPE_CHECKING:
     import urllib.request

@@ -22,7 +22,6 @@ from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.csv_rows import iter_csv_rows, recoded
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
-from sitemap_updater_local.inputs.records import BodyLine, Listing, Note, Problem, SourceError
 from sitemap_updater_local.inputs.sitemaps.news_articles import (
     MAX_HELD_ARTICLES,
     is_article,
@@ -38,6 +37,13 @@ from sitemap_updater_local.inputs.sitemaps.text_sitemap import (
     first_line_kind,
     iter_text_rows,
     plain_text_error,
+)
+from sitemap_updater_local.inputs.source_records import (
+    BodyLine,
+    Listing,
+    Note,
+    Problem,
+    SourceError,
 )
 
 SourceKind = Literal["sitemap", "jsonl", "csv", "text", "plain"]
@@ -112,13 +118,13 @@ def count_bodies(data: bytes, name: str, first_line: int) -> int:
 # --- sources of any kind ------------------------------------------------------------------
 
 
-Record = Listing | BodyLine | Problem
-Item = Listing | BodyLine | Problem | Note
+SourceRecord = Listing | BodyLine | Problem
+SourceItem = Listing | BodyLine | Problem | Note
 
 
 def iter_source_rows(
     location: str, policy: SourcePolicy | None = None, csv_format: CsvFormat | None = None
-) -> Generator[Item]:
+) -> Generator[SourceItem]:
     """Every record of a source of any kind, opened once and streamed.
 
     Sitemaps and CSV files give :class:`Listing` records, JSONL files :class:`BodyLine`
@@ -131,8 +137,8 @@ def iter_source_rows(
 
 
 def _with_children(
-    items: Iterable[Item | ChildSitemap], policy: SourcePolicy | None = None
-) -> Generator[Item]:
+    items: Iterable[SourceItem | ChildSitemap], policy: SourcePolicy | None = None
+) -> Generator[SourceItem]:
     """``items`` with the records of the children of a sitemap index read after them: the
     index's News files first, their articles held (``news_articles``), then the others, each
     page given its held article; then the articles no page met."""
@@ -165,7 +171,7 @@ def _with_children(
 
 def iter_source_items(
     location: str, policy: SourcePolicy | None = None, csv_format: CsvFormat | None = None
-) -> Generator[Item | ChildSitemap]:
+) -> Generator[SourceItem | ChildSitemap]:
     """:func:`iter_source_rows`, but each child of a sitemap index is a :class:`ChildSitemap`
     for the caller to read (``read_sitemap_rows``) before it asks for the next item."""
     policy = policy or SourcePolicy()
@@ -182,7 +188,7 @@ def _stream_items(
     location: str,
     policy: SourcePolicy | None = None,
     csv_format: CsvFormat | None = None,
-) -> Iterator[Item | ChildSitemap]:
+) -> Iterator[SourceItem | ChildSitemap]:
     kind = sniff_kind(stream, csv_format)
     if kind not in {"sitemap", "jsonl"} and csv_format is not None:
         # a CSV or text file in the encoding named (XML declares its own; JSON is UTF-8)
@@ -205,7 +211,7 @@ def iter_records(
     location: str,
     csv_format: CsvFormat | None = None,
     policy: SourcePolicy | None = None,
-) -> Iterator[Record | Note]:
+) -> Iterator[SourceRecord | Note]:
     """Every record of an open source, of the kind its first bytes tell (the children of a
     sitemap index are read in turn), and the notes of what its readers dropped."""
     csv_format = csv_format if csv_format is not None else CsvFormat()
@@ -215,7 +221,7 @@ def iter_records(
         yield item if isinstance(item, Note) else _named(item, csv_format)
 
 
-def _named(record: Record, csv_format: CsvFormat) -> Record:
+def _named(record: SourceRecord, csv_format: CsvFormat) -> SourceRecord:
     """A listing of a CSV file with the names its header gives its fields."""
     if isinstance(record, Listing) and csv_format.names:
         return replace(record, names=csv_format.names)

@@ -63,7 +63,7 @@ def position_in(sent: Sequence[str], body: str) -> int | None:
         if isinstance(changes, list) and all(
             isinstance(b["index"], int)
             and b["index"] < len(changes)
-            and changes[b["index"]] == b.get("entry")
+            and changes[b["index"]] == b.get("change")
             for b in bad
         ):
             return position

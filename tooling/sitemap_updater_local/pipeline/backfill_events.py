@@ -31,7 +31,7 @@ from sitemap_updater.store.keys import ATTR_EVENT_KEY
 from sitemap_updater_local.guessed_site import guess_site
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.opening import SourcePolicy
-from sitemap_updater_local.inputs.records import (
+from sitemap_updater_local.inputs.source_records import (
     BodyLine,
     Dropped,
     Listing,
@@ -41,7 +41,7 @@ from sitemap_updater_local.inputs.records import (
 )
 from sitemap_updater_local.inputs.sources import body_texts
 from sitemap_updater_local.pipeline.final_state import FinalState
-from sitemap_updater_local.pipeline.judging import Judged, Judging, judge_all
+from sitemap_updater_local.pipeline.judging import JudgedWork, Judging, judge_all
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from sitemap_updater_local.pipeline.source_blocks import Block, Chunk, Work, source_work
 
@@ -157,7 +157,7 @@ class Backfill:
         """Read, judge and resolve every source, then hand each page's event to ``emit``."""
         with (
             tempfile.TemporaryDirectory(prefix="sitemap-backfill-") as spool,
-            OrderedPool[Judged](self._jobs) as pool,
+            OrderedPool[JudgedWork](self._jobs) as pool,
         ):
             state = FinalState(Path(spool))
             work: Iterator[Work] = self._budgeted(

@@ -29,7 +29,14 @@ from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.rebuild.inputs.spools import record_of
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import live_item, tombstone_item
-from sitemap_updater_local.inputs.records import BodyLine, Dropped, Listing, Note, Problem, quote
+from sitemap_updater_local.inputs.source_records import (
+    BodyLine,
+    Dropped,
+    Listing,
+    Note,
+    Problem,
+    quote,
+)
 from sitemap_updater_local.inputs.sources import body_texts
 from sitemap_updater_local.pipeline.ordered_pool import OrderedPool
 from sitemap_updater_local.pipeline.source_blocks import Block, Chunk, Work
@@ -46,7 +53,7 @@ class Judging:
 
 
 @dataclass(slots=True)
-class Judged:
+class JudgedWork:
     """What one block or chunk gave: each change as a spool record, the number of changes, and
     the problems and warnings met, in order."""
 
@@ -86,7 +93,7 @@ def _record(change: Change) -> bytes:
     return record_of(live_item(change.page, change.key, change.digest, change.section))
 
 
-def _judge_line(judging: Judging, out: Judged, where: str, text: str, stamp: datetime) -> None:
+def _judge_line(judging: Judging, out: JudgedWork, where: str, text: str, stamp: datetime) -> None:
     judgement = judge_message(text, sent_at=stamp, sites=judging.sites, now=judging.now)
     for item in judgement.items:
         if isinstance(item, Change):
@@ -97,7 +104,7 @@ def _judge_line(judging: Judging, out: Judged, where: str, text: str, stamp: dat
             out.problems.append(rejected(at, item.field, item.value, item.rule))
 
 
-def _judge_listing(judging: Judging, out: Judged, listing: Listing) -> None:
+def _judge_listing(judging: Judging, out: JudgedWork, listing: Listing) -> None:
     drops: list[SitemapError] = []
     try:
         change = judge_listing(listing.fields, sites=judging.sites, now=judging.now, drops=drops)
@@ -119,9 +126,9 @@ def _judge_listing(judging: Judging, out: Judged, listing: Listing) -> None:
     out.changes += 1
 
 
-def judge_work(judging: Judging, work: Block | Chunk) -> Judged:
+def judge_work(judging: Judging, work: Block | Chunk) -> JudgedWork:
     """Judge one block of JSONL lines or one chunk of records (safe on a worker process)."""
-    out = Judged()
+    out = JudgedWork()
     position = work.seq
     if isinstance(work, Block):
         for line in body_texts(work.text(), work.name, work.first_line):
@@ -150,13 +157,13 @@ def judge_work(judging: Judging, work: Block | Chunk) -> Judged:
 
 
 def judge_all(
-    work: Iterable[Work], judging: Judging, pool: OrderedPool[Judged] | None
-) -> Iterator[Judged]:
+    work: Iterable[Work], judging: Judging, pool: OrderedPool[JudgedWork] | None
+) -> Iterator[JudgedWork]:
     """The judged blocks and chunks of ``work``, in order, on ``pool``'s workers if given; a
     problem or note of a source itself in its place."""
     for item in work:
         if isinstance(item, Problem | Note):
-            alone = Judged(problems=[item], read=isinstance(item, Problem))
+            alone = JudgedWork(problems=[item], read=isinstance(item, Problem))
             if pool is None:
                 yield alone
             else:

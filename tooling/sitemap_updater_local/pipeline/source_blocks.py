@@ -15,8 +15,19 @@ from typing import IO, Final
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.line_blocks import LineBlocks, Overlong
 from sitemap_updater_local.inputs.opening import SourcePolicy, is_url, open_source
-from sitemap_updater_local.inputs.records import BodyLine, Listing, Note, Problem, SourceError
-from sitemap_updater_local.inputs.sources import Record, count_bodies, iter_records, sniff_kind
+from sitemap_updater_local.inputs.source_records import (
+    BodyLine,
+    Listing,
+    Note,
+    Problem,
+    SourceError,
+)
+from sitemap_updater_local.inputs.sources import (
+    SourceRecord,
+    count_bodies,
+    iter_records,
+    sniff_kind,
+)
 
 #: Records per chunk handed to a worker.
 CHUNK: Final = 2000
@@ -85,7 +96,7 @@ def _block(name: str, line: int, seq: int, data: bytes, offset: int | None) -> B
 
 
 def chunks(
-    records: Iterable[Record | Note], seq: int = 0
+    records: Iterable[SourceRecord | Note], seq: int = 0
 ) -> Generator[Chunk | Problem | Note, None, int]:
     """Chunks of records to judge, ``seq`` records before the first, each problem and note in
     its place. Returns the records counted (a problem counts as one, a note as none)."""

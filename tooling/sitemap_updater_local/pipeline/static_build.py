@@ -31,7 +31,7 @@ from sitemap_updater.store.spaces import Layout
 from sitemap_updater_local.errors import EXIT_EMPTY, CommandError
 from sitemap_updater_local.inputs.csv_columns import CsvFormat
 from sitemap_updater_local.inputs.opening import is_url
-from sitemap_updater_local.inputs.records import Dropped, Note, Problem
+from sitemap_updater_local.inputs.source_records import Dropped, Note, Problem
 from sitemap_updater_local.outputs.replaced_file import same_file
 from sitemap_updater_local.outputs.staged_directory import OWN_FILE, StagedDirectory, read_manifest
 from sitemap_updater_local.pipeline.final_state import FinalState

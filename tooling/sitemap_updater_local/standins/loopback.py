@@ -2,7 +2,10 @@
 
 A subclass answers each :class:`Request` with a :class:`Reply`; :meth:`LoopbackServer.fail`
 queues failures that replace the next answers of a channel (a stand-in names its channels,
-e.g. ``token`` and ``api``). Every request is kept in :attr:`LoopbackServer.requests`.
+e.g. ``token`` and ``api``). Every request is kept in :attr:`LoopbackServer.requests`. A server
+may listen on another loopback address (``127.0.0.2``: a second host of a site), and may be
+told how long each answer takes on a simulated clock (:attr:`LoopbackServer.latency`, moved on
+by :attr:`LoopbackServer.advance`), as the real service's would, without waiting for it.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import enum
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +34,8 @@ class Failure(enum.Enum):
     ERROR = "error"
     #: quota spent: 429 with the API's error JSON
     QUOTA = "quota"
+    #: a per-minute quota spent: 429 with the API's error JSON and a ``Retry-After``
+    RATE = "rate"
     #: 503 with the API's error JSON
     UNAVAILABLE = "unavailable"
     #: the right answer, one byte every DRIP_INTERVAL seconds
@@ -74,7 +80,13 @@ def json_reply(status: int, value: object, headers: dict[str, str] | None = None
 class LoopbackServer:
     """A context manager serving :meth:`answer` on ``http://127.0.0.1:PORT``."""
 
-    def __init__(self) -> None:
+    def __init__(self, address: str = "127.0.0.1") -> None:
+        if not address.startswith("127."):
+            raise ValueError(f"address {address!r}: a stand-in listens on loopback only")
+        self.address = address
+        #: seconds each answer takes on the simulated clock that ``advance`` moves on
+        self.latency = 0.0
+        self.advance: Callable[[float], None] | None = None
         self.requests: list[Request] = []
         self._failures: dict[str, list[Failure]] = {}
         self._lock = threading.Lock()
@@ -89,6 +101,11 @@ class LoopbackServer:
     def channel(self, request: Request) -> str:
         """The channel a request belongs to (for :meth:`fail`)."""
         return "api"
+
+    def channels(self, request: Request) -> tuple[str, ...]:
+        """The channels whose failures may replace the answer to ``request``, the most
+        particular first (a stand-in may name one for a kind of call within ``api``)."""
+        return (self.channel(request),)
 
     def failure_reply(self, failure: Failure, request: Request) -> Reply:
         """The API's answer for ``failure`` (SLOW and DROP are handled here)."""
@@ -112,10 +129,16 @@ class LoopbackServer:
             return [r for r in self.requests if r.path.startswith(path_prefix)]
 
     def _reply(self, request: Request) -> Reply:
+        if self.advance is not None and self.latency:
+            self.advance(self.latency)
         with self._lock:
             self.requests.append(request)
-            queue = self._failures.get(self.channel(request), [])
-            failure = queue.pop(0) if queue else None
+            failure = None
+            for channel in self.channels(request):
+                queue = self._failures.get(channel, [])
+                if queue:
+                    failure = queue.pop(0)
+                    break
         if failure is Failure.DROP:
             return Reply(drop=True)
         if failure is Failure.SLOW:
@@ -168,7 +191,7 @@ class LoopbackServer:
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer((self.address, 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

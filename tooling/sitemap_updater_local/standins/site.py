@@ -1,6 +1,8 @@
 """A small website on 127.0.0.1 for the URL health check: pages that answer 200, permanent and
 temporary redirects, a 404, ``noindex`` by meta tag and by header, a canonical that names
-another page, and a page that drips in slowly.
+another page, and a page that drips in slowly; and, to add to them, :data:`HOSTILE` pages that
+no reading of a page should survive unharmed (a charset Python cannot decode with, markup the
+standard parser refuses, a redirect whose target is 60 KB long).
 
 ```python
 with LocalSite() as site:
@@ -25,6 +27,8 @@ from sitemap_updater_local.standins.loopback import (
 
 #: How many ``/articles/N`` pages answer 200 (N from 1).
 ARTICLES: Final = 200
+#: a ``Location`` of this many characters
+LONG_LOCATION_CHARS: Final = 60_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,18 @@ class Page:
     robots_header: str | None = None
     drip: bool = False
     extra_headers: dict[str, str] = field(default_factory=dict)
+    #: the ``Content-Type`` of the page, and markup put first in its head
+    content_type: str = "text/html; charset=utf-8"
+    head_markup: str = ""
+
+
+#: pages that try the health check's reading: each must end as that URL's outcome, no more
+HOSTILE: Final = {
+    "/charset-undefined": Page(content_type="text/html; charset=undefined"),
+    "/charset-idna": Page(content_type="text/html; charset=idna"),
+    "/marked-section": Page(head_markup="<![FOR]><![if !supportLists]>"),
+    "/long-redirect": Page(301, location="/articles/1?" + "x" * LONG_LOCATION_CHARS),
+}
 
 
 def html(title: str, head: str = "") -> bytes:
@@ -53,8 +69,10 @@ class LocalSite(LoopbackServer):
     a canonical to themselves unless ``pages`` says otherwise). ``elsewhere`` is the origin the
     off-site redirect points to (another server's, so a test can see it is never asked)."""
 
-    def __init__(self, *, elsewhere: str = "http://127.0.0.2:9") -> None:
-        super().__init__()
+    def __init__(
+        self, *, elsewhere: str = "http://127.0.0.2:9", address: str = "127.0.0.1"
+    ) -> None:
+        super().__init__(address)
         self.pages: dict[str, Page] = {
             "/redirect-301": Page(301, location="/articles/1"),
             "/redirect-302": Page(302, location="/articles/2"),
@@ -86,13 +104,13 @@ class LocalSite(LoopbackServer):
             if not (number.isdigit() and 1 <= int(number) <= ARTICLES):
                 return Reply(404, html("Not found"), {"Content-Type": "text/html"})
             page = Page(canonical=request.path)
-        headers = {"Content-Type": "text/html; charset=utf-8", **page.extra_headers}
+        headers = {"Content-Type": page.content_type, **page.extra_headers}
         if page.location is not None:
             headers["Location"] = page.location
             return Reply(page.status, b"", headers)
         if page.robots_header is not None:
             headers["X-Robots-Tag"] = page.robots_header
-        head = ""
+        head = page.head_markup
         if page.robots_meta is not None:
             head += f'<meta name="{page.meta_name}" content="{page.robots_meta}">'
         if page.canonical is not None:

@@ -16,12 +16,14 @@ from typing import Final
 
 from lxml import etree
 
-from sitemap_updater.page.model import DEPRECATED_NEWS_TAGS, DEPRECATED_VIDEO_TAGS
+from sitemap_updater.page.model import (
+    DEPRECATED_IMAGE_TAGS,
+    DEPRECATED_NEWS_TAGS,
+    DEPRECATED_VIDEO_TAGS,
+)
 from sitemap_updater.protocol.limits import IMAGE_NS, NEWS_NS, VIDEO_NS
 from sitemap_updater_local.validation.report import Finding, line_of
 
-#: Image tags Google deprecated in 2022 (the page carries an image's ``loc`` alone).
-DEPRECATED_IMAGE_TAGS: Final = ("caption", "geo_location", "title", "license")
 #: The deprecated video tags that are attributes of ``<video:player_loc>``.
 _PLAYER_ATTRIBUTES: Final = ("allow_embed", "autoplay")
 #: Every deprecated tag, by its ``{namespace}name``, with its short name.

@@ -24,7 +24,6 @@ from sitemap_updater_local.inputs.opening import (
     open_source,
     origin_of,
 )
-from sitemap_updater_local.inputs.records import EmptySource, SourceError
 from sitemap_updater_local.inputs.sitemaps.url_elements import element_text
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
@@ -32,6 +31,7 @@ from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     TooLargeError,
     local_name,
 )
+from sitemap_updater_local.inputs.source_records import EmptySource, SourceError
 from sitemap_updater_local.validation.deprecated import Deprecated
 from sitemap_updater_local.validation.pages import judge_entry
 from sitemap_updater_local.validation.report import FileReport, line_of

@@ -32,8 +32,8 @@ from sitemap_updater.protocol.errors import SitemapError
 from sitemap_updater.protocol.limits import SITEMAP_NS
 from sitemap_updater.protocol.urls import Site, normalize_url, origin_of
 from sitemap_updater.sites import Sites
-from sitemap_updater_local.inputs.records import Problem
 from sitemap_updater_local.inputs.sitemaps.url_elements import url_listing
+from sitemap_updater_local.inputs.source_records import Problem
 from sitemap_updater_local.pipeline.judging import invalid
 from sitemap_updater_local.validation.report import FileReport, line_of
 

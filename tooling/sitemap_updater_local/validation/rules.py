@@ -27,8 +27,8 @@ from sitemap_updater.protocol.limits import (
     VIDEO_NS,
 )
 from sitemap_updater.protocol.urls import normalize_url, origin_of
-from sitemap_updater_local.inputs.records import quote
 from sitemap_updater_local.inputs.sitemaps.xml_guard import local_name
+from sitemap_updater_local.inputs.source_records import quote
 from sitemap_updater_local.pipeline.judging import invalid
 from sitemap_updater_local.validation.report import SHOWN, FileReport, line_of
 

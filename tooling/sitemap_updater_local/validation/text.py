@@ -10,9 +10,9 @@ from datetime import datetime
 from typing import IO, Final
 
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
-from sitemap_updater_local.inputs.records import Problem, quote
 from sitemap_updater_local.inputs.sitemaps.text_sitemap import iter_text_rows
 from sitemap_updater_local.inputs.sitemaps.xml_guard import TooLargeError
+from sitemap_updater_local.inputs.source_records import Problem, quote
 from sitemap_updater_local.validation.pages import PAGE, judge_text_url
 from sitemap_updater_local.validation.report import FileReport
 from sitemap_updater_local.validation.rules import HostRule, LocationRule

@@ -7,18 +7,25 @@ a sitemap has ``path``, ``lastSubmitted``, ``lastDownloaded`` (RFC 3339), ``isPe
 ``errors`` and ``warnings`` (int64, sent as text) and ``contents[]`` with ``type`` and
 ``submitted`` (``indexed`` is deprecated: never read); a list is ``{"sitemap": [...]}``; an
 inspection is ``{"inspectionResult": {"indexStatusResult": {...}}}``. An error is
-``{"error": {"code", "message", "status", "errors": [{"reason", ...}]}}``.
+``{"error": {"code", "message", "status", "errors": [{"reason", ...}], "details": [...]}}``; a
+quota error's ``details`` may hold a ``google.rpc.ErrorInfo`` whose ``metadata.quota_limit``
+names the limit (per minute or per day) and a ``google.rpc.RetryInfo`` with ``retryDelay``
+(https://cloud.google.com/apis/design/errors), and its answer a ``Retry-After`` header.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
-from collections.abc import Mapping
+import re
+import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from sitemap_updater.engines.exceptions import EngineError, error_for
+from sitemap_updater.engines.exceptions import PER_DAY, PER_MINUTE, EngineError, error_for
+from sitemap_updater.engines.redaction import redact
 
 ENGINE: Final = "search-console"
 #: ``errors[].reason`` and ``status`` values that say a quota is spent (Google answers some
@@ -180,9 +187,77 @@ def inspection(operation: str, url: str, value: Mapping[str, Any]) -> Inspection
     )
 
 
-def error_of(operation: str, status: int, body: bytes) -> EngineError:
-    """The error an unsuccessful answer means, with Google's own message as the reason."""
-    reason, quota = f"HTTP {status}", False
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """An HTTP ``Retry-After`` (delta-seconds, or an HTTP-date) as seconds from ``now``; None
+    when there is none or it is not of either form (RFC 9110, 10.2.3)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        moment = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, moment.timestamp() - now)
+
+
+def _retry_delay(value: object) -> float | None:
+    """A ``google.rpc.RetryInfo.retryDelay`` (a protobuf Duration in JSON: ``"38s"``)."""
+    if isinstance(value, str) and value.endswith("s"):
+        try:
+            seconds = float(value[:-1])
+        except ValueError:
+            return None
+        return seconds if seconds >= 0 else None
+    return None
+
+
+def _window(words: str) -> str | None:
+    """The quota a limit's name or message speaks of: per minute or per day (None: neither)."""
+    flat = re.sub(r"[^a-z]", "", words.lower())  # "PerMinutePerSite", "per minute" alike
+    if "perminute" in flat:
+        return PER_MINUTE
+    if "perday" in flat or "dailylimit" in flat:
+        return PER_DAY
+    return None
+
+
+def _quota_details(error: Mapping[str, Any], reasons: set[str]) -> tuple[str | None, float | None]:
+    """(the quota's window, the retry delay Google asks for) from an error's ``details``
+    (``google.rpc.ErrorInfo`` metadata ``quota_limit``, ``google.rpc.RetryInfo``) and its
+    ``errors[].reason`` and message."""
+    window, delay = None, None
+    details = error.get("details")
+    for detail in details if isinstance(details, list) else []:
+        if not isinstance(detail, dict):
+            continue
+        metadata = detail.get("metadata")
+        if isinstance(metadata, dict):
+            named = " ".join(str(metadata.get(k, "")) for k in ("quota_limit", "quota_metric"))
+            window = window or _window(named)
+        if "retryDelay" in detail:
+            delay = _retry_delay(detail.get("retryDelay"))
+    if window is None and "dailyLimitExceeded" in reasons:
+        window = PER_DAY
+    return window or _window(str(error.get("message", ""))), delay
+
+
+def error_of(
+    operation: str,
+    status: int,
+    body: bytes,
+    headers: Mapping[str, str] | None = None,
+    *,
+    secrets: Iterable[str | None] = (),
+    now: float | None = None,
+) -> EngineError:
+    """The error an unsuccessful answer means, with Google's own message as the reason
+    (``secrets`` redacted from it, ``engines.redaction``). A quota error says its window and
+    the wait Google asks for: the ``Retry-After`` header, else the error's ``RetryInfo``."""
+    reason, quota, window, delay = f"HTTP {status}", False, None, None
     try:
         error = json.loads(body).get("error")
     except (ValueError, UnicodeDecodeError, AttributeError):
@@ -193,6 +268,18 @@ def error_of(operation: str, status: int, body: bytes) -> EngineError:
         details = details if isinstance(details, list) else []
         reasons = {str(e.get("reason")) for e in details if isinstance(e, dict)}
         quota = bool(QUOTA_REASONS & (reasons | {str(error.get("status"))}))
+        if quota or status == 429:
+            window, delay = _quota_details(error, reasons)
     elif isinstance(error, str):  # the OAuth token endpoint's form: {"error": "invalid_grant"}
         reason = error
-    return error_for(ENGINE, operation, status, reason, quota=quota)
+    fields = {name.lower(): value for name, value in (headers or {}).items()}
+    after = retry_after_seconds(fields.get("retry-after"), time.time() if now is None else now)
+    return error_for(
+        ENGINE,
+        operation,
+        status,
+        redact(reason, secrets),
+        quota=quota,
+        window=window,
+        retry_after=after if after is not None else delay,
+    )

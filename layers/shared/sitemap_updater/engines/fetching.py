@@ -73,12 +73,14 @@ def fetch(
     method: str = "GET",
     body: bytes | None = None,
     headers: Mapping[str, str] | None = None,
+    address: str | None = None,
 ) -> Answer:
     """``method url`` ended by ``deadline``, reading at most ``max_bytes`` of the answer's
-    body; a 3xx, 4xx or 5xx is an answer like any other. Raises :class:`FetchFailed`."""
+    body; a 3xx, 4xx or 5xx is an answer like any other. With ``address`` the connection goes
+    there, the URL's host naming the site (``bounded_http``). Raises :class:`FetchFailed`."""
     request = urllib.request.Request(url, data=body, headers=dict(headers or {}), method=method)
     try:
-        with opener(deadline, _NoRedirect).open(request) as response:
+        with opener(deadline, _NoRedirect, address=address).open(request) as response:
             return _answer(response.status, response, max_bytes)
     except urllib.error.HTTPError as error:
         with error:

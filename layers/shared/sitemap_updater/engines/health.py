@@ -4,7 +4,9 @@ that names another page.
 
 Every fetch is a ``GET`` with :data:`USER_AGENT`, ends by an overall deadline, reads at most
 :data:`MAX_HTML_BYTES` of the page, and never leaves the listed hosts: a redirect is recorded,
-not followed.
+not followed. It connects only to a public address of the host, resolved once
+(:mod:`.addresses`; the address checked is the one connected to). Whatever a page holds, the
+check ends with a :class:`PageHealth`: what cannot be read is an ``error`` with its reason.
 """
 
 from __future__ import annotations
@@ -13,9 +15,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import Message
 from typing import Final
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from sitemap_updater.bounded_http import Deadline
+from sitemap_updater.engines.addresses import (
+    AddressRefused,
+    Resolver,
+    checked_address,
+    on_loopback,
+    system_resolver,
+)
 from sitemap_updater.engines.fetching import Answer, FetchFailed, fetch
 from sitemap_updater.engines.pacing import HostPacer
 from sitemap_updater.engines.page_signals import header_noindex, html_signals
@@ -30,6 +39,8 @@ USER_AGENT: Final = (
 )
 #: Most bytes of a page's HTML read for its ``<head>`` (its robots meta and canonical link).
 MAX_HTML_BYTES: Final = 256 * 1024
+#: Most characters of a reason kept (what went wrong, in a few words)
+REASON_CHARS: Final = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +50,9 @@ class PageHealth:
     ``status`` is None when no answer came (``problem`` says why); ``redirect_to`` is the
     normalized target of a 3xx; ``canonical`` the normalized ``rel=canonical`` target, and
     ``foreign_canonical`` whether it names another URL than the page's own; ``problem`` is a
-    short word for what makes the URL unfit for a sitemap (None: healthy)."""
+    short word for what makes the URL unfit for a sitemap (None: healthy), ``reason`` what
+    went wrong when no usable answer came (no connection, an address refused, a page that
+    could not be read)."""
 
     url: str
     status: int | None
@@ -48,6 +61,7 @@ class PageHealth:
     canonical: str | None
     foreign_canonical: bool
     problem: str | None
+    reason: str | None = None
 
     @property
     def healthy(self) -> bool:
@@ -58,12 +72,18 @@ class PageHealth:
 PROBLEMS: Final = (
     "unreachable",  # no answer within the deadline, or no connection
     "not-found",  # 404 or 410
-    "error",  # any other 4xx or 5xx
+    "error",  # any other 4xx or 5xx, or an answer that could not be read
     "redirect",  # 3xx: the sitemap should list the target
     "noindex",  # meta robots, meta googlebot or X-Robots-Tag
     "foreign-canonical",  # rel=canonical names another URL
     "off-site",  # the URL is on none of the listed hosts: not fetched
 )
+
+
+def _failed(url: str, problem: str, reason: str, status: int | None = None) -> PageHealth:
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 3] + "..."
+    return PageHealth(url, status, None, False, None, False, problem, reason)
 
 
 def check_page(
@@ -73,31 +93,54 @@ def check_page(
     deadline_seconds: float,
     user_agent: str = USER_AGENT,
     pacer: HostPacer | None = None,
+    resolve: Resolver = system_resolver,
 ) -> PageHealth:
     """Fetch ``url`` (once; a redirect is recorded, not followed) and judge what came back.
 
     ``listed_hosts`` are the sites' origins (``https://www.example.com``), as :class:`Site`
     objects (a ``Sites`` is one) or text; a URL on none of them is not fetched (problem
-    ``off-site``). ``pacer``, when given, is waited on for the URL's host before the fetch."""
+    ``off-site``). ``pacer``, when given, is waited on for the URL's host before the fetch.
+    ``resolve`` gives the host's addresses (the system's resolver; tests give their own)."""
     try:
         identity = normalize_url(url)
     except InvalidUrlError:
         return PageHealth(url, None, None, False, None, False, "off-site")
     if origin_of(identity) not in _origins(listed_hosts):
         return PageHealth(url, None, None, False, None, False, "off-site")
+    host = host_of(identity)
     if pacer is not None:
-        pacer.wait(host_of(identity))
+        pacer.wait(host)
+    parts = urlsplit(identity)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        address = checked_address(
+            parts.hostname or host,
+            port,
+            loopback=on_loopback(parts.hostname or host),
+            resolve=resolve,
+        )
+    except AddressRefused as refused:
+        return _failed(url, "unreachable", refused.reason)
+    except (OSError, UnicodeError) as error:  # the name does not resolve
+        return _failed(url, "unreachable", f"{host} does not resolve: {error}")
     headers = {
         "User-Agent": user_agent,
         "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
     }
     try:
         answer = fetch(
-            identity, deadline=Deadline(deadline_seconds), max_bytes=MAX_HTML_BYTES, headers=headers
+            identity,
+            deadline=Deadline(deadline_seconds),
+            max_bytes=MAX_HTML_BYTES,
+            headers=headers,
+            address=address,
         )
-    except FetchFailed:
-        return PageHealth(url, None, None, False, None, False, "unreachable")
-    return judge(url, identity, answer)
+    except FetchFailed as failed:
+        return _failed(url, "unreachable", failed.reason)
+    try:
+        return judge(url, identity, answer)
+    except Exception as error:  # a page no reading survives costs its own check only
+        return _failed(url, "error", f"{type(error).__name__}: {error}", answer.status)
 
 
 def _origins(listed_hosts: Iterable[Site | str]) -> frozenset[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-Clock = Callable[[], float]
+from sitemap_updater.bounded_http import Clock
+
 Sleeper = Callable[[float], None]
 
 

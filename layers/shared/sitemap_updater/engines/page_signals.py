@@ -4,10 +4,14 @@
 https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls).
 
 Only the head counts, as for the search engines: reading stops at ``<body>`` or ``</head>``.
+A page is read leniently: a charset Python cannot decode with (``charset=undefined``, the
+``idna`` codec) is read as UTF-8, and markup the standard parser gives up on (``<![FOR]>``,
+which it refuses with an ``AssertionError``) ends the reading there, with what was read before.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -86,8 +90,9 @@ def html_signals(html: bytes, charset: str | None = None) -> PageSignals:
     it as was read; ``charset`` from the answer's ``Content-Type``, else UTF-8)."""
     try:
         text = html.decode(charset or "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know: the tags read are ASCII anyway
+    except (LookupError, UnicodeError):  # a charset Python cannot decode with: the tags are ASCII
         text = html.decode("utf-8", errors="replace")
     reader = _HeadReader()
-    reader.feed(text)
+    with contextlib.suppress(AssertionError, ValueError, IndexError):  # html.parser gave up
+        reader.feed(text)
     return PageSignals(reader.noindex, reader.canonical)

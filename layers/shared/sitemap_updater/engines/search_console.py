@@ -3,15 +3,19 @@
 Endpoints (https://developers.google.com/webmaster-tools/v1/api_reference_index):
 
 - ``PUT  {api_root}/webmasters/v3/sites/{siteUrl}/sitemaps/{feedpath}``: sitemaps.submit;
-- ``GET  {api_root}/webmasters/v3/sites/{siteUrl}/sitemaps/{feedpath}``: sitemaps.get;
-- ``GET  {api_root}/webmasters/v3/sites/{siteUrl}/sitemaps``: sitemaps.list;
+- ``GET  {api_root}/webmasters/v3/sites/{siteUrl}/sitemaps``: sitemaps.list, and with
+  ``?sitemapIndex={index URL}`` the sitemaps a submitted index lists, each with what Google
+  found in it (``sitemaps.get``, which knows only the sitemaps submitted themselves and answers
+  404 for the files of an index, is not used);
 - ``POST {api_root}/v1/urlInspection/index:inspect``: URL Inspection.
 
-The Search Console API's own host serves all four (``www.googleapis.com`` serves the first three
+The Search Console API's own host serves all three (``www.googleapis.com`` serves the first two
 too), so one root is enough. ``siteUrl`` and ``feedpath`` are percent-encoded whole (``/``
 too). The service account signs a JWT that the key file's ``token_uri`` exchanges for an access
 token with the scope :data:`SCOPE` (``google-auth`` does both; :mod:`.google_transport` carries
 its requests). ``contents[].indexed`` is deprecated and never read.
+
+No text of an error holds the access token or any ``Bearer`` value (``engines.redaction``).
 """
 
 from __future__ import annotations
@@ -32,11 +36,11 @@ from sitemap_updater.engines.console_answers import (
     error_of,
     inspection,
     sitemap_list,
-    sitemap_status,
 )
 from sitemap_updater.engines.exceptions import CredentialsRefused, EngineError, error_for
 from sitemap_updater.engines.fetching import SECURE_RULE, secure
 from sitemap_updater.engines.google_transport import BoundedRequest, RetryLater
+from sitemap_updater.engines.redaction import redact
 from sitemap_updater.protocol.urls import origin_of
 
 __all__ = ["API_ROOT", "SCOPE", "Inspection", "SearchConsole", "SitemapStatus"]
@@ -96,16 +100,31 @@ class SearchConsole:
         url = f"{self._root}/webmasters/v3/sites/{quote(site_url, safe='')}/sitemaps"
         return url if feed_url is None else f"{url}/{quote(feed_url, safe='')}"
 
+    def secrets(self) -> list[str]:
+        """The credentials a text may hold: the current access token (None before the first)."""
+        token = getattr(self._credentials, "token", None)
+        return [token] if isinstance(token, str) and token else []
+
+    def redact(self, text: str) -> str:
+        """``text`` without the access token or any Bearer value."""
+        return redact(text, self.secrets())
+
     def _authorize(self, operation: str, method: str, url: str, headers: dict[str, str]) -> None:
         try:
             self._credentials.before_request(self._token_request, method, url, headers)
         except RetryLater as error:
-            raise error_of(f"{operation} (token)", error.answer.status, error.answer.body) from None
+            answer = error.answer
+            named = f"{operation} (token)"
+            raise error_of(
+                named, answer.status, answer.body, dict(answer.fields), secrets=self.secrets()
+            ) from None
         except google.auth.exceptions.TransportError as error:
-            raise error_for(ENGINE, f"{operation} (token)", None, str(error)) from None
+            reason = self.redact(str(error))
+            raise error_for(ENGINE, f"{operation} (token)", None, reason) from None
         except google.auth.exceptions.RefreshError as error:
             # the token endpoint refused the signed assertion: a wrong or revoked key
             reason = str(error.args[0]) if error.args else "the token endpoint refused the key"
+            reason = self.redact(reason)
             raise CredentialsRefused(ENGINE, f"{operation} (token)", None, reason) from None
 
     def _call(
@@ -123,11 +142,13 @@ class SearchConsole:
             try:
                 answer = self._request(url, method, body if method != "GET" else None, headers)
             except google.auth.exceptions.TransportError as error:
-                raise error_for(ENGINE, operation, None, str(error)) from None
+                raise error_for(ENGINE, operation, None, self.redact(str(error))) from None
             if answer.status != 401:
                 break
         if not 200 <= answer.status < 300:
-            raise error_of(operation, answer.status, answer.data)
+            raise error_of(
+                operation, answer.status, answer.data, answer.headers, secrets=self.secrets()
+            )
         return decode(operation, answer.status, answer.data)
 
     def submit(self, site_url: str, feed_url: str) -> None:
@@ -135,14 +156,13 @@ class SearchConsole:
         (``https://www.example.com/`` or ``sc-domain:example.com``). Idempotent."""
         self._call("sitemaps.submit", "PUT", self._sitemaps_url(site_url, feed_url))
 
-    def sitemap(self, site_url: str, feed_url: str) -> SitemapStatus:
-        """The status of one submitted sitemap."""
-        value = self._call("sitemaps.get", "GET", self._sitemaps_url(site_url, feed_url))
-        return sitemap_status("sitemaps.get", value)
-
-    def sitemaps(self, site_url: str) -> list[SitemapStatus]:
-        """The status of every sitemap submitted for the property."""
-        value = self._call("sitemaps.list", "GET", self._sitemaps_url(site_url))
+    def sitemaps(self, site_url: str, sitemap_index: str | None = None) -> list[SitemapStatus]:
+        """The status of every sitemap submitted for the property, or with ``sitemap_index``
+        of every sitemap that submitted index lists (as Google last read it)."""
+        url = self._sitemaps_url(site_url)
+        if sitemap_index is not None:
+            url += f"?sitemapIndex={quote(sitemap_index, safe='')}"
+        value = self._call("sitemaps.list", "GET", url)
         return sitemap_list("sitemaps.list", value)
 
     def inspect(self, site_url: str, page_url: str) -> Inspection:

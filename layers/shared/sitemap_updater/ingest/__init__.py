@@ -3,7 +3,7 @@
 Modules: ``judge`` (a message into its changes or rejections, through ``page``), ``rejection``
 (what a rejection names), ``listing`` (a sitemap or spreadsheet listing judged as a change),
 ``apply`` (the conditional write on the ordering key), ``dlq`` (dead-lettering with reasons),
-``service`` (the batch flow).
+``intake`` (the batch flow).
 Import from the modules; this package does not import them eagerly, so that the pure parts
 load without the Powertools instances.
 """

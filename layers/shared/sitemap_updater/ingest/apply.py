@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 _CONDITION: Final = "attribute_not_exists(sk) OR ev < :ev"
 
 
-class Outcome(StrEnum):
+class Applied(StrEnum):
     """What one event did to the table."""
 
     #: written, and what the sitemap shows for the URL changed
@@ -48,7 +48,7 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ApplyResult:
-    outcome: Outcome
+    outcome: Applied
     #: identity hash of the URL
     uh: str
     #: for a duplicate: when the stored item was written (epoch ms), if recorded
@@ -107,7 +107,7 @@ class UrlWriter:
                 raise
             return self._refused(exc, change, uh)
         old = cast(Item | None, response.get("Attributes") or None)
-        outcome = Outcome.ACCEPTED if visible_change(old, item) else Outcome.UNCHANGED
+        outcome = Applied.ACCEPTED if visible_change(old, item) else Applied.UNCHANGED
         return ApplyResult(outcome, uh)
 
     @staticmethod
@@ -116,6 +116,6 @@ class UrlWriter:
         stored: Item = cast(dict[str, Any], exc.response).get("Item") or {}
         stored_ev = stored.get(ATTR_EVENT_KEY, {}).get("S")
         if stored_ev != change.key:
-            return ApplyResult(Outcome.STALE, uh)
+            return ApplyResult(Applied.STALE, uh)
         written = stored.get(ATTR_WRITTEN_AT, {}).get("N")
-        return ApplyResult(Outcome.DUPLICATE, uh, int(written) if written is not None else None)
+        return ApplyResult(Applied.DUPLICATE, uh, int(written) if written is not None else None)

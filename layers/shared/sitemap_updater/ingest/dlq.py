@@ -1,14 +1,14 @@
-"""Rejected records go to the dead-letter queue at once, with the reason as message attributes.
+"""Rejected messages go to the dead-letter queue at once, with the reason as message attributes.
 
 Two attributes say why: ``reason``, one line for a person (where, field, value, rule), and
 ``rejections``, the same rejections as data, JSON ``[{"index", "field", "rule"}, ...]``, without
 the values: what the code wrote, never text a producer chose, so that ``sitemap-updater status``
 and ``simulate`` group messages by it (:func:`rejection_kinds`).
 
-A whole-body rejection sends the original body. For an array body, only the bad entries are
-sent, as a JSON array of ``{"index", "entry", "reason"}``; if that would not fit in one SQS
-message, the original body is sent instead (it holds the bad entries at the indexes named
-in the reason, and replaying its good entries is a no-op).
+A rejection of the whole message sends the original body. For an array message, only the bad
+changes are sent, as a JSON array of ``{"index", "change", "reason"}``; if that would not fit in
+one SQS message, the original body is sent instead (it holds the bad changes at the indexes named
+in the reason, and replaying its good changes is a no-op).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from sitemap_updater.ingest.judge import is_event
 from sitemap_updater.ingest.rejection import MISSING, Rejection
 from sitemap_updater.protocol.escape import forbidden_chars
 
@@ -39,7 +40,7 @@ FIRST_SENT_ATTRIBUTE: Final = "first_sent_timestamp"
 MAX_REASON_CHARS: Final = 2_000
 #: Longest rendering of an offending value inside a reason.
 MAX_VALUE_CHARS: Final = 120
-#: Most rejections listed in the ``rejections`` attribute (a body holds at most 500 entries).
+#: Most rejections listed in the ``rejections`` attribute (an array holds at most 500 changes).
 MAX_LISTED_REJECTIONS: Final = 100
 #: The message attribute that lists each rejection's index, field and rule, without values.
 REJECTIONS_ATTRIBUTE: Final = "rejections"
@@ -68,7 +69,7 @@ def render_value(value: object) -> str:
 
 def describe(rejection: Rejection) -> str:
     """One line: where, which field, which value, which rule."""
-    where = f"entry {rejection.index}: " if rejection.index is not None else ""
+    where = f"change {rejection.index}: " if rejection.index is not None else ""
     return (
         f"{where}field {rejection.field!s} value {render_value(rejection.value)} "
         f"rejected: {sendable(rejection.rule)}"
@@ -122,16 +123,48 @@ def reason_line(rejections: Sequence[Rejection]) -> str:
         kept.append(part)
         used += len(part) + 2
     left = len(parts) - len(kept)
-    return "; ".join(kept) + f"; and {left} more rejected entries (see the message body)"
+    return "; ".join(kept) + f"; and {left} more rejected changes (see the message body)"
 
 
-def bad_entries_body(rejections: Sequence[Rejection]) -> str:
-    """JSON array of the rejected entries of an array body, each with its index and reason."""
+def bad_changes_body(rejections: Sequence[Rejection]) -> str:
+    """JSON array of the rejected changes of an array message, each with its index and reason."""
     return json.dumps(
-        [{"index": r.index, "entry": r.raw, "reason": describe(r)} for r in rejections],
+        [{"index": r.index, "change": r.raw, "reason": describe(r)} for r in rejections],
         ensure_ascii=True,
         allow_nan=True,
     )
+
+
+def dead_letter_changes(body: str, reason: str) -> list[tuple[object, str]]:
+    """What a dead letter's ``body`` holds, each change as it was sent with its reason: the
+    changes of a body of bad changes (:func:`bad_changes_body`, or the ``entry`` form earlier
+    versions wrote, whose messages may still wait in the queue) with their own; any other body
+    is the message as it was sent, its change or each change of its array with the message's
+    ``reason`` (a body that is not JSON is its text)."""
+    try:
+        decoded = json.loads(body)
+    except ValueError:
+        return [(body, reason)]
+    if isinstance(decoded, list) and decoded:
+        for key in _BAD_CHANGE_KEYS:
+            if all(isinstance(e, dict) and set(e) == {"index", key, "reason"} for e in decoded):
+                return [(bad[key], str(bad["reason"])) for bad in decoded]
+    if isinstance(decoded, list):
+        return [(change, reason) for change in decoded]
+    return [(decoded, reason)]
+
+
+#: The key of the change in a body of bad changes: this version's, and the earlier one's.
+_BAD_CHANGE_KEYS: Final = ("change", "entry")
+
+
+def named_url(change: object) -> str | None:
+    """The ``url`` a change as sent names, or its EventBridge event's detail (``is_event``);
+    ``None`` when it names none (not an object, or no string ``url``)."""
+    if isinstance(change, dict) and is_event(change):
+        change = change.get("detail")
+    url = change.get("url") if isinstance(change, dict) else None
+    return url if isinstance(url, str) else None
 
 
 def message_bytes(body: str, attributes: dict[str, str]) -> int:
@@ -167,7 +200,7 @@ class DeadLetterQueue:
         # SQS refuses an empty body; a real SQS record never has one, a hand-made event may.
         body = sendable(original_body) or "(empty body)"
         if array_body:
-            entries = bad_entries_body(rejections)
+            entries = bad_changes_body(rejections)
             if message_bytes(entries, attributes) <= MAX_MESSAGE_BYTES:
                 body = entries
         self._sqs.send_message(

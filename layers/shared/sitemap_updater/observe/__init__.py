@@ -1,9 +1,12 @@
 """The observer: what search engines did with the published sitemaps, per host and section.
 
-A scheduled function of its own runs :mod:`.service` each time: it submits each host's index to
+A scheduled function of its own runs :mod:`.observer` each time: it submits each host's index to
 the engines that are turned on (once per index, retried in later runs: :mod:`.submissions`),
-reads Search Console's status of the index and of its files, inspects a sample of each
-section's URLs (:mod:`.sampling`) within the day's API budget (:mod:`.budget`), fetches a sample
-from the site itself for its health, and writes the figures of each host and section
-(:mod:`.figures`) to the state table and to CloudWatch.
+then shares the run's time among the hosts and their sections: it reads the engines' status of
+each index and of its files, draws each section's sample (:mod:`.sampling`), inspects it within
+the day's API budget (:mod:`.budget`) and fetches it from the site itself for its health, and
+writes the figures of each host and section (:mod:`.figures`; the crawl latency from
+:mod:`.latency` and :mod:`.statistics`) and their history to the state table (:mod:`.records`)
+and to CloudWatch (:mod:`.signals`). :mod:`.report` reads them back for
+``sitemap-updater coverage``.
 """

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from sitemap_updater.observe.service import Engines
+from sitemap_updater.observe.run.engines import Engines
 from sitemap_updater.observe.settings import ObserveConfig
 
 if TYPE_CHECKING:

@@ -1,11 +1,13 @@
-"""What the observer tells CloudWatch, and Search Console's sitemap status as plain data.
+"""What the observer tells CloudWatch, and the engines' sitemap status as plain data.
 
 Each section's figures are one log line (``section figures``, with ``host`` and ``section``),
 which the dashboard's table reads with Logs Insights at no cost per figure. With
 ``SectionMetrics=true`` they also go out as metrics with the dimensions ``host`` and
 ``section``, and a host's index figures with ``host``: each is a custom metric, billed per month
-(docs/search-engines.md). The alarms watch three metrics with no dimension but ``service``,
-each the worst of the run: :data:`ALARM_METRICS`.
+(docs/search-engines.md). The alarms watch four metrics with no dimension but ``service``,
+each the worst of the run and sent by every run (a value that does not alarm when there is
+nothing to tell), so that a run that does not happen is missing data, which the alarms count
+as breaching: :data:`ALARM_METRICS`. Those of Search Console go out only when it is on.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from typing import TYPE_CHECKING, Any, Final
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
 from sitemap_updater.observability import logger
+from sitemap_updater.observe.records import REASON_CHARS, capped
 
 if TYPE_CHECKING:
-    # Search Console's answers are read only when it is turned on (``engines.search_console``)
+    # the engines' answers are read only when they are turned on (``run.engines.Engines``)
+    from sitemap_updater.engines.bing import BingFeed
     from sitemap_updater.engines.console_answers import SitemapStatus
 
 #: section figure -> (metric name, unit); shares are sent as percentages
@@ -41,8 +45,19 @@ HOST_METRICS: Final = {
     "index_warnings": ("IndexWarnings", MetricUnit.Count),
 }
 #: the alarms' metrics: the oldest index download (hours), errors Search Console reports for
-#: any index or file, and the highest unhealthy share of any section (percent)
-ALARM_METRICS: Final = ("IndexDownloadAgeHoursMax", "SearchConsoleErrors", "UnhealthyPercentMax")
+#: any index or file, the highest lower bound of a section's unhealthy share (percent, among
+#: sections with enough URLs checked), and the largest drop of a section's indexed share
+#: (percentage points between the intervals of the last week and the week before)
+ALARM_METRICS: Final = (
+    "IndexDownloadAgeHoursMax",
+    "SearchConsoleErrors",
+    "UnhealthyPercentLowerBoundMax",
+    "IndexedDropPercentMax",
+)
+#: the alarm metrics sent only while Search Console is on
+SEARCH_CONSOLE_METRICS: Final = frozenset(
+    {"IndexDownloadAgeHoursMax", "SearchConsoleErrors", "IndexedDropPercentMax"}
+)
 _PERCENT: Final = {"indexed_share", "unhealthy_share"}
 
 
@@ -56,6 +71,16 @@ def sitemap_status_dict(status: SitemapStatus, now: float) -> dict[str, Any]:
         "last_downloaded": downloaded,
         "submitted": status.submitted.get("web"),
         "checked_at": int(now),
+    }
+
+
+def bing_feed_dict(feed: BingFeed) -> dict[str, Any]:
+    """What Bing reports of a feed, as JSON-ready data."""
+    return {
+        "status": capped(feed.status, REASON_CHARS),
+        "url_count": feed.url_count,
+        "last_crawled": feed.last_crawled.timestamp() if feed.last_crawled else None,
+        "submitted": feed.submitted.timestamp() if feed.submitted else None,
     }
 
 
@@ -98,24 +123,35 @@ def emit_host(host: str, figures: Mapping[str, Any]) -> None:
     _emit({"host": host}, figures, HOST_METRICS)
 
 
-def emit_alarm_figures(
-    sections: Sequence[Mapping[str, Any]], hosts: Sequence[Mapping[str, Any]]
+def alarm_figures(
+    sections: Sequence[Mapping[str, Any]],
+    hosts: Sequence[Mapping[str, Any]],
+    *,
+    search_console: bool,
 ) -> dict[str, float]:
-    """The worst of the run, for the alarms; returns what was sent."""
-    ages = [h["index_download_age_hours"] for h in hosts]
-    ages = [age for age in ages if age is not None]
+    """The worst of the run, for the alarms: each metric of :data:`ALARM_METRICS` (those of
+    Search Console only while it is on), 0 where nothing is known."""
+    ages = [h.get("index_download_age_hours") for h in hosts]
     errors = sum(int(h.get("index_errors") or 0) for h in hosts) + sum(
         int(s.get("sitemap_errors") or 0) for s in sections
     )
-    shares = [s["unhealthy_share"] for s in sections if s.get("unhealthy_share") is not None]
-    sent: dict[str, float] = {"SearchConsoleErrors": errors}
-    if ages:
-        sent["IndexDownloadAgeHoursMax"] = max(ages)
-    if shares:
-        sent["UnhealthyPercentMax"] = max(shares) * 100
+    lows = [s.get("unhealthy_alarm_percent") for s in sections]
+    drops = [(s.get("indexed_drop") or {}).get("drop_percent") for s in sections]
+    sent: dict[str, float] = {
+        "IndexDownloadAgeHoursMax": max((a for a in ages if a is not None), default=0.0),
+        "SearchConsoleErrors": float(errors),
+        "UnhealthyPercentLowerBoundMax": max((v for v in lows if v is not None), default=0.0),
+        "IndexedDropPercentMax": max((v for v in drops if v is not None), default=0.0),
+    }
+    if not search_console:
+        sent = {k: v for k, v in sent.items() if k not in SEARCH_CONSOLE_METRICS}
+    return sent
+
+
+def emit_alarm_figures(figures: Mapping[str, float]) -> None:
+    """Send the alarms' figures (``alarm_figures``)."""
     metrics = EphemeralMetrics()
-    for name, value in sent.items():
-        unit = MetricUnit.Percent if name == "UnhealthyPercentMax" else MetricUnit.Count
+    for name, value in figures.items():
+        unit = MetricUnit.Percent if "Percent" in name else MetricUnit.Count
         metrics.add_metric(name=name, unit=unit, value=value)
     metrics.flush_metrics()
-    return sent

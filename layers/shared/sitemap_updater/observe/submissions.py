@@ -103,8 +103,11 @@ def submit_all(
     targets: Iterable[Target],
     now: int,
     on_call: Callable[[], bool] = lambda: True,
+    *,
+    redact: Callable[[str], str] = lambda text: text,
 ) -> list[Submission]:
-    """Submit each target that is due; returns the attempts made, each recorded in the ledger.
+    """Submit each target that is due; returns the attempts made, each recorded in the ledger
+    with the failure's reason passed through ``redact``.
 
     ``on_call`` is asked before each call and may refuse it (the day's budget is spent): the
     target then waits for a later run."""
@@ -118,9 +121,11 @@ def submit_all(
         try:
             submit(target.site_url, target.index_url)
         except CredentialsRefused as error:
-            outcome = Submission(engine, target.index_url, REFUSED, attempts, now, None, str(error))
+            reason = redact(str(error))
+            outcome = Submission(engine, target.index_url, REFUSED, attempts, now, None, reason)
         except EngineError as error:
-            outcome = Submission(engine, target.index_url, FAILED, attempts, now, None, str(error))
+            reason = redact(str(error))
+            outcome = Submission(engine, target.index_url, FAILED, attempts, now, None, reason)
         else:
             outcome = Submission(engine, target.index_url, SUBMITTED, attempts, now, now)
         ledger.save(outcome)

@@ -359,3 +359,6 @@ def _deprecated(struct: type[Struct]) -> tuple[str, ...]:
 
 DEPRECATED_NEWS_TAGS: Final = _deprecated(News)
 DEPRECATED_VIDEO_TAGS: Final = _deprecated(Video)
+#: The image tags Google deprecated in May 2022 (an image is its ``loc`` alone; see
+#: https://developers.google.com/search/blog/2022/05/spring-cleaning-sitemap-extensions).
+DEPRECATED_IMAGE_TAGS: Final = ("caption", "geo_location", "title", "license")

@@ -61,7 +61,7 @@ Attributes = dict[str, str]
 
 
 @dataclass(slots=True)
-class _Pending:
+class _Unsent:
     where: str
     body: str
     attributes: Attributes | None = None
@@ -105,7 +105,7 @@ class BatchSender:
         self._sleep = sleep
         self._on_failure = on_failure
         self._on_sent = on_sent
-        self._buffer: list[_Pending] = []
+        self._buffer: list[_Unsent] = []
         self._buffer_bytes = 0
         self.stats = SendStats()
 
@@ -120,7 +120,7 @@ class BatchSender:
         size = message_bytes(body, attributes or {})
         if self._buffer and self._buffer_bytes + size > MAX_BATCH_BYTES:
             self.flush()
-        self._buffer.append(_Pending(where, body, attributes))
+        self._buffer.append(_Unsent(where, body, attributes))
         self._buffer_bytes += size
         if len(self._buffer) >= BATCH_SIZE:
             self.flush()
@@ -132,16 +132,16 @@ class BatchSender:
             if pending:
                 self._sleep(BACKOFF_SECONDS * 2 ** (pending[0].attempts - 1))
 
-    def _fail(self, entry: _Pending, code: str, message: str) -> None:
+    def _fail(self, entry: _Unsent, code: str, message: str) -> None:
         failure = SendFailure(entry.where, code, message)
         self.stats.failures.append(failure)
         self._on_failure(failure)
 
-    def _sent(self, entries: list[_Pending]) -> None:
+    def _sent(self, entries: list[_Unsent]) -> None:
         self.stats.sent += len(entries)
         self._on_sent([e.where for e in entries])
 
-    def _send_batch(self, batch: list[_Pending]) -> list[_Pending]:
+    def _send_batch(self, batch: list[_Unsent]) -> list[_Unsent]:
         """Send one batch; returns the entries to try again."""
         entries = [e.entry(i) for i, e in enumerate(batch)]
         for entry in batch:
@@ -159,7 +159,7 @@ class BatchSender:
                 self._send_one(entry)
             return []
         self._sent([batch[int(done["Id"])] for done in response.get("Successful", [])])
-        retry: list[_Pending] = []
+        retry: list[_Unsent] = []
         for failed in response.get("Failed", []):
             entry = batch[int(failed["Id"])]
             code, message = failed["Code"], failed.get("Message", "")
@@ -169,7 +169,7 @@ class BatchSender:
                 retry.append(entry)
         return retry
 
-    def _send_one(self, entry: _Pending) -> None:
+    def _send_one(self, entry: _Unsent) -> None:
         try:
             self._sqs.send_message(
                 QueueUrl=self._url,

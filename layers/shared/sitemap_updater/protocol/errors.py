@@ -52,11 +52,8 @@ class InvalidLastmodError(SitemapError):
 
 
 class SitemapFullError(Exception):
-    """Not an input error: writing the entry would push the file over ``limit``.
-
-    The entry was not written; the file can still be closed and is valid. ``limit`` is
-    ``"urls"`` or ``"bytes"``.
-    """
+    """Not an input error: one more file would push an index over ``limit``, ``"urls"`` (the
+    files an index may list) or ``"bytes"``."""
 
     def __init__(self, limit: str, message: str) -> None:
         self.limit = limit
@@ -64,7 +61,7 @@ class SitemapFullError(Exception):
 
 
 class EmptySitemapError(RuntimeError):
-    """Closing a writer with no entry: sitemap.xsd and siteindex.xsd require at least one."""
+    """An index of no file: siteindex.xsd requires at least one ``<sitemap>``."""
 
 
 class InvalidSectionError(SitemapError):

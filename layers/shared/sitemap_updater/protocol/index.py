@@ -46,7 +46,7 @@ def index_child(loc: str, lastmod: str | None) -> str:
 def render_index(
     children: Iterable[tuple[str, str | None]],
     *,
-    max_entries: int = MAX_URLS,
+    max_files: int = MAX_URLS,
     max_bytes: int = MAX_BYTES,
     stylesheet: bool = False,
 ) -> tuple[bytes, IndexStats]:
@@ -58,7 +58,7 @@ def render_index(
     newest: str | None = None
     count = 0
     for loc, lastmod in children:
-        if count >= max_entries:
+        if count >= max_files:
             raise SitemapFullError("urls", f"the index already lists {count} sitemaps")
         text = index_child(loc, lastmod)
         size += len(text.encode("utf-8"))

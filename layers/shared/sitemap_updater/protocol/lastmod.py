@@ -12,10 +12,7 @@ more than one day after ``now``.
 from __future__ import annotations
 
 import re
-from collections import deque
-from collections.abc import Collection
 from datetime import UTC, date, datetime, timedelta, timezone
-from functools import lru_cache
 from typing import Final, cast
 
 from sitemap_updater.protocol.errors import InvalidLastmodError
@@ -25,7 +22,7 @@ _DATETIME: Final = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.[0-9]+)?)?"
     r"(Z|[+-][0-9]{2}:[0-9]{2})?"
 )
-#: Shape of an already normalized value (what the writers accept from trusted entries).
+#: Shape of an already normalized value (what the writers accept from trusted pages).
 NORMALIZED_FORM: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
 MAX_OFFSET: Final = timedelta(hours=14)
 FUTURE_TOLERANCE: Final = timedelta(days=1)
@@ -95,7 +92,7 @@ def _parse_text(value: str) -> tuple[str, datetime]:
 def _moment_if_normalized(value: str) -> datetime | None:
     """The latest moment ``value`` denotes if it is already in normalized form, else ``None``.
 
-    The fast path: a normalized value is its own result, so only its date (and time) has to be
+    The cheap check: a normalized value is its own result, so only its date (and time) has to be
     real. ``None`` means "not sure" and the full parser decides (and names the rule).
     """
     if NORMALIZED_FORM.fullmatch(value) is None:
@@ -109,75 +106,11 @@ def _moment_if_normalized(value: str) -> datetime | None:
         return None
 
 
-def is_normalized_lastmod(value: str, now: datetime) -> bool:
-    """Whether :func:`normalize_lastmod` would return ``value`` itself (``now`` aware).
-
-    The bound is checked on the text: the normalized forms are fixed-width, so they compare as
-    the moments do (see :func:`_latest`).
-    """
-    if NORMALIZED_FORM.fullmatch(value) is None:
-        return False
-    try:
-        if len(value) == DATE_LENGTH:
-            date.fromisoformat(value)
-        else:
-            datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    latest_time, latest_day = _latest(now)
-    return EARLIEST <= value <= (latest_day if len(value) == DATE_LENGTH else latest_time)
-
-
-#: Normalized values joined by line breaks (see :func:`all_normalized_lastmods`).
-_NORMALIZED_LINES: Final = re.compile(
-    f"(?:{NORMALIZED_FORM.pattern})(?:\n(?:{NORMALIZED_FORM.pattern}))*"
-)
-
-
-def all_normalized_lastmods(values: Collection[str], now: datetime) -> bool:
-    """Whether :func:`is_normalized_lastmod` holds for each of ``values`` (strings), decided at
-    once: one match of them all joined by line breaks, which no value in normalized form
-    holds, one parse each in C, and the bounds on the smallest and largest text of each width.
-    ``False`` only means "not sure": the caller then asks of each value alone."""
-    if not values:
-        return True
-    text = "\n".join(values)
-    if text.count("\n") != len(values) - 1 or _NORMALIZED_LINES.fullmatch(text) is None:
-        return False
-    days = [value for value in values if len(value) == DATE_LENGTH]
-    times = [value for value in values if len(value) != DATE_LENGTH]
-    try:
-        deque(map(date.fromisoformat, days), maxlen=0)
-        deque(map(datetime.fromisoformat, times), maxlen=0)
-    except ValueError:
-        return False
-    latest_time, latest_day = _latest(now)
-    return (
-        min(values) >= EARLIEST
-        and (not days or max(days) <= latest_day)
-        and (not times or max(times) <= latest_time)
-    )
-
-
-@lru_cache(maxsize=8)
-def _latest(now: datetime) -> tuple[str, str]:
-    """The latest normalized ``lastmod`` texts (date and time, date) allowed at ``now``.
-
-    A value's moment (its midnight, for a date) may be at most ``now`` plus the tolerance: for
-    whole seconds that is the limit cut to the second, for a day the limit's own day.
-    """
-    try:
-        limit = (now + FUTURE_TOLERANCE).astimezone(UTC)
-    except OverflowError:  # beyond year 9999: every value is early enough
-        return "9999-12-31T23:59:59Z", "9999-12-31"
-    return format_w3c(limit), limit.date().isoformat()
-
-
 def normalize_lastmod(value: object, *, now: datetime | None = None) -> str:
     """The normalized ``lastmod``; raises :class:`InvalidLastmodError`."""
-    fast = _moment_if_normalized(value) if isinstance(value, str) else None
-    if fast is not None:
-        text, moment = cast(str, value), fast
+    normal = _moment_if_normalized(value) if isinstance(value, str) else None
+    if normal is not None:
+        text, moment = cast(str, value), normal
     elif isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             raise _bad(value, "a datetime must be timezone-aware")

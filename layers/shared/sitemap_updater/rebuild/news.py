@@ -104,11 +104,11 @@ class NewsDesk:
         for fragment in fragments.values():
             found = _PUBLICATION_DATE.search(fragment)
             if found is None:
-                raise PublishedFormatError(f"{key}: a news entry has no publication_date")
+                raise PublishedFormatError(f"{key}: an article has no publication_date")
             try:
                 _moment(found[1].decode("ascii"))
             except ValueError as error:  # UnicodeDecodeError included
-                raise PublishedFormatError(f"{key}: a news entry's date is not W3C") from error
+                raise PublishedFormatError(f"{key}: an article's date is not W3C") from error
         self.published[key] = hashlib.sha256(body).hexdigest()
         self._fragments.update(fragments)
         prefix = key[: key.rfind("/") + 1]

@@ -1,9 +1,9 @@
-"""Patch a published urlset with the changed URLs, without reading its other entries again.
+"""Patch a published urlset with the changed URLs, without reading its other pages again.
 
 The published file is the state the last publish left: an incremental run gets it from S3,
-takes it apart into one ``<url>`` fragment per entry (keyed by the URL hash of its ``loc``),
+takes it apart into one ``<url>`` fragment per page (keyed by the URL hash of its ``loc``),
 replaces, adds or drops the fragments of the changed URLs, and joins them again in hash order.
-The fragments of unchanged entries are the bytes the writer produced and checked when they were
+The fragments of unchanged pages are the bytes the writer produced and checked when they were
 first rendered; every changed page is rendered again by the one renderer (``render.fragment``).
 The leaves are rendered by the rebuild's one leaf renderer (``render``), so joining and
 compressing the fragments gives exactly the bytes a full rebuild writes for the same pages.
@@ -51,8 +51,8 @@ def changed_between(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> 
     ]
 
 
-def entries_differing(old: bytes, rendered: Sequence[RenderedShard]) -> list[str]:
-    """The locs whose entry differs between the published file ``old`` (all of its entries, if
+def fragments_differing(old: bytes, rendered: Sequence[RenderedShard]) -> list[str]:
+    """The locs whose fragment differs between the published file ``old`` (all of its pages, if
     it cannot be taken apart) and the files ``rendered`` from the table in its place."""
     try:
         before = parse_published(old)
@@ -76,7 +76,7 @@ class Recorded:
 
 @dataclass(slots=True)
 class Patched:
-    """A shard after its changes: its rendered leaves, the locs whose published entry was added,
+    """A shard after its changes: its rendered leaves, the locs whose fragment was added,
     changed or removed, and the ``loc: reason`` of every changed URL the writer refused."""
 
     rendered: list[RenderedShard]
@@ -130,7 +130,7 @@ def patch_shard(
     """``published`` (the shard's file, None if it has none) with ``changes`` applied.
 
     ``recorded`` is what the last publish recorded for these very bytes; with it, the patched
-    file's URL count and newest lastmod come from the record and the changed entries, and the
+    file's URL count and newest lastmod come from the record and the changed fragments, and the
     file is not read for them."""
     if published is not None:
         limits = max_urls, max_bytes, stylesheet
@@ -163,7 +163,7 @@ def patch_in_place(
     in hash order, so each change's place is a binary search over the text that hashes the locs
     of a few fragments, and the text between the changes is copied unread, never cut into
     fragments. None when the result would not be exactly one file within both caps (the caller
-    then takes the path that parses every entry)."""
+    then takes the path that parses every fragment)."""
     text, start, end = urlset_text(published)
     places = {uh: _place(text, start, end, uh) for uh in changes}
     found = {uh: text[at:until] for uh, (at, until) in places.items() if until > at}
@@ -209,7 +209,7 @@ def _place(text: bytes, start: int, end: int, uh: str) -> tuple[int, int]:
 
 
 def _newest_after(patched: bytes, recorded: Recorded | None, added: Iterable[bytes]) -> str | None:
-    """The newest lastmod of ``patched``: the ``recorded`` one of the file before, when an entry
+    """The newest lastmod of ``patched``: the ``recorded`` one of the file before, when a fragment
     still holds it, or the newest of the ``added`` fragments; read from ``patched`` when the
     record does not settle it."""
     if recorded is None:

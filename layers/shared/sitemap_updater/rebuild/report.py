@@ -45,7 +45,7 @@ class RunReport:
     state_objects_written: list[str] = field(default_factory=list)
     #: Why the change feed could not be trusted, when that made the run a full rebuild.
     feed_gap: str | None = None
-    #: URLs whose published entry differed from the table (added, changed or removed), all
+    #: URLs whose fragment differed from the table (added, changed or removed), all
     #: repaired by the run: in a full rebuild, and in an incremental run for a published file
     #: that is not the bytes its record holds. An incremental design that loses nothing, in a
     #: bucket nobody else writes, keeps it 0.
@@ -57,7 +57,7 @@ class RunReport:
     #: The news files the index lists after the run, and the articles they hold.
     news_files: list[str] = field(default_factory=list)
     news_urls: int = 0
-    #: URLs left out because one entry alone is larger than the byte cap.
+    #: URLs left out because one page alone is larger than the byte cap.
     urls_skipped: list[str] = field(default_factory=list)
     #: The sections (``<key prefix><section>``) changes named past the most a host has
     #: (``MAX_SECTIONS_PER_HOST``): their pages are published as if they named none.
@@ -67,7 +67,7 @@ class RunReport:
     freshness: Freshness = field(default_factory=Freshness)
     #: What the run sent to IndexNow (None while IndexNow is off).
     indexnow: IndexNowReport | None = None
-    #: The locs whose published entry was added, changed or removed by this run's publish
+    #: The locs whose fragment was added, changed or removed by this run's publish
     #: (incremental runs; in a full rebuild, the repaired drift once a publish existed; what an
     #: IndexNow submission sends). Not part of :meth:`to_dict`.
     changed_locs: list[str] = field(default_factory=list, repr=False)

@@ -14,7 +14,12 @@ from collections.abc import MutableMapping
 from typing import Any, Final
 
 from sitemap_updater.protocol.urls import Site
-from sitemap_updater.sections import DEFAULT_MAX_SECTIONS_PER_HOST, DEFAULT_SECTION, SectionRules
+from sitemap_updater.sections import (
+    DEFAULT_MAX_SECTIONS_PER_HOST,
+    DEFAULT_SECTION,
+    MAX_SECTIONS_PER_HOST,
+    SectionRules,
+)
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item, url_of
 from sitemap_updater.store.keys import ATTR_SECTION, HASH_BITS, INDEX_KEY, ROOT_SHARD, hash_bits
@@ -26,6 +31,10 @@ _SECTION_FILE: Final = re.compile(r"sitemap-([a-z0-9-]{1,32})-(r[01]*)\.xml\.gz"
 _LEGACY_FILE: Final = re.compile(r"sitemap-(r[01]*)\.xml\.gz")
 #: the name of a host's second, third, ... index (``index_file_key``)
 _INDEX_FILE: Final = re.compile(r"sitemap-([1-9][0-9]*)\.xml")
+#: the two parts of a layout's text (``Layout.text``)
+_SITES: Final = "sites="
+_RULES: Final = ";rules="
+_SECTIONS: Final = ";sections="
 
 
 def split_space(space: str) -> tuple[str, str]:
@@ -136,13 +145,29 @@ class Layout:
     @property
     def text(self) -> str:
         """What the publication records: trees of another layout are rebuilt in full."""
-        return f"{self.text_before_caps};sections={self.max_sections}"
+        return f"{self.text_before_caps}{_SECTIONS}{self.max_sections}"
 
     @property
     def text_before_caps(self) -> str:
         """The layout's text as 0.1.0 recorded it, before the cap on sections was part of it."""
         origins = ",".join(site.origin for site in self.sites)
-        return f"sites={origins};rules={self.rules.text()}"
+        return f"{_SITES}{origins}{_RULES}{self.rules.text()}"
+
+    @classmethod
+    def recorded(cls, text: str) -> Layout:
+        """The layout whose :attr:`text` the publication records (an origin holds no ``;``, so
+        the sites end at the first ``;rules=``; the cap, where recorded, follows the last
+        ``;sections=``); its files are listed under each host's own origin, the text keeping no
+        public base. Raises ``ValueError`` for any other text."""
+        origins, found, rest = text.removeprefix(_SITES).partition(_RULES)
+        if not text.startswith(_SITES) or not found:
+            raise ValueError(f"{text!r} is not the text of a layout ({_SITES}...{_RULES}...)")
+        rules, capped, cap = rest.rpartition(_SECTIONS)
+        if not capped:
+            rules, cap = rest, str(DEFAULT_MAX_SECTIONS_PER_HOST)
+        if not cap.isdigit() or not 1 <= int(cap) <= MAX_SECTIONS_PER_HOST:
+            raise ValueError(f"{text!r}: the cap on sections {cap!r} is not 1 to 1000")
+        return cls(Sites.parse(origins), SectionRules.parse(rules), max_sections=int(cap))
 
     def prefix_of(self, loc: str) -> str:
         """The key prefix of the host of the normalized URL ``loc`` (the primary's when no
@@ -212,20 +237,23 @@ class Placement:
         the item has no space yet (None: it is placed when the run that reads its change
         takes the section)."""
         named = item.get(ATTR_SECTION)
-        loc = url_of(item)
+        return self.space_for(url_of(item), None if named is None else str(named["S"]), take=take)
+
+    def space_for(self, loc: str, named: str | None, *, take: bool = False) -> str | None:
+        """The space of the normalized URL ``loc`` whose change named the section ``named``
+        (None: it named none), as :meth:`space_of` places an item."""
         if named is None:
             return self.layout.space_for(loc)
-        section = str(named["S"])
-        if section in self.layout.fixed_sections:
-            return self.layout.space_for(loc, section)
+        if named in self.layout.fixed_sections:
+            return self.layout.space_for(loc, named)
         prefix = self.layout.prefix_of(loc)
         taken = self.named.setdefault(prefix, [])
-        if section in taken:
-            return self.layout.space_for(loc, section)
+        if named in taken:
+            return self.layout.space_for(loc, named)
         if len(self.layout.fixed_sections) + len(taken) >= self.layout.max_sections:
-            self.refused.add((prefix, section))
+            self.refused.add((prefix, named))
             return self.layout.space_for(loc)
         if not take:
             return None
-        taken.append(section)
-        return self.layout.space_for(loc, section)
+        taken.append(named)
+        return self.layout.space_for(loc, named)

@@ -1,7 +1,7 @@
 """The human view of a host's sitemaps: a static page (``sitemap.html``) with its script and
 style as files of their own (``sitemap.js``, ``sitemap.css``), published beside each host's
-index. In the browser it reads the index, counts each file's URLs, and opens any file, gzipped
-or not, as a searchable, sortable list; see docs/view.md.
+index. In the browser it reads the index, counts each file's URLs, searches every file of the
+host, and opens any file, gzipped or not, as a searchable, sortable list; see docs/view.md.
 
 The files are the same for every host and every run: they are put only when their bytes differ
 from the ones last put (the rebuild's record of published objects), so a run pays for them once,

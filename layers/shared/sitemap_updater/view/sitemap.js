@@ -1,7 +1,8 @@
 // The human view of a host's sitemaps: reads sitemap.xml beside this page, lists its files with
-// their URL counts, and opens any file (gzipped or not) as a searchable, sortable list that
-// renders only the rows in view. No library; no inline script, so a CSP of script-src 'self'
-// holds. Files are read by their name beside the index, never from another origin.
+// their URL counts, searches every file of the host, and opens any file (gzipped or not) as a
+// searchable, sortable list that renders only the rows in view. No library; no inline script,
+// so a CSP of script-src 'self' holds. Files are read by their name beside the index, never
+// from another origin.
 'use strict';
 
 const NS = {
@@ -13,10 +14,12 @@ const NS = {
 };
 const INDEX = 'sitemap.xml';
 const FILE_NAME = /^sitemap[A-Za-z0-9._-]*\.xml(\.gz)?$/;
-const ROW_HEIGHT = 32; // px, as .row in sitemap.css
 const OVERSCAN = 8;
 const NONE = '—';
 const COUNTING = 3; // files counted at once on the index
+const SEARCHING = 2; // files read at once by a search of every file
+const RESULT_CAP = 500; // matches a search of every file shows: it reads no further file then
+let rowHeight = 32; // px, sitemap.css's --row-height (taller on a narrow screen)
 
 const $ = (id) => document.getElementById(id);
 const timings = {};
@@ -68,8 +71,8 @@ function readable(url) {
 }
 
 // ------------------------------------------------------------------ reading files
-async function readText(name) {
-  const response = await fetch(name, { credentials: 'same-origin' });
+async function readText(name, signal) {
+  const response = await fetch(name, { credentials: 'same-origin', signal });
   if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
   const body = new Uint8Array(await response.arrayBuffer());
   // A .xml.gz is a gzip file (no Content-Encoding), inflated here; a server that did send it
@@ -146,6 +149,16 @@ function urlsOf(root) {
   return urls;
 }
 
+// The one search rule, of a file and of every file: the text, trimmed and in lower case, is
+// part of the URL as shown or as listed, or of a news or video title.
+function needle(query) {
+  return query.trim().toLowerCase();
+}
+
+function matches(u, q) {
+  return u.haystack.includes(q);
+}
+
 // ------------------------------------------------------------------ small DOM helpers
 function h(tag, attrs, ...kids) {
   const node = document.createElement(tag);
@@ -174,18 +187,30 @@ function status(message) {
 // ------------------------------------------------------------------ the index
 let indexRead = null;
 const counts = new Map();
+let counting = null; // the count of every file's URLs, once started
 
-async function showIndex() {
+// The files the index lists, read once: each with its loc, name (null: not a file beside it),
+// lastmod, and the cell of the index's table that shows its count.
+function indexFiles() {
+  if (!indexRead) {
+    indexRead = readText(INDEX).then((t) => {
+      const root = parseXml(t, INDEX);
+      const files = [];
+      for (const el of root.getElementsByTagNameNS(NS.sm, 'sitemap')) {
+        const loc = text(child(el, NS.sm, 'loc'));
+        files.push({ loc, name: fileName(loc), lastmod: text(child(el, NS.sm, 'lastmod')), cell: null });
+      }
+      return files;
+    });
+  }
+  return indexRead;
+}
+
+async function showIndex(query) {
   $('file-view').hidden = true;
   $('crumb').textContent = '';
   $('index-view').hidden = false;
-  if (!indexRead) indexRead = readText(INDEX).then((t) => parseXml(t, INDEX));
-  const root = await indexRead;
-  const files = [];
-  for (const el of root.getElementsByTagNameNS(NS.sm, 'sitemap')) {
-    const loc = text(child(el, NS.sm, 'loc'));
-    files.push({ loc, name: fileName(loc), lastmod: text(child(el, NS.sm, 'lastmod')) });
-  }
+  const files = await indexFiles();
   const host = files.length ? new URL(files[0].loc).host : location.host;
   $('title').textContent = `Sitemap of ${host}`;
   document.title = `Sitemap of ${host}`;
@@ -200,8 +225,24 @@ async function showIndex() {
         h('td', null, f.name ? sectionOf(f.name) : NONE), cell, h('td', { class: 'nowrap' }, f.lastmod || muted()));
     }),
   );
-  status(`${files.length} file(s) in ${INDEX}; counting their URLs…`);
-  await countAll(files);
+  $('search-all').value = query;
+  // a search reads the files it needs; the count of every file waits until there is none
+  if (needle(query)) {
+    status(`${files.length} file(s) in ${INDEX}.`);
+    await searchAll(query);
+  } else await startCounting(files);
+}
+
+function startCounting(files) {
+  if (!counting) {
+    status(`${files.length} file(s) in ${INDEX}; counting their URLs…`);
+    counting = countAll(files);
+  }
+  return counting;
+}
+
+function showCount(f) {
+  if (f.cell) f.cell.textContent = counts.get(f.name).toLocaleString('en');
 }
 
 async function countAll(files) {
@@ -210,7 +251,7 @@ async function countAll(files) {
     for (let f = queue.shift(); f; f = queue.shift()) {
       try {
         if (!counts.has(f.name)) counts.set(f.name, (await readText(f.name)).match(/<url[\s>]/g)?.length ?? 0);
-        f.cell.textContent = counts.get(f.name).toLocaleString('en');
+        showCount(f);
       } catch (err) {
         f.cell.textContent = '?';
         f.cell.title = String(err.message);
@@ -233,6 +274,82 @@ async function countAll(files) {
   status(`${files.length} file(s), ${total.toLocaleString('en')} URL(s) in ${sections.size} section(s).`);
 }
 
+// ------------------------------------------------------------------ a search of every file
+// Files are read SEARCHING at a time, in the index's order, each parsed, searched and let go
+// (only its matches are kept); the page is drawn again between two files. The search stops
+// reading at RESULT_CAP matches, and a new search (or leaving the index) stops the one before.
+let searching = null; // the AbortController of the search under way
+
+async function searchAll(query) {
+  if (searching) searching.abort();
+  const q = needle(query);
+  const box = $('results');
+  box.hidden = !q;
+  box.dataset.state = q ? 'searching' : '';
+  $('found').tBodies[0].replaceChildren();
+  if (!q) return;
+  const run = new AbortController();
+  searching = run;
+  const files = (await indexFiles()).filter((f) => f.name);
+  const found = new Map(); // file name -> its matches, in the file's order
+  const tally = { read: 0, failed: 0, matches: 0 };
+  const queue = files.slice();
+  const say = (text) => {
+    $('found-status').textContent = text;
+  };
+  say(`Searching ${files.length} file(s)…`);
+  const work = async () => {
+    for (let f = queue.shift(); f && tally.matches < RESULT_CAP; f = queue.shift()) {
+      let urls;
+      try {
+        urls = f.name === view.name ? view.urls : urlsOf(parseXml(await readText(f.name, run.signal), f.name));
+      } catch (err) {
+        if (run.signal.aborted) return;
+        tally.failed += 1;
+        urls = [];
+      }
+      if (run.signal.aborted) return;
+      if (!counts.has(f.name)) {
+        counts.set(f.name, urls.length);
+        showCount(f);
+      }
+      const hits = [];
+      for (const u of urls) {
+        if (tally.matches >= RESULT_CAP) break;
+        if (!matches(u, q)) continue;
+        hits.push({ loc: u.loc, lastmod: u.lastmod });
+        tally.matches += 1;
+      }
+      found.set(f.name, hits);
+      tally.read += 1;
+      drawFound(files, found, query);
+      say(`Searching: ${tally.read} of ${files.length} file(s) read, ${tally.matches.toLocaleString('en')} match(es)…`);
+      await new Promise((done) => setTimeout(done, 0)); // a keystroke is handled before the next file
+    }
+  };
+  await Promise.all(Array.from({ length: SEARCHING }, work));
+  if (run.signal.aborted) return;
+  const unread = tally.failed ? `; ${tally.failed} could not be read` : '';
+  if (tally.matches >= RESULT_CAP) {
+    say(`The first ${RESULT_CAP} matches, from ${tally.read} of ${files.length} file(s): the search stops there (search for more of the URL to narrow it)${unread}.`);
+  } else {
+    say(`${tally.matches.toLocaleString('en')} match(es) in ${files.length} file(s)${unread}.`);
+  }
+  box.dataset.state = 'done';
+}
+
+function drawFound(files, found, query) {
+  const rows = [];
+  for (const f of files) {
+    for (const hit of found.get(f.name) || []) {
+      const open = '#' + new URLSearchParams({ file: f.name, q: query.trim() }).toString();
+      rows.push(h('tr', null, h('td', { class: 'loc' }, link(hit.loc)), h('td', null, h('a', { href: open }, f.name)),
+        h('td', { class: 'nowrap' }, hit.lastmod || muted())));
+    }
+  }
+  $('found').tBodies[0].replaceChildren(...rows);
+}
+
 // ------------------------------------------------------------------ a file
 const view = { name: null, urls: [], shown: [], active: 0, sort: null, dir: 1 };
 
@@ -244,6 +361,7 @@ const SORTS = {
 };
 
 async function showFile(name, query, sort, dir) {
+  if (searching) searching.abort();
   $('index-view').hidden = true;
   $('file-view').hidden = false;
   $('crumb').textContent = ' › ' + name;
@@ -275,8 +393,8 @@ async function showFile(name, query, sort, dir) {
 }
 
 function apply() {
-  const q = $('search').value.trim().toLowerCase();
-  let shown = q ? view.urls.filter((u) => u.haystack.includes(q)) : view.urls.slice();
+  const q = needle($('search').value);
+  let shown = q ? view.urls.filter((u) => matches(u, q)) : view.urls.slice();
   if (view.sort) {
     const by = SORTS[view.sort];
     const order = new Map(view.urls.map((u, i) => [u, i]));
@@ -291,9 +409,12 @@ function apply() {
     if (key) th.setAttribute('aria-sort', key === view.sort ? (view.dir > 0 ? 'ascending' : 'descending') : 'none');
   }
   $('grid').setAttribute('aria-rowcount', String(shown.length + 1));
-  $('spacer').style.height = shown.length * ROW_HEIGHT + 'px';
+  $('spacer').style.height = shown.length * rowHeight + 'px';
   const total = view.urls.length.toLocaleString('en');
   $('shown').textContent = q ? `${shown.length.toLocaleString('en')} of ${total} URL(s) match` : `${total} URL(s)`;
+  const everywhere = $('everywhere');
+  everywhere.hidden = !q;
+  everywhere.href = '#' + new URLSearchParams({ q: $('search').value.trim() }).toString();
   status(`${name()}: ${total} URL(s).`);
   $('rows').scrollTop = 0;
   render();
@@ -318,7 +439,7 @@ function row(u, i) {
     h('span', { role: 'gridcell' }, alternates),
     h('span', { role: 'gridcell', class: 'num' }, u.images.length ? String(u.images.length) : muted()),
     h('span', { role: 'gridcell' }, summary(u)));
-  r.style.top = i * ROW_HEIGHT + 'px';
+  r.style.top = i * rowHeight + 'px';
   r.addEventListener('click', (e) => {
     if (e.target.closest('a')) return;
     select(i);
@@ -330,8 +451,8 @@ let pending = false;
 function render() {
   pending = false;
   const box = $('rows');
-  const first = Math.max(0, Math.floor(box.scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(view.shown.length, Math.ceil((box.scrollTop + box.clientHeight) / ROW_HEIGHT) + OVERSCAN);
+  const first = Math.max(0, Math.floor(box.scrollTop / rowHeight) - OVERSCAN);
+  const last = Math.min(view.shown.length, Math.ceil((box.scrollTop + box.clientHeight) / rowHeight) + OVERSCAN);
   const kids = [];
   for (let i = first; i < last; i++) kids.push(row(view.shown[i], i));
   $('spacer').replaceChildren(...kids);
@@ -342,9 +463,9 @@ function render() {
 function select(i) {
   view.active = Math.max(0, Math.min(i, view.shown.length - 1));
   const box = $('rows');
-  const top = view.active * ROW_HEIGHT;
+  const top = view.active * rowHeight;
   if (top < box.scrollTop) box.scrollTop = top;
-  else if (top + ROW_HEIGHT > box.scrollTop + box.clientHeight) box.scrollTop = top + ROW_HEIGHT - box.clientHeight;
+  else if (top + rowHeight > box.scrollTop + box.clientHeight) box.scrollTop = top + rowHeight - box.clientHeight;
   render();
 }
 
@@ -373,7 +494,7 @@ function detail() {
 }
 
 function onKey(e) {
-  const page = Math.max(1, Math.floor($('rows').clientHeight / ROW_HEIGHT) - 1);
+  const page = Math.max(1, Math.floor($('rows').clientHeight / rowHeight) - 1);
   const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
   if (e.key in moves) select(view.active + moves[e.key]);
   else if (e.key === 'Home') select(0);
@@ -403,13 +524,40 @@ async function route() {
   const file = s.get('file');
   try {
     if (file && FILE_NAME.test(file)) await showFile(file, s.get('q') || '', s.get('sort'), s.get('dir'));
-    else await showIndex();
+    else await showIndex(s.get('q') || '');
   } catch (err) {
     status(`Could not show it: ${err.message}`);
   }
 }
 
+// The rows' height is the style's (--row-height): read at the start and when the window is
+// resized across the narrow layout's width, then the list is laid out again.
+function measureRows() {
+  const height = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--row-height'));
+  if (!height || height === rowHeight) return;
+  rowHeight = height;
+  if (!$('file-view').hidden) {
+    $('spacer').style.height = view.shown.length * rowHeight + 'px';
+    render();
+  }
+}
+
 function start() {
+  measureRows();
+  window.addEventListener('resize', measureRows);
+  let typed = null;
+  $('search-all').addEventListener('input', () => {
+    clearTimeout(typed);
+    typed = setTimeout(() => {
+      const query = $('search-all').value;
+      history.replaceState(null, '', needle(query) ? '#' + new URLSearchParams({ q: query.trim() }).toString() : '#');
+      if (needle(query)) searchAll(query);
+      else {
+        searchAll('');
+        indexFiles().then(startCounting);
+      }
+    }, 200);
+  });
   $('rows').addEventListener('scroll', () => {
     if (!pending) {
       pending = true;
@@ -437,8 +585,9 @@ function start() {
     });
   }
   document.addEventListener('keydown', (e) => {
-    if (e.key === '/' && !$('file-view').hidden && document.activeElement !== $('search')) {
-      $('search').focus();
+    const box = $('file-view').hidden ? $('search-all') : $('search');
+    if (e.key === '/' && document.activeElement !== box) {
+      box.focus();
       e.preventDefault();
     }
   });

@@ -24,6 +24,8 @@ from cfnlint.decode import cfn_yaml
 
 REGION = "us-east-1"
 ACCOUNT_ID = "123456789012"
+#: the stack's name unless told another (``AWS::StackName``; the resources' names start with it)
+LOCAL_STACK_NAME = "sitemap-updater-local"
 
 #: A value that resolves to AWS::NoValue: the key (or list item) holding it disappears.
 _NO_VALUE = object()
@@ -54,7 +56,7 @@ class Template:
     path: Path
     body: dict[str, Any]
     parameters: dict[str, str]
-    stack_name: str = "sitemap-updater-local"
+    stack_name: str = LOCAL_STACK_NAME
     _refs: dict[str, str] = field(default_factory=dict)
     _attrs: dict[tuple[str, str], str] = field(default_factory=dict)
     _conditions: dict[str, bool] = field(default_factory=dict)
@@ -65,7 +67,7 @@ class Template:
         cls,
         path: str | Path,
         overrides: Mapping[str, str] | None = None,
-        stack_name: str = "sitemap-updater-local",
+        stack_name: str = LOCAL_STACK_NAME,
     ) -> Template:
         file = Path(path)
         body = read_body(file)

@@ -18,13 +18,13 @@ from typing import Any, Final
 from lxml import etree
 
 from sitemap_updater_local.inputs.opening import SourcePolicy, open_source
-from sitemap_updater_local.inputs.records import Listing, SourceError
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
     RootProbe,
     TooLargeError,
     local_name,
 )
+from sitemap_updater_local.inputs.source_records import Listing, SourceError
 
 #: Articles held at most; more are written as upserts of their own (with a note).
 MAX_HELD_ARTICLES: Final = 100_000

@@ -3,12 +3,11 @@
 lxml reports only the end of the ``<url>`` and ``<sitemap>`` elements (whatever their
 namespace); the root element and any DOCTYPE (whose entities are never expanded) are told apart
 by a second parser that reads the bytes only until the root's start tag (``RootProbe``). What
-was read is freed every few elements (``release_before``), so memory stays flat. An entry
-(``url_elements``) is a :class:`~sitemap_updater_local.inputs.records.Listing`; what cannot be
-read is a
-:class:`~sitemap_updater_local.inputs.records.Problem` naming the file and line; what is
-dropped from entries is said once per file by a
-:class:`~sitemap_updater_local.inputs.records.Note`. The policies are in docs/cli.md.
+was read is freed every few elements (``release_before``), so memory stays flat. A ``<url>``
+(``url_elements``) is a :class:`~sitemap_updater_local.inputs.source_records.Listing`; what
+cannot be read is a :class:`~sitemap_updater_local.inputs.source_records.Problem` naming the file
+and line; what is dropped from the pages is said once per file by a
+:class:`~sitemap_updater_local.inputs.source_records.Note`. The policies are in docs/cli.md.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from sitemap_updater.protocol.limits import MAX_URLS
+from sitemap_updater_local.inputs.lastmod_forms import LastmodForms
 from sitemap_updater_local.inputs.opening import (
     SCHEMES,
     BudgetError,
@@ -29,7 +29,6 @@ from sitemap_updater_local.inputs.opening import (
     child_location,
     open_source,
 )
-from sitemap_updater_local.inputs.records import Listing, Note, Problem, SourceError, quote
 from sitemap_updater_local.inputs.sitemaps.url_elements import drop_notes, element_text, url_listing
 from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     XML_OPTIONS,
@@ -37,6 +36,7 @@ from sitemap_updater_local.inputs.sitemaps.xml_guard import (
     TooLargeError,
     local_name,
 )
+from sitemap_updater_local.inputs.source_records import Listing, Note, Problem, SourceError, quote
 
 #: Sitemap indexes must not list indexes (sitemaps.org); one level of children is followed.
 MAX_INDEX_DEPTH: Final = 1
@@ -80,7 +80,7 @@ class ChildSitemap:
     depth: int
 
 
-Item = Listing | Problem | Note | ChildSitemap
+SitemapItem = Listing | Problem | Note | ChildSitemap
 
 
 def iter_sitemap_rows(
@@ -97,7 +97,7 @@ def iter_sitemap_rows(
             yield item
 
 
-class _Reader:
+class _Document:
     """The state of reading one document: its probe, its record element, what it dropped."""
 
     def __init__(self, stream: IO[bytes], location: str, depth: int, policy: SourcePolicy):
@@ -109,6 +109,7 @@ class _Reader:
         self.suffix = ""
         self.count = 0
         self.dropped: Counter[str] = Counter()
+        self.forms = LastmodForms()
         #: children listed again (or the index itself), read once
         self.repeats = 0
 
@@ -133,7 +134,7 @@ class _Reader:
                 return True
         return False
 
-    def element(self, element: etree._Element) -> Item | None:
+    def element(self, element: etree._Element) -> SitemapItem | None:
         """The record of an element (lxml reports ``<url>`` and ``<sitemap>`` of any parent);
         ``None`` for one that holds no record."""
         tag = element.tag
@@ -150,7 +151,7 @@ class _Reader:
         if entity is not None:
             return Problem(f"{self.location}:{element.sourceline}", entity)
         if self.record == "url":
-            row = url_listing(element, self.location, self.dropped)
+            row = url_listing(element, self.location, self.dropped, self.forms)
             # a <url> inside another is freed with it: the outer one is still to be read
             if not self.count % RELEASE_EVERY and next(_outer_urls(element), None) is None:
                 release_before(element)
@@ -160,10 +161,10 @@ class _Reader:
 
 def iter_sitemap_items(
     stream: IO[bytes], location: str, *, depth: int = 0, policy: SourcePolicy | None = None
-) -> Iterator[Item]:
+) -> Iterator[SitemapItem]:
     """Entries of a urlset, or the children of a sitemap index, each a :class:`ChildSitemap`
     read by the caller before the next item is asked for (the index stays open meanwhile)."""
-    reader = _Reader(stream, location, depth, policy or SourcePolicy())
+    reader = _Document(stream, location, depth, policy or SourcePolicy())
     parser = etree.iterparse(
         reader.probe, events=("end",), tag=("{*}url", "{*}sitemap"), **XML_OPTIONS
     )
@@ -191,6 +192,7 @@ def iter_sitemap_items(
         if not started:
             yield from reader.start()
     yield from drop_notes(location, reader.dropped)
+    yield from reader.forms.notes(location)
     if reader.repeats:
         yield Note(
             location,
@@ -199,7 +201,7 @@ def iter_sitemap_items(
         )
 
 
-def _index_child(element: etree._Element, reader: _Reader) -> Problem | ChildSitemap | None:
+def _index_child(element: etree._Element, reader: _Document) -> Problem | ChildSitemap | None:
     """The child a ``<sitemap>`` element lists, the problem that keeps it from being followed,
     or ``None`` for a child already listed."""
     where = f"{reader.location}:{element.sourceline}"

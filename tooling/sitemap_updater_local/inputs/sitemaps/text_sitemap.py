@@ -12,7 +12,13 @@ from typing import IO
 
 from sitemap_updater_local.inputs.csv_columns import DELIMITERS, URL_NAMES
 from sitemap_updater_local.inputs.line_blocks import MAX_LINE_BYTES
-from sitemap_updater_local.inputs.records import Listing, Problem, SourceError, listing, quote
+from sitemap_updater_local.inputs.source_records import (
+    Listing,
+    Problem,
+    SourceError,
+    listing,
+    quote,
+)
 
 
 def first_line_kind(head: bytes) -> str:

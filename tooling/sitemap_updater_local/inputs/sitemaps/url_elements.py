@@ -7,7 +7,6 @@ counted. The protocol's own elements are read by their names, as the page declar
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Final
 from lxml import etree
 
 from sitemap_updater.page.model import (
+    DEPRECATED_IMAGE_TAGS,
     DEPRECATED_NEWS_TAGS,
     DEPRECATED_VIDEO_TAGS,
     EXTENSION_TEXTS,
@@ -29,13 +29,14 @@ from sitemap_updater.protocol.limits import (
     VIDEO_NS,
     XHTML_NS,
 )
-from sitemap_updater_local.inputs.records import Listing, Note, Problem
+from sitemap_updater_local.inputs.lastmod_forms import LastmodForms
 from sitemap_updater_local.inputs.sitemaps.sitemap_extensions import (
     news_fields,
     trimmed,
     video_fields,
 )
 from sitemap_updater_local.inputs.sitemaps.xml_guard import local_name
+from sitemap_updater_local.inputs.source_records import Listing, Note, Problem
 
 #: Short names of the extension namespaces, for notes.
 _PREFIXES: Final = {IMAGE_NS: "image", XHTML_NS: "xhtml", VIDEO_NS: "video", NEWS_NS: "news"}
@@ -113,9 +114,17 @@ def _tag_name(tag: object) -> str:
     return f"{prefix}:{name}" if prefix else f"<{name}>" if not ns else f"{{{ns}}}{name}"
 
 
-def _image_locs(image: etree._Element) -> list[str]:
-    """The ``loc`` values of one ``<image:image>`` element, in order."""
-    return [element_text(part) or "" for part in image if local_name(part.tag)[1] == "loc"]
+def _image_locs(image: etree._Element, dropped: list[str]) -> list[str]:
+    """The ``loc`` values of one ``<image:image>`` element, in order; its other tags dropped."""
+    locs: list[str] = []
+    for part in image:
+        if not isinstance(part.tag, str):
+            continue
+        if local_name(part.tag)[1] == "loc":
+            locs.append(element_text(part) or "")
+        else:
+            dropped.append(_tag_name(part.tag))
+    return locs
 
 
 @dataclass(slots=True)
@@ -154,7 +163,7 @@ def _read_child(child: etree._Element, parts: _Parts, dropped: list[str]) -> Non
         _link(child, parts, dropped)
     elif kind == _IMAGE:
         images = fields.setdefault("images", [])
-        images += [{"loc": loc} for loc in _image_locs(child)]  # type: ignore[operator]
+        images += [{"loc": loc} for loc in _image_locs(child, dropped)]  # type: ignore[operator]
     elif kind == _VIDEO:
         fields.setdefault("videos", []).append(video_fields(child, dropped))  # type: ignore[attr-defined]
     elif kind == _NEWS:
@@ -168,9 +177,13 @@ _NAMES: Final = (("url", "loc"),)
 
 
 def url_listing(
-    element: etree._Element, location: str, dropped: Counter[str] | None = None
+    element: etree._Element,
+    location: str,
+    dropped: Counter[str] | None = None,
+    forms: LastmodForms | None = None,
 ) -> Listing | Problem:
-    """The listing of one ``<url>`` element; tags not read are counted in ``dropped``."""
+    """The listing of one ``<url>`` element; tags not read are counted in ``dropped``, and with
+    ``forms`` a lastmod in a form of its own is read as W3C (``lastmod_forms``)."""
     parts = _Parts()
     names: list[str] = []
     for child in element:
@@ -190,19 +203,32 @@ def url_listing(
             f"loc: {len(url):,} characters is invalid: must be at most {MAX_LOC_LENGTH:,} "
             "characters once normalized",
         )
+    lastmod = parts.fields.get("lastmod")
+    if forms is not None and isinstance(lastmod, str):
+        parts.fields["lastmod"] = forms.read(lastmod)
     return Listing(where, parts.fields, _NAMES)
 
 
 def drop_notes(location: str, dropped: Counter[str]) -> Iterator[Note]:
-    """One note per kind of tag dropped from the entries of a file."""
+    """One note per kind of tag dropped from the pages of a file."""
     for name, count in sorted(dropped.items()):
-        why = _WHY.get(name) or (
-            _DEPRECATED if re.split(r"[:}@]", name)[-1] in _DEPRECATED_NAMES else _UNKNOWN
-        )
-        yield Note(
-            location, f"{name} dropped from {count} entr{'y' if count == 1 else 'ies'} ({why})"
-        )
+        why = _WHY.get(name) or (_DEPRECATED if _is_deprecated(name) else _UNKNOWN)
+        yield Note(location, f"{name} dropped from {count} page{'s' if count > 1 else ''} ({why})")
 
 
-#: Tags Google deprecated: its News and video tags of 2022, and its old mobile sitemap tag.
-_DEPRECATED_NAMES: Final = frozenset((*DEPRECATED_NEWS_TAGS, *DEPRECATED_VIDEO_TAGS, "mobile"))
+#: Tags Google deprecated, by the prefix of their extension: its image, News and video tags of
+#: 2022 (``page.model``).
+_DEPRECATED_BY_PREFIX: Final = {
+    "image": frozenset(DEPRECATED_IMAGE_TAGS),
+    "news": frozenset(DEPRECATED_NEWS_TAGS),
+    "video": frozenset(DEPRECATED_VIDEO_TAGS),
+}
+#: Google's old mobile sitemap tag, in its own namespace.
+_MOBILE: Final = "{http://www.google.com/schemas/sitemap-mobile/1.0}mobile"
+
+
+def _is_deprecated(name: str) -> bool:
+    """Whether the dropped tag ``name`` (``news:keywords``, ``video:player_loc@autoplay``) is
+    one Google deprecated."""
+    prefix, _, rest = name.partition(":")
+    return rest.rpartition("@")[2] in _DEPRECATED_BY_PREFIX.get(prefix, ()) or name == _MOBILE

@@ -1,4 +1,4 @@
-"""URL normalization (the identity of an entry), by the full parse of RFC 3986.
+"""URL normalization (the identity of a page), by the full parse of RFC 3986.
 
 Normalization follows RFC 3986 section 6.2.2/6.2.3 and changes only what those sections make
 equivalent: scheme and host are lowercased, an IDN host becomes punycode (IDNA 2008 with UTS #46

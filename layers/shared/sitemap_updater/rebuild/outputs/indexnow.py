@@ -1,7 +1,7 @@
 """The durable set of URLs waiting for IndexNow, and its submission after a publish.
 
-A run feeds the set with :meth:`PendingSet.add` (the locs whose published entry its publish
-added, changed or removed; any other publisher of entries may feed it the same way), stores the
+A run feeds the set with :meth:`PendingSet.add` (the locs whose fragment its publish
+added, changed or removed; any other publisher of fragments may feed it the same way), stores the
 set with :meth:`PendingSet.persist` before the run's publish record and checkpoint are saved,
 and sends it with :meth:`PendingSet.submit` once they are. The set lives in one private object,
 ``state/indexnow-pending.json.gz`` (CloudFront never serves ``state/``), with the attempt count and
@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 
 from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
+    AnswerKind,
     IndexNowClient,
-    Outcome,
     key_file_name,
 )
 from sitemap_updater.observability import logger
@@ -234,7 +234,7 @@ class PendingSet:
     # -- the interface a run feeds -------------------------------------------------------------
 
     def add(self, locs: Iterable[str]) -> None:
-        """URLs whose published entry was added, changed or removed by the current publish; a
+        """URLs whose fragment was added, changed or removed by the current publish; a
         URL off the site's host (one a file written behind the rebuild's back held) is left
         out, since the endpoint would refuse the whole request it is in."""
         for loc in locs:
@@ -304,7 +304,7 @@ class PendingSet:
             batch = list(state.urls)[:MAX_URLS_PER_POST]
             answer = self.client.post(batch, now, budget=time_left())
             report.requests += 1
-            if answer.outcome is Outcome.RETRY:
+            if answer.outcome is AnswerKind.RETRY:
                 report.requests_failed += 1
                 state.attempts += 1
                 delay = min(BACKOFF_BASE_SECONDS * 2 ** (state.attempts - 1), BACKOFF_MAX_SECONDS)
@@ -326,7 +326,7 @@ class PendingSet:
                 del state.urls[loc]
             state.attempts, state.next_attempt_at = 0, 0.0
             changed = True
-            if answer.outcome is Outcome.ACCEPTED:
+            if answer.outcome is AnswerKind.ACCEPTED:
                 report.urls_submitted += len(batch)
             else:
                 report.urls_rejected += len(batch)

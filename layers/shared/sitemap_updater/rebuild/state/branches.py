@@ -231,6 +231,37 @@ class BranchStore:
                 return out
             kwargs["ExclusiveStartKey"] = last
 
+    def load_at(self, layout: str, prefix: str, point: str) -> Branch | None:
+        """The branch of the host under ``prefix`` whose leaves cover ``point`` (a sort key, as
+        ``store.spaces.point_of`` gives): the deepest whose top is a prefix of it, found by
+        reading back from ``point`` (one item, unless a split a run died saving left a child
+        beside its parent). None: the point's space has no branch."""
+        kwargs: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk <= :point",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": tree_partition(layout, prefix)},
+                ":point": {"S": point},
+            },
+            "ScanIndexForward": False,
+            "Limit": 2,
+            "ConsistentRead": True,
+        }
+        space = space_of_shard(prefix + point)
+        while True:
+            page = self._client.query(**kwargs)
+            for item in page.get("Items", []):
+                self.items_read += 1
+                key = str(item["sk"]["S"])
+                if point.startswith(key):
+                    return branch_of(item)
+                if not (prefix + key).startswith(space):
+                    return None  # past the point's space: it has no branch
+            last = page.get("LastEvaluatedKey")
+            if not last:
+                return None
+            kwargs["ExclusiveStartKey"] = last
+
     def save(self, layout: str, branch: Branch) -> None:
         self._client.put_item(TableName=self._table, Item=item_of(layout, branch))
 

@@ -1,5 +1,5 @@
 """A full rebuild's leaves: spool a parallel Scan of the table per leaf, then render and put every
-leaf, counting the entries that differed from the published files (drift). The Scan's
+leaf, counting the pages that differed from the published files (drift). The Scan's
 tombstones count as the run's changes where they are new enough (``freshness``). A space the
 trees have no leaf for yet (a new host or section, or every space after a layout change)
 starts at its root; the news files take every article the Scan read.
@@ -102,7 +102,7 @@ def _drift_of(run: Run, shard: RenderedShard, *, want_locs: bool) -> tuple[int, 
 
 
 def drift(old: bytes | None, shard: RenderedShard, *, want_locs: bool) -> tuple[int, list[str]]:
-    """How many URLs' entries in ``old``, the published file of ``shard``, differ from its new
+    """How many URLs' fragments in ``old``, the published file of ``shard``, differ from its new
     rendering, and (with ``want_locs``) their locs. A file never published counts all of its
     URLs; equal bytes count none; only differing files are parsed. Raises
     :class:`PublishedFormatError` for a file that cannot be taken apart."""

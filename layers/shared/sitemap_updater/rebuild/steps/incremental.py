@@ -8,7 +8,7 @@ leaf a page joins, never the one it leaves: the page is then in neither file unt
 never in both.
 
 The run reads the branches of the indexes its changes fall in (``Run.read_points``), no others.
-The unchanged entries of a changed file come from the published file itself (``patch``); a file
+The unchanged pages of a changed file come from the published file itself (``patch``); a file
 that cannot be read back is rebuilt from the table instead.
 """
 
@@ -18,7 +18,7 @@ from sitemap_updater.observability import logger
 from sitemap_updater.protocol.urlset import PublishedFormatError
 from sitemap_updater.rebuild.freshness import oldest_written
 from sitemap_updater.rebuild.inputs.feed import FeedRead
-from sitemap_updater.rebuild.patch import Recorded, entries_differing, patch_shard
+from sitemap_updater.rebuild.patch import Recorded, fragments_differing, patch_shard
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
@@ -147,7 +147,7 @@ def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bo
 def _rebuild_from_table(
     tools: Tools, run: Run, leaf: str, body: bytes | None, reason: str, *, crashed: bool
 ) -> None:
-    """Render ``leaf`` from the table, counting the entries its published ``body`` got wrong.
+    """Render ``leaf`` from the table, counting the pages its published ``body`` got wrong.
     After a crash (``crashed``) the bucket may hold the dead run's bytes, which no record
     describes: they are replaced all the same, but are not reported as repaired."""
     if crashed:
@@ -156,5 +156,5 @@ def _rebuild_from_table(
         run.note_repaired(shard_file_key(leaf), reason)
     rendered = tools.render(leaf, list(tools.shard_items(run.placement, leaf)))
     if body is not None:
-        run.note_drift(len(entries_differing(body, rendered)), ())
+        run.note_drift(len(fragments_differing(body, rendered)), ())
     run.apply(leaf, rendered, force=True)

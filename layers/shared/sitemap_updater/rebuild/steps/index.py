@@ -38,7 +38,7 @@ from sitemap_updater.store.spaces import index_file_key, key_prefix_of, prefix_o
 from sitemap_updater.view import view_files
 
 #: (file key, index lastmod, URL count)
-Listed = tuple[str, str | None, int]
+IndexedFile = tuple[str, str | None, int]
 
 
 @dataclass(slots=True)
@@ -173,7 +173,7 @@ def _publish_host(
     return record
 
 
-def _entries(run: Run, record: HostRecord, number: int) -> list[Listed]:
+def _entries(run: Run, record: HostRecord, number: int) -> list[IndexedFile]:
     """The files the host's index ``number`` lists before its news files: its leaves', in shard
     id order, then those of a layout a move leaves that no file of the new layout replaces."""
     states = run.final_states()
@@ -185,9 +185,9 @@ def _entries(run: Run, record: HostRecord, number: int) -> list[Listed]:
     return entries
 
 
-def _in_part(states: dict[str, NodeState], record: HostRecord, number: int) -> list[Listed]:
+def _in_part(states: dict[str, NodeState], record: HostRecord, number: int) -> list[IndexedFile]:
     """The listed files of the leaves in ``states`` that the host's index ``number`` lists."""
-    out: list[Listed] = []
+    out: list[IndexedFile] = []
     for leaf in sorted(states):
         if prefix_of_shard(leaf) != record.prefix:
             continue
@@ -198,7 +198,7 @@ def _in_part(states: dict[str, NodeState], record: HostRecord, number: int) -> l
 
 
 def _over(
-    entries: Sequence[Listed], urls: Iterable[str], *, stylesheet: bool, max_files: int
+    entries: Sequence[IndexedFile], urls: Iterable[str], *, stylesheet: bool, max_files: int
 ) -> bool:
     """Whether an index listing ``entries`` (at ``urls``) would list more than ``max_files``
     or pass the protocol's byte limit."""

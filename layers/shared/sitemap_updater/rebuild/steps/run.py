@@ -202,15 +202,15 @@ class Run:
     # -- what the run found and published ----------------------------------------------------
 
     def note_changed(self, locs: Iterable[str]) -> None:
-        """Locs whose published entry this run adds, changes or removes."""
+        """Locs whose fragment this run adds, changes or removes."""
         self.report.changed_locs.extend(locs)
 
     def note_skipped(self, urls: Iterable[str]) -> None:
-        """URLs left out because one entry alone is larger than the byte cap."""
+        """URLs left out because one page alone is larger than the byte cap."""
         self.report.urls_skipped.extend(urls)
 
     def note_drift(self, repaired: int, locs: Iterable[str]) -> None:
-        """URLs whose published entry a full rebuild found different from the table."""
+        """URLs whose fragment a full rebuild found different from the table."""
         self.report.drift_repaired += repaired
         self.report.changed_locs.extend(locs)
 

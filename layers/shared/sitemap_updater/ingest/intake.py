@@ -3,7 +3,7 @@
 Per record (the record handler given to Powertools' ``BatchProcessor``):
 
 * valid changes are written with a conditional ``PutItem`` each (``apply.UrlWriter``);
-* rejected changes (a bad body, or the bad entries of an array) go to the DLQ in one message;
+* rejected changes (a bad message, or the bad changes of an array) go to the DLQ in one message;
   the record then counts as processed, it is never retried; so does a body the judge fails on
   for any reason (the judge is pure, so a retry would fail the same way), with the failure as
   its reason;
@@ -28,8 +28,13 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from botocore.exceptions import ClientError, ConnectionError, HTTPClientError, ReadTimeoutError
 
 from sitemap_updater.config import IngestConfig
-from sitemap_updater.ingest.apply import ApplyResult, Outcome, UrlWriter
-from sitemap_updater.ingest.dlq import FIRST_SENT_ATTRIBUTE, DeadLetterQueue, describe
+from sitemap_updater.ingest.apply import Applied, ApplyResult, UrlWriter
+from sitemap_updater.ingest.dlq import (
+    FIRST_SENT_ATTRIBUTE,
+    DeadLetterQueue,
+    describe,
+    named_url,
+)
 from sitemap_updater.ingest.judge import Change, judge_message, unjudgeable
 from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.observability import logger, metrics, traced_method
@@ -73,12 +78,8 @@ def is_transient(exc: BaseException) -> bool:
 
 def url_of(raw: object) -> str | None:
     """The URL a rejected change named (for the log line), printable, if it named one."""
-    if isinstance(raw, dict) and isinstance(raw.get("detail"), dict) and "url" not in raw:
-        raw = raw["detail"]
-    url = raw.get("url") if isinstance(raw, dict) else None
-    if not isinstance(url, str):
-        return None
-    return printable(url[:MAX_LOGGED_URL_CHARS])
+    url = named_url(raw)
+    return None if url is None else printable(url[:MAX_LOGGED_URL_CHARS])
 
 
 def _epoch_ms_time(raw: object) -> datetime | None:
@@ -106,7 +107,7 @@ def sent_at_of(record: SQSRecord) -> datetime | None:
 class Tally:
     """Per-invocation counts, published as EMF metrics (unit Count).
 
-    ``AcceptedRecords``: changes written (newer than what the table held; an array entry
+    ``AcceptedRecords``: changes written (newer than what the table held; an array's change
     counts as one change). ``StaleRecords``: changes that wrote nothing because the table
     already held a newer event for the URL, or this very event (a redelivery).
     ``RejectedRecords``: changes (or whole bodies) that can never apply, sent to the DLQ.
@@ -134,7 +135,7 @@ class RecordResult:
     """What one SQS record did: outcome of each valid change, and how many were rejected."""
 
     message_id: str
-    outcomes: tuple[Outcome, ...]
+    outcomes: tuple[Applied, ...]
     rejected: int
     reason: str | None = None
 
@@ -212,12 +213,12 @@ class IngestService:
             reason = self._reject(record, body, rejections, array_body=judged.kind == "array")
         return RecordResult(record.message_id, outcomes, len(rejections), reason)
 
-    def _apply(self, change: Change, message_id: str) -> Outcome:
+    def _apply(self, change: Change, message_id: str) -> Applied:
         logger.append_keys(url=change.url)
         result = self._writer.apply(change, now_ms=_epoch_ms(self._clock()))
         self._note(result, message_id)
         logger.info(
-            "change applied" if result.outcome is Outcome.ACCEPTED else "change had no effect",
+            "change applied" if result.outcome is Applied.ACCEPTED else "change had no effect",
             outcome=str(result.outcome),
             action=change.action,
             event_key=change.key,
@@ -225,7 +226,7 @@ class IngestService:
         return result.outcome
 
     def _note(self, result: ApplyResult, message_id: str) -> None:
-        if result.outcome in {Outcome.ACCEPTED, Outcome.UNCHANGED}:
+        if result.outcome in {Applied.ACCEPTED, Applied.UNCHANGED}:
             self._tally.accepted += 1
         else:
             self._tally.stale += 1

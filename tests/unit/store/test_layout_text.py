@@ -1,0 +1,48 @@
+"""The layout a shard map records, read back: the same sites and rules, so the same space for
+every URL (``where`` places a URL by the layout the published files were made for)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemap_updater.sections import SectionRules
+from sitemap_updater.sites import Sites
+from sitemap_updater.store.spaces import Layout
+from tests.property.strategies import SETTINGS
+
+HOSTS = ["www.example.com", "www.example.de", "shop.example.org", "127.0.0.1:8080"]
+sites = st.lists(st.sampled_from(HOSTS), min_size=1, max_size=4, unique=True).flatmap(
+    lambda hosts: st.lists(
+        st.sampled_from(["http", "https"]), min_size=len(hosts), max_size=len(hosts)
+    ).map(lambda schemes: ",".join(f"{s}://{h}" for s, h in zip(schemes, hosts, strict=True)))
+)
+prefixes = st.text(st.sampled_from("abp/;=-_.~%"), max_size=8).map(lambda t: "/" + t)
+rules = st.lists(
+    st.tuples(prefixes, st.sampled_from(["products", "articles", "a-1", "pages"])),
+    max_size=4,
+    unique_by=lambda rule: rule[0],
+).map(lambda found: ",".join(f"{prefix}={section}" for prefix, section in found))
+paths = st.text(st.sampled_from("abp/;=-_.~"), max_size=10)
+
+
+@SETTINGS
+@given(site_url=sites, rule_text=rules, path=paths, named=st.none() | st.just("promo"))
+def test_a_recorded_layout_places_every_url_as_the_layout_did(
+    site_url: str, rule_text: str, path: str, named: str | None
+) -> None:
+    layout = Layout(Sites.parse(site_url), SectionRules.parse(rule_text))
+    read = Layout.recorded(layout.text)
+    assert read.text == layout.text
+    for site in layout.sites:
+        url = f"{site.origin}/{path}"
+        assert read.space_for(url, named) == layout.space_for(url, named)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "sites=https://www.example.com", "rules=;sites=x", "sites=ftp://x;rules="]
+)
+def test_any_other_text_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        Layout.recorded(text)
