@@ -104,12 +104,15 @@ def test_thousands_of_sections_on_a_long_host_never_stop_publishing(cap: str) ->
         deleted = {f"{SITE}/p/{n}" for n in range(1, 3_000, 11)}
         expected = {f"{SITE}/p/{n}" for n in range(4_000)} - deleted
         assert {url for locs in files.values() for url in locs} == expected
-        assert len({section_of_file(key) for key in files}) == int(cap)
+        # a section keeps its place once taken; one whose only page was deleted has no file
+        kept = sections - {section(n) for n in range(1, 3_000, 11)}
+        assert {section_of_file(key) for key in files} == kept
         assert dep.rebuild()["complete"] is True
 
         state_table = dep.rebuild_function.environment["STATE_TABLE_NAME"]
         record = PublishedStore(dep.dynamodb, state_table).load()
         layout = Layout.of(SITE, SectionRules(), SITE)
         (host,) = frames(record, layout)
-        assert len(host.sections) == int(cap)  # what SectionMetrics sends a metric for
+        assert len(host.sections) <= int(cap)  # what SectionMetrics sends a metric for
+        assert set(host.sections) == kept
         assert largest_state_item(dep) < ITEM_LIMIT // 4

@@ -32,10 +32,12 @@ import boto3
 import pytest
 from lxml import etree
 
+from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.rebuild.inputs.feed import StreamFeed
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
 from sitemap_updater.rebuild.state.publication import PublicationStore
 from sitemap_updater.store.keys import LEGACY_SHARDMAP_SK, PUBLISHED_SK, meta_key
+from sitemap_updater.view import view_files
 from tests.helpers.state import tree_states
 from tests.integration.rebuild.conftest import BUCKET, STATE_TABLE, TABLE, Aws
 from tests.reliability.crash_support import (
@@ -55,6 +57,8 @@ HOSTS = ((SECOND, "www.example.de/"),)
 #: the runs' clock: half an hour after 0.1.0's last run (the news articles are still recent)
 CLOCK = FIXTURE["clock"] + 1_800
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+#: the names of the files put beside each index for the view (``sitemap_updater.view``)
+VIEW_NAMES = {name for name, _ in view_files()} | {STYLESHEET_NAME}
 
 
 def table(name: str) -> dict[str, Any]:
@@ -157,8 +161,15 @@ def test_the_upgrade_converts_the_state_and_rewrites_no_file(env: pytest.MonkeyP
         assert watch.violations == []
         assert converted(aws)
         assert report["mode"] == "incremental" and report["complete"] is True
-        # the same layout: every index and file keeps its bytes, so no crawler sees a change
-        assert report["objects_written"] == [] and report["objects_deleted"] == []
+        # the same layout: every index and file keeps its bytes, so no crawler sees a change;
+        # only the view's files are put again, where this version's view differs from 0.1.0's
+        written = report["objects_written"]
+        assert report["objects_deleted"] == []
+        assert {key.rsplit("/", 1)[-1] for key in written} <= VIEW_NAMES
+        old = {o["key"]: FIXTURE["blobs"][o["sha256"]] for o in table("published")["objects"]}
+        for key in written:
+            body = aws.s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+            assert base64.b64decode(old[key]) != body, f"{key} put again with its own bytes"
         assert sorted(tree_states(aws.dynamodb, STATE_TABLE)) == sorted(leaves)
         assert urls(watch) == expected
         after = {o["Key"] for o in aws.s3.list_objects_v2(Bucket=BUCKET)["Contents"]}

@@ -106,7 +106,8 @@ def _text(value: Mapping[str, Any] | None) -> str | None:
     return None if value is None or "NULL" in value else str(value["S"])
 
 
-def _record_item(layout: str, record: HostRecord) -> dict[str, Any]:
+def record_item(layout: str, record: HostRecord) -> dict[str, Any]:
+    """The state table item of a host's ``record`` in the layout named ``layout``."""
     item: dict[str, Any] = {
         **key_attributes(host_key(HOSTS_PK_PREFIX, layout, record.prefix)),
         "indexes": {
@@ -241,7 +242,7 @@ class HostStore:
         return {record.prefix: record for record in records}
 
     def save(self, layout: str, record: HostRecord) -> None:
-        self._client.put_item(TableName=self._table, Item=_record_item(layout, record))
+        self._client.put_item(TableName=self._table, Item=record_item(layout, record))
 
     def load_news(self, layout: str) -> dict[str, NewsFiles]:
         """The news files of every host that has some."""

@@ -138,7 +138,7 @@ def _publish_host(
         regular = _entries(run, record, number)
         entries = regular + ([(k, m, n) for k, _, m, n in news.files] if number == 1 else [])
         urls = [tools.layout.url_of(key) for key, _, _ in entries]
-        if _over(entries, urls, stylesheet=stylesheet, max_files=tools.config.max_files_per_index):
+        if over_limits(entries, urls, stylesheet=stylesheet, max_files=tools.config.max_files_per_index):
             cut = _cut(run, record, number)
             if cut is not None:
                 todo[:0] = [number, max(part.number for part in cut.indexes)]
@@ -197,7 +197,7 @@ def _in_part(states: dict[str, NodeState], record: HostRecord, number: int) -> l
     return out
 
 
-def _over(
+def over_limits(
     entries: Sequence[IndexedFile], urls: Iterable[str], *, stylesheet: bool, max_files: int
 ) -> bool:
     """Whether an index listing ``entries`` (at ``urls``) would list more than ``max_files``
@@ -223,14 +223,22 @@ def _cut(run: Run, record: HostRecord, number: int) -> HostRecord | None:
     }
     tops = [top for top in run.trees.branches if prefix_of_shard(top) == record.prefix]
     branches = regroup(tops, states, {})
-    counts = [(b.sort_key, sum(1 for s in b.states if listed_file(s))) for b in branches]
+    start = cut_start([(b.sort_key, sum(1 for s in b.states if listed_file(s))) for b in branches])
+    if start is None:
+        return None
+    part = IndexPart(max(p.number for p in record.indexes) + 1, start)
+    return replace(record, indexes=tuple(sorted((*record.indexes, part), key=lambda p: p.start)))
+
+
+def cut_start(counts: Sequence[tuple[str, int]]) -> str | None:
+    """Where an index listing the branches ``counts`` (sort key, files listed), in order, is cut
+    in two: the first branch from which on it lists the second half of its files (None: one
+    branch, which cannot be cut)."""
     total = sum(count for _, count in counts)
     seen = 0
     for position, (start, count) in enumerate(counts):
         if position and 2 * seen >= total:
-            part = IndexPart(max(p.number for p in record.indexes) + 1, start)
-            indexes = sorted((*record.indexes, part), key=lambda p: p.start)
-            return replace(record, indexes=tuple(indexes))
+            return start
         seen += count
     return None
 
