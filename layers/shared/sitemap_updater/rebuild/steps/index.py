@@ -138,7 +138,9 @@ def _publish_host(
         regular = _entries(run, record, number)
         entries = regular + ([(k, m, n) for k, _, m, n in news.files] if number == 1 else [])
         urls = [tools.layout.url_of(key) for key, _, _ in entries]
-        if over_limits(entries, urls, stylesheet=stylesheet, max_files=tools.config.max_files_per_index):
+        if over_limits(
+            entries, urls, stylesheet=stylesheet, max_files=tools.config.max_files_per_index
+        ):
             cut = _cut(run, record, number)
             if cut is not None:
                 todo[:0] = [number, max(part.number for part in cut.indexes)]
