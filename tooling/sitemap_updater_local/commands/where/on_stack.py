@@ -24,12 +24,11 @@ from sitemap_updater.protocol.lastmod import format_w3c, format_w3c_epoch
 from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.protocol.urlset import PublishedFormatError
 from sitemap_updater.rebuild.outputs.bucket import Publisher
-from sitemap_updater.rebuild.state.checkpoint import Checkpoint, CheckpointStore
 from sitemap_updater.rebuild.state.branches import Branch, BranchStore, leaves_of, listed_file
+from sitemap_updater.rebuild.state.checkpoint import Checkpoint, CheckpointStore
 from sitemap_updater.rebuild.state.hosts import HostRecord, HostStore
 from sitemap_updater.rebuild.state.publication import Publication, PublicationStore
-from sitemap_updater.sections import DEFAULT_MAX_SECTIONS_PER_HOST
-from sitemap_updater.sections import SectionRules
+from sitemap_updater.sections import DEFAULT_MAX_SECTIONS_PER_HOST, SectionRules
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item, is_live, section_of_item, written_at_of
 from sitemap_updater.store.keys import (
@@ -39,8 +38,8 @@ from sitemap_updater.store.keys import (
     ATTR_TTL,
     STATE_GONE,
     key_attributes,
-    url_hash,
     layout_key,
+    url_hash,
     url_key,
 )
 from sitemap_updater.store.spaces import Layout, Placement, point_of
