@@ -34,6 +34,7 @@ import argparse
 import functools
 import random
 import sys
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +48,14 @@ from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_URLS
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.rebuild.outputs.bucket import robots_txt
-from sitemap_updater.rebuild.state.branches import Branch, item_of, listed_file, regroup
+from sitemap_updater.rebuild.state.branches import (
+    Branch,
+    branch_of,
+    item_of,
+    leaves_of,
+    listed_file,
+    regroup,
+)
 from sitemap_updater.rebuild.state.hosts import HostRecord, IndexPart, record_item
 from sitemap_updater.rebuild.state.nodes import NodeState
 from sitemap_updater.rebuild.state.publication import Publication
@@ -200,6 +208,22 @@ def robots_bytes(site: Site) -> int:
     return len(robots_txt([f"{origin}/{key[len(site.prefix) :]}" for key in keys]))
 
 
+def read_every_branch_mib(site: Site) -> float:
+    """The peak memory (MiB, ``tracemalloc``) of what a run holds when it reads every branch of
+    the host, as a full rebuild or the recovery from a crash does: the items as DynamoDB returns
+    them, the branches and every leaf's state (the client's own buffers aside)."""
+    key = layout_key(layout_text(site.prefix))
+    tracemalloc.start()
+    try:
+        items = [item_of(key, branch) for branch in site.branches]
+        tracemalloc.reset_peak()
+        states, _ = leaves_of(branch_of(item) for item in items)
+        assert len(states) == len(site.leaves)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
 @dataclass(frozen=True)
 class Limit:
     name: str
@@ -253,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"{urls:>14,} URLs: {len(site.leaves):,} files, {len(site.branches):,} branches, "
-            f"{len(site.record.indexes)} indexes; {sizes}"
+            f"{len(site.record.indexes)} indexes; {sizes}; "
+            f"every branch read holds {read_every_branch_mib(site):.2f} MiB"
         )
     breaches = []
     for limit in LIMITS:
