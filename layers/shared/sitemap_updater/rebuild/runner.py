@@ -52,8 +52,7 @@ from sitemap_updater.rebuild.state.publication import Publication, PublicationSt
 from sitemap_updater.rebuild.state.retire import RetireLedger
 from sitemap_updater.rebuild.steps.feed_window import FeedWindow, open_window
 from sitemap_updater.rebuild.steps.incremental import rebuild_changed
-from sitemap_updater.rebuild.steps.index import Indexes, publish_index
-from sitemap_updater.rebuild.steps.listing import is_listed
+from sitemap_updater.rebuild.steps.index import Indexes, is_listed, publish_index
 from sitemap_updater.rebuild.steps.news import load_news, news_desk, publish_news
 from sitemap_updater.rebuild.steps.objects import RunObjects
 from sitemap_updater.rebuild.steps.run import Run

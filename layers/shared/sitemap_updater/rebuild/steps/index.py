@@ -14,6 +14,11 @@ by section (the shard ids, and so the keys, sort by space). While a move to anot
 under way, the files of the layout it leaves stay listed (in the index their place falls in) until
 a file of the new layout takes over their key, so no URL leaves the indexes before its new file
 is published.
+
+Whether an index lists a key after the run (``is_listed``) is asked of the keys whose grace
+period in the retire ledger has passed, before their objects are deleted. What the run has not
+read it reads then (the host's record, the branches of the index the key's file falls in), so
+no listed file is ever deleted, whatever the run read before.
 """
 
 from __future__ import annotations
@@ -34,7 +39,12 @@ from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.keys import EMPTY_SITE_KEY, ROBOTS_KEY
-from sitemap_updater.store.spaces import index_file_key, key_prefix_of, prefix_of_shard
+from sitemap_updater.store.spaces import (
+    index_file_key,
+    key_prefix_of,
+    prefix_of_shard,
+    shard_of_file,
+)
 from sitemap_updater.view import view_files
 
 #: (file key, index lastmod, URL count)
@@ -298,3 +308,29 @@ def _publish_robots(
     if robots_sha != run.publication.robots_sha256 or force:
         run.objects.write(ROBOTS_KEY, robots)
     return robots_sha
+
+
+def is_listed(run: Run, indexes: Indexes, key: str) -> bool:
+    """Whether an index of a listed host lists ``key`` once the run is done."""
+    if key in indexes.after:
+        return True
+    prefix = key_prefix_of(key)
+    if prefix not in run.placement.layout.prefixes():
+        return False  # a host no longer listed has no index
+    trees = run.trees
+    trees.read_hosts([prefix])
+    record = indexes.records.get(prefix, trees.records[prefix])
+    news = indexes.news.get(prefix)
+    if key in record.listed_keys() or (news is not None and key in {k for k, *_ in news.files}):
+        return True
+    shard = shard_of_file(key)
+    if shard is None:
+        return False
+    run.read_points([(prefix, sort_key_of(shard))])
+    state = run.state_of(shard) if shard in run.leaves else None
+    if state is not None and listed_file(state) is not None:
+        return True
+    if run.leaving is not None and run.remaining:  # a move's old files stay listed
+        old = run.leaving.states_read().get(shard)
+        return old is not None and listed_file(old) is not None
+    return False
