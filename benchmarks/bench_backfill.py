@@ -36,7 +36,7 @@ for _path in (ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from sitemap_updater_local.page_events import page_at  # noqa: E402
+from sitemap_updater_local.demo_changes import page_at  # noqa: E402
 
 SITE = "https://www.example.com"
 TARGET_PER_SECOND = 100_000

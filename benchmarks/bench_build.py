@@ -81,7 +81,7 @@ import orjson  # noqa: E402
 from zlib_ng import zlib_ng  # noqa: E402
 
 from sitemap_updater.protocol.gzipio import gzip_bytes  # noqa: E402
-from sitemap_updater_local.page_events import (  # noqa: E402
+from sitemap_updater_local.demo_changes import (  # noqa: E402
     Page,
     delete_event,
     page_at,

@@ -27,13 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
 from sitemap_updater.config import DEFAULT_MAX_BYTES_PER_SITEMAP  # noqa: E402
-from sitemap_updater.page.model import Image, Page
+from sitemap_updater.page.model import Image, Page  # noqa: E402
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES  # noqa: E402
 from sitemap_updater.protocol.render.fragments import (  # noqa: E402
     PublishedFormatError,
     fragments_of,
 )
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urls import Site  # noqa: E402
 from sitemap_updater.rebuild.inputs.spools import Spools  # noqa: E402
 from sitemap_updater.rebuild.render import render_shard  # noqa: E402
 from sitemap_updater.store.items import Item, live_item  # noqa: E402

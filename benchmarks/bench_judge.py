@@ -45,9 +45,9 @@ from sitemap_updater.ingest.events import (  # noqa: E402
     decode_body,
 )
 from sitemap_updater.ingest.judged import ChangeEvent  # noqa: E402
-from sitemap_updater.protocol.urls import Site
+from sitemap_updater.protocol.urls import Site  # noqa: E402
 from sitemap_updater.sites import Sites  # noqa: E402
-from sitemap_updater_local.page_events import page_at, upsert_event  # noqa: E402
+from sitemap_updater_local.demo_changes import page_at, upsert_event  # noqa: E402
 
 SITE = "https://www.example.com"
 THREE_SITES = f"{SITE},https://www.example.de,https://www.example.fr"

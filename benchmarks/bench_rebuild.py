@@ -48,7 +48,7 @@ from sitemap_updater.config import (  # noqa: E402
     DEFAULT_MAX_URLS_PER_SITEMAP,
     RebuildConfig,
 )
-from sitemap_updater.page.model import Page
+from sitemap_updater.page.model import Page  # noqa: E402
 from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, gzip_bytes  # noqa: E402
 from sitemap_updater.protocol.urls import Site  # noqa: E402
 from sitemap_updater.rebuild.patch import Recorded, patch_shard  # noqa: E402

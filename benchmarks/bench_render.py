@@ -44,11 +44,11 @@ sys.path.insert(0, str(ROOT / "layers" / "shared"))
 
 from zlib_ng import zlib_ng  # noqa: E402
 
-from sitemap_updater.page.model import Alternate, Image, Page
-from sitemap_updater.protocol import UrlsetWriter  # GONE
+from sitemap_updater.page.model import Alternate, Image, Page  # noqa: E402
+from sitemap_updater.protocol import UrlsetWriter  # GONE  # noqa: E402
 from sitemap_updater.protocol.gzipio import DEFAULT_COMPRESSLEVEL, MEM_LEVEL, PIECE_BYTES  # noqa: E402
-from sitemap_updater.protocol.limits import MAX_URLS
-from sitemap_updater.protocol.urls import Site, normalize_url
+from sitemap_updater.protocol.limits import MAX_URLS  # noqa: E402
+from sitemap_updater.protocol.urls import Site, normalize_url  # noqa: E402
 
 SITE = Site.parse("https://www.example-shop.com")
 WORDS = (

@@ -28,7 +28,7 @@ for _path in (ROOT, ROOT / "layers" / "shared", ROOT / "tooling"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from sitemap_updater.sites import Sites
+from sitemap_updater.sites import Sites  # noqa: E402
 from sitemap_updater.view import view_files  # noqa: E402
 from sitemap_updater_local.commands.build import build_static  # noqa: E402
 from tests.helpers.chromium import WITHOUT_XSLT, browser, chromium_binary  # noqa: E402

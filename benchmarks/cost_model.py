@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cost_model.py [--json] [--sizes 1000000:100000 ...]
         [--urls-per-leaf 40] [--idle-pollers 5] [--no-sections] [--schedule 'rate(3 minutes)']
-        [--no-observer] [--reconcile 'rate(7 days)']
+        [--no-observer] [--reconcile 'rate(7 days)'] [--urgent-share 0.001]
 
 For each site size (``URLS:CHANGES_PER_DAY``; by default 100,000:10,000, 1,000,000:100,000 and
 10,000,000:1,000,000, and then the multi-section site below unless ``--no-sections``) it runs,
@@ -62,6 +62,11 @@ Freshness (change event -> every CloudFront edge, and a crawler fetching then, s
 batching window and the schedule from template.yaml, the measured ingest and rebuild durations,
 and the objects' ``max-age`` from ``sitemap_updater.rebuild.outputs.bucket`` counted twice (a
 regional edge cache and then an edge location may each hold a copy for its whole lifetime).
+By kind: the other changes wait for the schedule; a news article written and a listed URL
+deleted (``news``, ``delete``) wait instead for the urgent event source mapping: Lambda's poll
+of the stream, its ``UrgentBatchingWindowSeconds``, a run already going, then the run. The runs
+that mapping starts are priced as measured scheduled runs, one per urgent change, the urgent
+changes an assumed share of all (``--urgent-share``).
 
 List prices (us-east-1, on-demand, without the free tiers), from these pages:
 
@@ -123,7 +128,6 @@ with FunctionOutput().capture():
     from observer_cost import measure as measure_observer
     from observer_cost import model as observer_model
 
-    from sitemap_updater.ingest.item_size import item_size
     from sitemap_updater.page.model import Page
     from sitemap_updater.producer.client import DEFAULT_MAX_AGE_SECONDS, ChangeSender
     from sitemap_updater.protocol.urls import Site
@@ -132,7 +136,7 @@ with FunctionOutput().capture():
     from sitemap_updater.rebuild.outputs.bucket import INDEX, SHARD_FILE
     from sitemap_updater.rebuild.patch import Recorded, patch_shard
     from sitemap_updater.rebuild.render import render_shard
-    from sitemap_updater.store.items import Item, live_item
+    from sitemap_updater.store.items import Item, item_size, live_item
     from sitemap_updater.store.keys import hash_bits, url_hash
     from sitemap_updater.view import VIEW_NAMES
 
@@ -153,6 +157,16 @@ READS_PER_CHANGE, READS_CONSTANT = 3.0, 50.0
 REBUILD_CPU_TARGET_S = 5.0
 INGEST_WRU_TARGET = 2.0
 FRESHNESS_TARGETS_S = {"worst": 5 * 60, "typical": 2.5 * 60}
+#: A news article written and a listed URL deleted: on every edge within a minute, half typical.
+URGENT_FRESHNESS_TARGETS_S = {"worst": 60, "typical": 30}
+#: The kinds of change the urgent event source mapping publishes at once (UrgentPublish).
+URGENT_KINDS = ("news", "delete")
+#: "Lambda polls shards in your DynamoDB stream for records at a base rate of 4 times per
+#: second" (https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html).
+STREAM_POLL_SECONDS = 0.25
+#: Of the changes, the share that are urgent (news and deletes): an assumption, not a
+#: measurement (``--urgent-share``); 0.1% is 100 a day on the 1,000,000-URL site.
+DEFAULT_URGENT_SHARE = 0.001
 #: "At 1,769 MB, a function has the equivalent of one vCPU" (configuration-memory.html).
 MB_PER_VCPU = 1769
 #: AWS's ReceiveMessage long-poll maximum (WaitTimeSeconds 20): one empty poll per 20 s per poller.
@@ -196,7 +210,7 @@ S3_GET_CLASS = {"GetObject", "HeadObject"}
 
 
 def stored_size(item: dict[str, Any] | None) -> int:
-    """Bytes of an item by DynamoDB's rules (``sitemap_updater.ingest.item_size``); 0 if absent."""
+    """Bytes of an item by DynamoDB's rules (``store.items.item_size``); 0 if absent."""
     return item_size(item) if item else 0
 
 
@@ -650,6 +664,8 @@ def measure(
         window = int(dep.template.resolve({"Ref": "IngestBatchingWindowSeconds"}))
         schedule = str(dep.template.resolve({"Ref": "RebuildSchedule"}))
         reconcile = str(dep.template.resolve({"Ref": "ReconcileSchedule"}))
+        urgent_on = str(dep.template.resolve({"Ref": "UrgentPublish"})) == "true"
+        urgent_window = int(dep.template.resolve({"Ref": "UrgentBatchingWindowSeconds"}))
         period_min = _rate_minutes(schedule)
         slice_changes = round(changes_per_day * period_min / 1440)
         if slice_changes > len(numbers):
@@ -788,6 +804,8 @@ def measure(
             "RebuildSchedule": schedule,
             "ReconcileSchedule": reconcile,
             "IngestBatchingWindowSeconds": window,
+            "UrgentPublish": urgent_on,
+            "UrgentBatchingWindowSeconds": urgent_window,
             "MemorySize": memory,
             "DISTRIBUTION_ID": distribution,
         },
@@ -813,8 +831,11 @@ def _s3(metered: dict[str, Any]) -> tuple[int, int]:
     return sum(s3[k] for k in S3_PUT_CLASS), sum(s3[k] for k in S3_GET_CLASS)
 
 
-def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
-    """Price one measured site over a 30-day month."""
+def model(
+    m: dict[str, Any], idle_pollers: int, urgent_share: float = DEFAULT_URGENT_SHARE
+) -> dict[str, Any]:
+    """Price one measured site over a 30-day month; ``urgent_share``: of its changes, the share
+    that are news or deletes, each batch of which starts a run of its own."""
     url_t, state_t = m["tables"]["url"], m["tables"]["state"]
     tpl = m["template"]
     period_min = _rate_minutes(tpl["RebuildSchedule"])
@@ -977,7 +998,9 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
         usd["cloudfront_invalidations"] = inval_usd
         return {k: round(v, 4) for k, v in usd.items()}
 
-    usd = total([ingest_part, runs_part, reconcile_part])
+    urgent = urgent_runs(m, urgent_share, run_seconds, runs)
+    urgent_part = {k: v * urgent["runs_per_month"] / runs for k, v in runs_part.items()}
+    usd = total([ingest_part, runs_part, reconcile_part, urgent_part])
     nightly_usd = total([ingest_part, reconcile_part])
     # invalidation if someone turns it on: each run's changed files and the index, exact paths
     opt_in_paths = runs * (put - 0)  # every object a run puts
@@ -1026,7 +1049,10 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
         )
         + wc_scale * wc_ing["calls"].get("sqs.SendMessage", 0)
     )
-    wc_usd = total([wc_ingest_part, runs_part, reconcile_part], wc_sqs_requests * PRICE["sqs_req"])
+    wc_usd = total(
+        [wc_ingest_part, runs_part, reconcile_part, urgent_part],
+        wc_sqs_requests * PRICE["sqs_req"],
+    )
     wc_fresh = freshness(
         m, wc_ingest_s, run_seconds, period_min, wc["max_age_seconds"], ingest=wc_ing
     )
@@ -1071,6 +1097,7 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
         "usd_per_month_by_part": {
             "ingest": round(sum(ingest_part.values()), 2),
             "incremental_runs": round(sum(runs_part.values()), 2),
+            "urgent_runs": round(sum(urgent_part.values()), 2),
             "reconcile": round(sum(reconcile_part.values()), 2),
             "dynamodb_storage": round(storage, 2),
             "sqs_upper": round(sqs_usd, 2),
@@ -1084,6 +1111,11 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
             "url_item_bytes_mean": m["local"]["url_item_bytes_mean"],
         },
         "reconcile": reconcile,
+        "urgent": urgent
+        | {
+            "usd_per_month": round(sum(urgent_part.values()), 2),
+            "usd_per_run": round(sum(runs_part.values()) / runs, 6),
+        },
         "sqs_requests_upper": round(sqs_upper),
         "dynamodb_storage_gb": round(storage_gb, 3),
         "invalidation_if_enabled": opt_in,
@@ -1099,6 +1131,24 @@ def model(m: dict[str, Any], idle_pollers: int) -> dict[str, Any]:
     }
 
 
+def urgent_runs(
+    m: dict[str, Any], share: float, rebuild_s: float, scheduled_runs: float
+) -> dict[str, Any]:
+    """The runs the urgent event source mapping starts in a month: one per urgent change (the
+    upper figure: a burst inside the batching window is one run), at most one per window and
+    run; each is priced as one measured scheduled run (another upper figure: it publishes only
+    what arrived since the last run)."""
+    per_day = m["changes_per_day"] * share if m["template"]["UrgentPublish"] else 0.0
+    window = m["template"]["UrgentBatchingWindowSeconds"]
+    most_per_day = 86_400 / max(window + rebuild_s, 1.0)
+    return {
+        "share_of_changes": share,
+        "changes_per_day": round(per_day, 1),
+        "runs_per_month": round(DAYS * min(per_day, most_per_day), 1),
+        "scheduled_runs_per_month": scheduled_runs,
+    }
+
+
 def freshness(
     m: dict[str, Any],
     ingest_s: float,
@@ -1106,9 +1156,14 @@ def freshness(
     period_min: float,
     producer_max_age: float = 0.0,
     ingest: dict[str, Any] | None = None,
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """Seconds from a change event to every edge (and a crawler fetching then) serving it;
-    ``producer_max_age``: how long a producer may hold a change before sending it."""
+    ``producer_max_age``: how long a producer may hold a change before sending it.
+
+    ``worst`` and ``typical`` are for the changes the schedule publishes; ``news`` and
+    ``delete`` (each a ``worst`` and a ``typical``) for those the urgent event source mapping
+    publishes (a news article written, a listed URL deleted; with UrgentPublish false, the
+    schedule's)."""
     window = m["template"]["IngestBatchingWindowSeconds"]
     ingest_max = (ingest or m["ingest"])["handler_cpu_seconds_max"] * _share(
         m["template"]["MemorySize"]["ingest"]
@@ -1117,7 +1172,37 @@ def freshness(
     wait = max(period_min * 60, rebuild_s)
     max_age = max(_max_age(INDEX.cache_control), _max_age(SHARD_FILE.cache_control))
     cached = CACHE_LAYERS * max_age
-    held = producer_max_age
+    held = produced = producer_max_age
+    worst = round(held + window + ingest_max + wait + rebuild_s + cached, 1)
+    typical = round(held / 2 + window / 2 + ingest_s + wait / 2 + rebuild_s + cached / 2, 1)
+    urgent = {"worst": worst, "typical": typical}
+    if m["template"]["UrgentPublish"]:
+        # the mapping polls the stream, then waits its whole window for a lone record; worst, a
+        # run (the schedule's) holds the one concurrent execution and the invoke is retried
+        urgent_window = m["template"]["UrgentBatchingWindowSeconds"]
+        urgent = {
+            "worst": round(
+                produced
+                + window
+                + ingest_max
+                + STREAM_POLL_SECONDS
+                + urgent_window
+                + rebuild_s
+                + rebuild_s
+                + cached,
+                1,
+            ),
+            "typical": round(
+                produced / 2
+                + window / 2
+                + ingest_s
+                + STREAM_POLL_SECONDS / 2
+                + urgent_window
+                + rebuild_s
+                + cached / 2,
+                1,
+            ),
+        }
     return {
         "producer_max_age": held,
         "batching_window": window,
@@ -1127,8 +1212,11 @@ def freshness(
         "rebuild_run": round(rebuild_s, 1),
         "max_age": max_age,
         "edge_cache_worst": cached,
-        "worst": round(held + window + ingest_max + wait + rebuild_s + cached, 1),
-        "typical": round(held / 2 + window / 2 + ingest_s + wait / 2 + rebuild_s + cached / 2, 1),
+        "worst": worst,
+        "typical": typical,
+        "stream_poll": STREAM_POLL_SECONDS,
+        "urgent_batching_window": m["template"]["UrgentBatchingWindowSeconds"],
+        **{kind: dict(urgent) for kind in URGENT_KINDS},
     }
 
 
@@ -1137,7 +1225,7 @@ def checks(
     per_run: dict[str, Any],
     usd: dict[str, float],
     ingest_wru: float,
-    fresh: dict[str, float],
+    fresh: dict[str, Any],
     with_client: dict[str, Any],
 ) -> dict[str, dict[str, Any]]:
     reads = per_run["read_units_per_changed_url_part"] + per_run["read_units_constant_part"]
@@ -1187,6 +1275,16 @@ def checks(
             "at_most": FRESHNESS_TARGETS_S["typical"],
         },
     }
+    for kind in URGENT_KINDS:
+        for case in ("worst", "typical"):
+            for suffix, figures in (
+                ("", fresh),
+                ("_with_client", with_client["freshness_seconds"]),
+            ):
+                found[f"freshness_{kind}_{case}_s{suffix}"] = {
+                    "value": figures[kind][case],
+                    "at_most": URGENT_FRESHNESS_TARGETS_S[case],
+                }
     if m["urls"] == 1_000_000:
         found["rebuild_cpu_s_per_run"]["at_most"] = REBUILD_CPU_TARGET_S
     for check in found.values():
@@ -1228,6 +1326,22 @@ def print_lastmod_ages(sites: list[dict[str, Any]]) -> None:
             )
 
 
+def print_urgent(sites: list[dict[str, Any]]) -> None:
+    """Freshness of news and deletes, and the runs the urgent event source mapping starts."""
+    print("\nNews and deletes (the urgent event source mapping), seconds:")
+    for key in ("stream_poll", "urgent_batching_window"):
+        print(f"  {key:<32}" + "".join(f"{s['freshness_seconds'][key]:>16,.2f}" for s in sites))
+    for kind in URGENT_KINDS:
+        for case in ("worst", "typical"):
+            print(
+                f"  {kind + ' ' + case:<32}"
+                + "".join(f"{s['freshness_seconds'][kind][case]:>16,.1f}" for s in sites)
+            )
+    print("  urgent runs (an assumed share of the changes; each priced as a scheduled run):")
+    for key in ("changes_per_day", "runs_per_month", "usd_per_run", "usd_per_month"):
+        print(f"  {key:<32}" + "".join(f"{s['urgent'][key]:>16,.4f}" for s in sites))
+
+
 def print_table(sites: list[dict[str, Any]]) -> None:
     services = ("dynamodb", "dynamodb_streams", "lambda", "s3", "sqs", "cloudfront_invalidations")
     head = f"{'':<34}" + "".join(f"{s['label']:>16}" for s in sites)
@@ -1238,7 +1352,14 @@ def print_table(sites: list[dict[str, Any]]) -> None:
     for name in services:
         print(f"{'$ ' + name:<34}" + "".join(f"{s['usd_per_month'][name]:>16,.2f}" for s in sites))
     print(f"{'$ TOTAL':<34}" + "".join(f"{s['total_usd_per_month']:>16,.2f}" for s in sites))
-    for name in ("ingest", "incremental_runs", "reconcile", "dynamodb_storage", "sqs_upper"):
+    for name in (
+        "ingest",
+        "incremental_runs",
+        "urgent_runs",
+        "reconcile",
+        "dynamodb_storage",
+        "sqs_upper",
+    ):
         print(
             f"{'  of which ' + name:<34}"
             + "".join(f"{s['usd_per_month_by_part'][name]:>16,.2f}" for s in sites)
@@ -1274,6 +1395,8 @@ def print_table(sites: list[dict[str, Any]]) -> None:
         ("  of which sqs_upper", lambda c: c["usd_per_month_by_part"]["sqs_upper"], ",.2f"),
         ("freshness worst (s)", lambda c: c["freshness_seconds"]["worst"], ",.1f"),
         ("freshness typical (s)", lambda c: c["freshness_seconds"]["typical"], ",.1f"),
+        ("news/delete worst (s)", lambda c: c["freshness_seconds"]["news"]["worst"], ",.1f"),
+        ("news/delete typical (s)", lambda c: c["freshness_seconds"]["news"]["typical"], ",.1f"),
     ]
     for label, value, spec in client_rows:
         print(
@@ -1445,6 +1568,12 @@ def main() -> int:
         help="deploy with this ReconcileSchedule, e.g. 'rate(7 days)' (default: the template's)",
     )
     parser.add_argument(
+        "--urgent-share",
+        type=float,
+        default=DEFAULT_URGENT_SHARE,
+        help="of the changes, the share that are news or deletes, each its own run (an assumption)",
+    )
+    parser.add_argument(
         "--no-observer",
         action="store_true",
         help="leave out the search engine observer (measured by benchmarks/observer_cost.py)",
@@ -1458,19 +1587,21 @@ def main() -> int:
         model(
             measure(urls, changes, args.urls_per_leaf, False, args.schedule, args.reconcile),
             args.idle_pollers,
+            args.urgent_share,
         )
         for urls, changes in (args.sizes or SIZES)
     ]
     if not args.no_sections:
         urls, changes = SECTION_SIZE
         measured = measure(urls, changes, args.urls_per_leaf, True, args.schedule, args.reconcile)
-        sites.append(model(measured, args.idle_pollers))
+        sites.append(model(measured, args.idle_pollers, args.urgent_share))
     prices = {k: v for k, v in PRICE.items()}
     observer = None if args.no_observer else with_observer(sites)
     if args.json:
         print(json.dumps({"sites": sites, "prices": prices, "observer": observer}))
         return 0
     print_table(sites)
+    print_urgent(sites)
     print_lastmod_ages(sites)
     if observer is not None:
         print_observer(observer)

@@ -54,9 +54,9 @@ from sitemap_updater_local.deployment.runtime import FunctionOutput  # noqa: E40
 
 # the functions' logger binds the stdout of its first import (see cost_model.py)
 with FunctionOutput().capture():
-    from sitemap_updater.ingest.item_size import item_size
     from sitemap_updater.observe.records import WINDOW_DAYS
     from sitemap_updater.observe.signals import ALARM_METRICS, HOST_METRICS, SECTION_METRICS
+    from sitemap_updater.store.items import item_size
     from sitemap_updater_local.deployment.clock import SimulatedClock
     from sitemap_updater_local.deployment.observed import observed_site
     from sitemap_updater_local.standins.search_console import indexed

@@ -1,5 +1,7 @@
-"""Rebuild handler: an EventBridge schedule runs it incrementally; ``{"full_rebuild": true}``
-rebuilds every shard from a parallel Scan. All logic lives in ``sitemap_updater.rebuild``."""
+"""Rebuild handler: an EventBridge schedule runs it incrementally, and so does a batch of the
+table's stream records from the urgent event source mapping (news and deletes);
+``{"full_rebuild": true}`` rebuilds every shard from a parallel Scan. All logic lives in
+``sitemap_updater.rebuild``."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from botocore.config import Config
 from sitemap_updater.config import RebuildConfig
 from sitemap_updater.observability import logger, metrics, traced_handler
 from sitemap_updater.rebuild.report import record_metrics
-from sitemap_updater.rebuild.request import wants_full_rebuild
+from sitemap_updater.rebuild.request import UrgentRunLocked, is_urgent, wants_full_rebuild
 from sitemap_updater.rebuild.runner import RebuildService
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ def _client(name: str) -> Any:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     full = wants_full_rebuild(event)
+    urgent = is_urgent(event)
     config = RebuildConfig.from_env()
     dynamodb: DynamoDBClient = _client("dynamodb")
     s3: S3Client = _client("s3")
@@ -59,5 +62,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     )
     report = service.run(full=full)
     record_metrics(metrics, report)
-    logger.info("rebuild run finished", extra={"report": report.to_dict()})
+    if report.status == "locked" and urgent:
+        raise UrgentRunLocked("the rebuild lease is held by another run; the batch is retried")
+    logger.info("rebuild run finished", extra={"report": report.to_dict(), "urgent": urgent})
     return report.to_dict()

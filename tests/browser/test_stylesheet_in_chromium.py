@@ -28,12 +28,15 @@ from typing import Any
 import pytest
 from lxml import etree, html
 
-from sitemap_updater.protocol import make_entry, render_urlset  # GONE
+from sitemap_updater.page.model import Page
 from sitemap_updater.protocol.index import render_index
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME, stylesheet_body
 from sitemap_updater.protocol.urls import Site
 from sitemap_updater.rebuild.outputs.bucket import kind_of
+from sitemap_updater.sites import sites_of
 from sitemap_updater_local.pipeline.static_build import build_static
+from tests.helpers.files import urlset_file
+from tests.helpers.pages import make_page
 
 SITE = Site.parse("https://www.example.com")
 NS = {
@@ -159,7 +162,7 @@ def test_the_index_of_a_build_shows_a_row_for_every_file(served: Served, tmp_pat
         "url,lastmod\n"
         + "".join(f"{SITE.origin}/p/{i},2026-11-{1 + i % 20:02d}\n" for i in range(60))
     )
-    build_static([str(source)], SITE, str(served.root), max_urls=8, jobs=1)
+    build_static([str(source)], sites_of(SITE), str(served.root), max_urls=8, jobs=1)
     index = etree.fromstring((served.root / "sitemap.xml").read_bytes())
     listed = [
         (s.findtext("sm:loc", namespaces=NS), s.findtext("sm:lastmod", namespaces=NS))
@@ -197,13 +200,13 @@ def test_the_sections_of_file_names_are_shown(served: Served, tmp_path: Path) ->
     assert [section_of(n) for n in names] == ["products", "blog-posts", "news", "—", "—"]
 
 
-def _entries() -> list[Any]:
+def _entries() -> list[Page]:
     origin = SITE.origin
     now = datetime(2026, 11, 20, 12, tzinfo=UTC)
     entries = [
-        make_entry(
+        make_page(
             SITE,
-            loc=f"{origin}/p/{i}",
+            url=f"{origin}/p/{i}",
             lastmod=f"2026-11-{1 + i:02d}" if i % 3 else None,
             alternates=[
                 {"hreflang": "de", "href": f"{origin}/de/p/{i}"},
@@ -227,13 +230,13 @@ def _entries() -> list[Any]:
         "description": "About sitemaps",
         "content_loc": "https://cdn.example.net/talk.mp4",
     }
-    entries.append(make_entry(SITE, loc=f"{origin}/story", news=news, now=now))
-    entries.append(make_entry(SITE, loc=f"{origin}/talk", videos=[video], now=now))
+    entries.append(make_page(SITE, url=f"{origin}/story", news=news, now=now))
+    entries.append(make_page(SITE, url=f"{origin}/talk", videos=[video], now=now))
     return entries
 
 
 def test_a_urlset_shows_a_row_for_every_url(served: Served, tmp_path: Path) -> None:
-    body, _ = render_urlset(_entries(), SITE, stylesheet=True)
+    body = urlset_file(_entries(), stylesheet=True)
     (served.root / "sitemap-r.xml.gz").write_bytes(body)
     (served.root / STYLESHEET_NAME).write_bytes(stylesheet_body())
     urlset = etree.fromstring(gzip.decompress(body))

@@ -87,6 +87,10 @@ RUN_ELSEWHERE = {
         ".venv/bin/python benchmarks/cost_model.py --sizes 1000000:100000 --no-sections "
         "--reconcile 'rate(1 day)'"
     ): "tests/docs/test_benchmarks.py runs it with --reconcile at a tiny size",
+    (
+        ".venv/bin/python benchmarks/cost_model.py --sizes 1000000:100000 --no-sections "
+        "--no-observer --urgent-share 0.0001"
+    ): "tests/docs/test_benchmarks.py runs it with --urgent-share at a tiny size",
     "git add pyproject.toml uv.lock requirements-uv.txt layers/shared/requirements.txt": (
         "the developer's own commit; tests/template/test_layer_requirements.py checks the files"
     ),
@@ -304,21 +308,6 @@ def _write_old_sitemaps(directory: Path, child_base: str, page_base: str = SITE)
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("readme")
-    wave1 = [
-        {"action": "upsert", "url": f"{SITE}/p/{i}", "lastmod": "2026-11-01"} for i in range(30)
-    ]
-    wave2 = [
-        {"action": "upsert", "url": f"{SITE}/p/0", "lastmod": "2026-11-02"},
-        {"action": "delete", "url": f"{SITE}/p/1"},
-    ]
-    (work / "wave1.jsonl").write_text("\n".join(json.dumps(e) for e in wave1) + "\n")
-    (work / "wave2.jsonl").write_text(
-        "\n".join([*(json.dumps(e) for e in wave2), "not json"]) + "\n"
-    )
-    (work / "pages.csv").write_text(
-        "url,lastmod\n" + "".join(f"{SITE}/c/{i},2026-10-0{i % 9 + 1}\n" for i in range(20))
-    )
-    (work / "events.jsonl").write_text("\n".join(json.dumps(e) for e in wave1 + wave2) + "\n")
     _write_old_sitemaps(work / "old-sitemaps", SITE)
     # the credentials docs/search-engines.md stores in Secrets Manager (their form, not a key)
     (work / "service-account.json").write_text(json.dumps(SERVICE_ACCOUNT_FORM))
@@ -418,6 +407,23 @@ def test_python_samples_are_the_example_files_verbatim() -> None:
         assert block.body == source, f"{block.page.name} differs from {block.example}"
     shown = {(block.page.parent / block.example).resolve() for block in python}
     assert shown == {path.resolve() for path in EXAMPLES.glob("*.py")}
+
+
+def test_every_example_input_is_used_by_a_command_of_the_pages() -> None:
+    """The inputs under ``docs/examples/`` are the ones the pages' commands read, and each
+    input a command reads from there is shipped."""
+    named = {
+        word
+        for command in commands()
+        for word in shlex.split(command)
+        if word.startswith("docs/examples/") and not word.endswith(".py")
+    }
+    shipped = {
+        f"docs/examples/{path.name}"
+        for path in EXAMPLES.iterdir()
+        if path.is_file() and path.suffix != ".py"
+    }
+    assert named == shipped
 
 
 def _run_example(name: str, stack: Stack, monkeypatch: pytest.MonkeyPatch) -> set[str]:
@@ -722,7 +728,7 @@ def test_sitemap_updater_commands(
             sent = {json.loads(b)["url"] for b in bodies}
             assert sent == served_urls
         if verb == "backfill" and "--out" in command:
-            lines = (workspace / "events.jsonl").read_text().splitlines()
+            lines = (workspace / "changes.jsonl").read_text().splitlines()
             assert len(lines) == 10
         if verb == "send":
             assert len(_queued_bodies(stack, stack.queue_url)) > 0

@@ -18,7 +18,7 @@ from sitemap_updater.ingest.dlq import reason_line
 from sitemap_updater.ingest.judge import judge_message
 from sitemap_updater.ingest.rejection import Rejection
 from sitemap_updater.sites import Sites
-from sitemap_updater_local import cli, errors, page_events
+from sitemap_updater_local import cli, demo_changes, errors
 from sitemap_updater_local.commands import demo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,18 +92,18 @@ def test_an_unknown_command_exits_2_as_documented(capsys: pytest.CaptureFixture[
 def test_the_readme_counts_the_events_the_demo_sends() -> None:
     readme = _one_line((ROOT / "README.md").read_text(encoding="utf-8"))
     found = re.search(
-        r"`make demo` sends ([\d,]+) page events on two hosts \(([\d,]+) pages, ([\d,]+) of them "
+        r"`make demo` sends ([\d,]+) page changes on two hosts \(([\d,]+) pages, ([\d,]+) of them "
         r"with a twin on the second host, [^)]*\), (\d+) news articles and a page with a video",
         readme,
     )
     assert found is not None
     events, pages, twins, articles = (int(n.replace(",", "")) for n in found.groups())
-    made = page_events.make_pages(demo.DEFAULT_URLS, demo.SITE)
-    twin_pages = page_events.twins(made, demo.SITE, demo.TWIN_SITE)
-    sent = page_events.initial_events(made, demo.SITE, demo.TWIN_SITE)
-    sent += page_events.initial_events(twin_pages, demo.SITE, demo.TWIN_SITE)
+    made = demo_changes.make_pages(demo.DEFAULT_URLS, demo.SITE)
+    twin_pages = demo_changes.twins(made, demo.SITE, demo.TWIN_SITE)
+    sent = demo_changes.initial_events(made, demo.SITE, demo.TWIN_SITE)
+    sent += demo_changes.initial_events(twin_pages, demo.SITE, demo.TWIN_SITE)
     assert (events, pages, twins) == (len(sent), len(made), len(twin_pages))
-    assert articles == len(page_events.news_events(demo.SITE, datetime.now(UTC)))
+    assert articles == len(demo_changes.news_events(demo.SITE, datetime.now(UTC)))
 
 
 def _reason(body: object) -> str:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import json
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from sitemap_updater_local import cli, page_events
+from sitemap_updater_local import cli, demo_changes
 from sitemap_updater_local.commands.demo import (
     DEMO_CHANGES,
     DEMO_DELETES,
@@ -30,9 +34,12 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "out"
-    status = cli.main(["demo", "--urls", "500", "--out", str(out)])
+    log = tmp_path / "demo.log"
+    status = cli.main(["demo", "--urls", "500", "--out", str(out), "--log-file", str(log)])
     printed = capsys.readouterr().out
     assert status == 0, printed
+
+    assert f"The functions' log lines: {log}" in printed and log.is_file()
 
     # every downloaded file of each host passes the validator against the host it is served
     # from, and each host's index lists them all
@@ -43,12 +50,12 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     assert (out / "sitemap.xml").is_file() and (out / TWIN_FOLDER / "sitemap.xml").is_file()
 
     # the published URLs are the ones sent minus the deleted ones, each once, on its own host
-    pages = page_events.make_pages(500, SITE)
-    twins = page_events.twins(pages, SITE, TWIN_SITE)
-    _, changed, deleted = page_events.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
+    pages = demo_changes.make_pages(500, SITE)
+    twins = demo_changes.twins(pages, SITE, TWIN_SITE)
+    _, changed, deleted = demo_changes.follow_up(pages, SITE, DEMO_CHANGES, DEMO_DELETES)
     urls = published_urls(out)
     twin_urls = published_urls(out / TWIN_FOLDER)
-    extra = {f"{SITE}/news/{slug}" for slug, _, _ in page_events.NEWS_ARTICLES}
+    extra = {f"{SITE}/news/{slug}" for slug, _, _ in demo_changes.NEWS_ARTICLES}
     extra.add(f"{SITE}/videos/walnut-table-care")
     expected = ({p.url for p in pages} | extra) - {p.url for p in deleted}
     assert len(deleted) > 0 and twins
@@ -81,7 +88,7 @@ def test_demo_publishes_valid_files_with_exactly_the_live_urls(
     assert b"<news:title>A new &lt;studio&gt; opens in the garden district</news:title>" in news_xml
     assert b"last-week-sale" not in news_xml  # 80 hours old: in the regular files only
     assert "sitemap-news-1.xml.gz (3 articles)" in printed
-    assert "video entries in the regular files: 1" in printed
+    assert "videos in the regular files: 1" in printed
 
     # the shard cap was applied: several files, none above it
     urlsets = [r for r in reports if r.kind == "urlset" and r not in news]
@@ -126,3 +133,35 @@ def test_demo_refuses_a_non_positive_url_count(
 ) -> None:
     assert cli.main(["demo", "--urls", "0", "--out", str(tmp_path)]) == 2
     assert "--urls 0: must be at least 1" in capsys.readouterr().err
+
+
+def test_demo_as_run_keeps_the_log_lines_in_a_file_and_ends_with_a_runnable_command(
+    tmp_path: Path,
+) -> None:
+    """Run as a project's ``make demo`` runs it (the program by its path from the project's
+    root): the terminal shows the summary only, the functions' JSON log lines are in
+    ``sitemap-demo.log``, and the last line serves the download as printed."""
+    program = Path(sys.executable).parent / "sitemap-updater"
+    local = tmp_path / ".venv" / "bin"
+    local.mkdir(parents=True)
+    (local / "sitemap-updater").symlink_to(program)
+    done = subprocess.run(
+        [".venv/bin/sitemap-updater", "demo", "--urls", "40"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not [line for line in done.stdout.splitlines() if line.lstrip().startswith("{")]
+    logged = [json.loads(line) for line in (tmp_path / "sitemap-demo.log").read_text().splitlines()]
+    messages = {line["message"] for line in logged if "level" in line}  # besides metric lines
+    assert {"change applied", "rebuild run finished", "observer run finished"} <= messages
+    last = done.stdout.rstrip().splitlines()[-1]
+    assert last == "Browse it: .venv/bin/sitemap-updater serve sitemap-out"
+    serve = shlex.split(last.removeprefix("Browse it: "))
+    helped = subprocess.run(
+        [*serve, "--help"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert helped.returncode == 0 and "usage: sitemap-updater serve" in helped.stdout

@@ -37,7 +37,7 @@ PARAMETERS = {"HealthChecksPerDay": "480"}
 def observed() -> Iterator[tuple[ObservedSite, SimulatedClock]]:
     clock = SimulatedClock(START)
     with observed_site(articles=30, clock=clock, parameters=PARAMETERS) as site:
-        site.deployment.send(site.page_events(CHANGED))
+        site.deployment.send(site.page_changes(CHANGED))
         site.deployment.drain()
         site.deployment.rebuild_until_clean()
         yield site, clock

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from sitemap_updater.observe.records import FiguresStore
 from sitemap_updater_local.deployment import SimulatedClock
 from sitemap_updater_local.deployment.observed import ObservedSite, observed_site
-from sitemap_updater_local.standins.site import Page
+from sitemap_updater_local.standins.site import SiteAnswer
 
 START = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 PARAMETERS = {
@@ -58,7 +58,7 @@ def test_repeated_problems_exclude_healing_restores_and_turning_off_restores_all
     clock = SimulatedClock(START)
     with observed_site(articles=10, clock=clock, parameters=PARAMETERS) as site:
         dep = site.deployment
-        dep.send(site.page_events(START - timedelta(hours=1)))
+        dep.send(site.page_changes(START - timedelta(hours=1)))
         dep.drain()
         dep.rebuild_until_clean()
         everything = _listed(site)
@@ -78,7 +78,7 @@ def test_repeated_problems_exclude_healing_restores_and_turning_off_restores_all
         dep.rebuild(full=True)  # a full rebuild from the table leaves them out too
         assert _listed(site) == {"broken"}
 
-        site.site.pages["/missing"] = Page()  # the page is back
+        site.site.pages["/missing"] = SiteAnswer()  # the page is back
         clock.advance(3600)
         dep.observe()
         figures = _pages_figures(site)

@@ -53,7 +53,7 @@ def test_ten_hosts_at_the_defaults_each_get_inspections_and_checks_within_the_ti
     defaults = {"HealthRequestsPerSecond": "1"}  # the template's, not the stand-ins' quicker one
     with observed_site(articles=60, hosts=HOSTS, clock=clock, parameters=defaults) as site:
         dep = site.deployment
-        dep.send(site.page_events(START))
+        dep.send(site.page_changes(START))
         dep.drain()
         dep.rebuild_until_clean()
         site.console.latency, site.console.advance = INSPECTION_SECONDS, clock.advance

@@ -35,7 +35,7 @@ def observed() -> Iterator[tuple[ObservedSite, SimulatedClock]]:
 
 def _publish(site: ObservedSite, extra: list[str]) -> None:
     dep = site.deployment
-    events = site.page_events(START - timedelta(hours=1))
+    events = site.page_changes(START - timedelta(hours=1))
     stamp = START.strftime("%Y-%m-%dT%H:%M:%SZ")
     events += [json.dumps({"action": "upsert", "url": url, "occurred_at": stamp}) for url in extra]
     dep.send(events)

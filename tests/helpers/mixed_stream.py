@@ -1,4 +1,4 @@
-"""A reproducible stream of change events that exercises every ordering case, with its answer.
+"""A reproducible stream of changes that exercises every ordering case, with its answer.
 
 ``mixed_stream(events=20_000, site=..., seed=...)`` builds message bodies for the ingest queue:
 
@@ -60,7 +60,7 @@ class Poison:
 @dataclass
 class MixedStream:
     bodies: list[str]
-    #: valid change events in ``bodies``, duplicates counted
+    #: valid changes in ``bodies``, duplicates counted
     changes: int
     duplicates: int
     #: changes delivered after a newer change of the same page
@@ -173,7 +173,7 @@ def mixed_stream(
     events_per_page: int = 5,
     array_size: int = ARRAY_MAX,
 ) -> MixedStream:
-    """``events`` valid change events (duplicates included) plus the poison records."""
+    """``events`` valid changes (duplicates included) plus the poison records."""
     if not 1 <= array_size <= ARRAY_MAX:
         raise ValueError(f"array_size={array_size} must be from 1 to {ARRAY_MAX}")
     rng = random.Random(seed)

@@ -21,7 +21,7 @@ from sitemap_updater.ingest.judge import Change, judge_message
 from sitemap_updater.page.model import News
 from sitemap_updater.sites import Sites
 from sitemap_updater_local.inputs.source_records import Note
-from sitemap_updater_local.pipeline.backfill_events import Backfill
+from sitemap_updater_local.pipeline.backfill_changes import Backfill
 from sitemap_updater_local.pipeline.static_build import build_static
 from tests.property.strategies import NOW
 
@@ -121,7 +121,7 @@ def _backfilled(published: Path) -> list[str]:
 
 
 def _article(event: dict[str, Any]) -> News | None:
-    """The News article of an upsert event, as the ingest judge reads it."""
+    """The News article of an upsert, as the ingest judge reads it."""
     (change,) = judge_message(json.dumps(event), sent_at=NOW, sites=SITES, now=NOW).items
     assert isinstance(change, Change) and change.page is not None
     return change.page.news

@@ -29,7 +29,7 @@ import pytest
 from sitemap_updater.observe.exclusion import EXCLUDED_PK
 from sitemap_updater_local.deployment import SimulatedClock
 from sitemap_updater_local.deployment.observed import observed_site
-from sitemap_updater_local.standins.site import Page
+from sitemap_updater_local.standins.site import SiteAnswer
 from tests.template.calls import iam_action
 from tests.template.cfn import Resolver, Template, load_template, sam_transform
 
@@ -249,7 +249,7 @@ def observer_calls() -> Iterator[tuple[list[Request], list[dict[str, Any]]]]:
 
     with observed_site(articles=6, clock=clock, parameters=OBSERVED) as site:
         dep = site.deployment
-        dep.send(site.page_events(START - timedelta(hours=1)))
+        dep.send(site.page_changes(START - timedelta(hours=1)))
         dep.drain()
         dep.rebuild_until_clean()
         session = boto3.DEFAULT_SESSION
@@ -260,7 +260,7 @@ def observer_calls() -> Iterator[tuple[list[Request], list[dict[str, Any]]]]:
         for _ in range(2):  # the second run in a row finds the problems again: excluded
             dep.observe()
             clock.advance(3600)
-        site.site.pages["/missing"] = Page()  # healthy again: restored
+        site.site.pages["/missing"] = SiteAnswer()  # healthy again: restored
         dep.observe()
         recording = False
         environment = dep.observe_function.environment

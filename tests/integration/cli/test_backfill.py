@@ -1,4 +1,4 @@
-"""``sitemap-updater backfill``: existing sitemaps, CSV and JSONL turned into upsert events."""
+"""``sitemap-updater backfill``: existing sitemaps, CSV and JSONL turned into upserts."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_index_with_two_gz_children_becomes_one_upsert_per_url(
         "lastmod": "2024-05-14",
         "occurred_at": "2024-05-14T00:00:00.000000Z",  # a listing's time is its lastmod
     }
-    assert "read 250 record(s); 250 upsert event(s)" in capsys.readouterr().out
+    assert "read 250 record(s); 250 upsert(s)" in capsys.readouterr().out
 
 
 @pytest.fixture
@@ -193,4 +193,4 @@ def test_csv_source_sent_to_a_queue(
             sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
     assert sorted(str(e["url"]) for e in received) == sorted(urls)
     assert all(e["action"] == "upsert" and "lastmod" in e for e in received)
-    assert "33 upsert event(s) sent" in capsys.readouterr().out
+    assert "33 upsert(s) sent" in capsys.readouterr().out

@@ -14,7 +14,7 @@ import pytest
 
 from sitemap_updater_local.cli import main
 from sitemap_updater_local.commands import backfill
-from sitemap_updater_local.pipeline import backfill_events
+from sitemap_updater_local.pipeline import backfill_changes
 from tests.integration.cli.support import SITE, index_xml, page_urls, urlset_xml, write_gz
 
 
@@ -72,7 +72,7 @@ def test_workers_write_what_one_process_writes(
     assert not list(scratch.iterdir())  # the spools are gone, and their directory
     code, out, err, events = single
     # the bad lastmod costs the field, not its page (a warning): 6 records skipped, not 7
-    assert "read 110 record(s); 104 upsert event(s) written to OUT; 6 skipped" in out
+    assert "read 110 record(s); 104 upsert(s) written to OUT; 6 skipped" in out
     assert code == 1
     assert "missing.xml.gz: child sitemap skipped" in err
     assert "part-5.xml.gz: child sitemap skipped" in err
@@ -123,10 +123,10 @@ def test_progress_counts_every_record_read(tmp_path: Path, jobs: int) -> None:
     index = _site_with_troubles(tmp_path)
     counts: list[int] = []
     written: list[str] = []
-    run = backfill_events.Backfill(
+    run = backfill_changes.Backfill(
         lambda url, line: written.append(line), jobs=jobs, progress=counts.append
     )
     stats = run.run([str(index)])
     assert stats.read == 110
     assert sum(counts) == stats.read and all(n >= 0 for n in counts)
-    assert len(written) == stats.events
+    assert len(written) == stats.upserts

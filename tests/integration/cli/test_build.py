@@ -1,4 +1,4 @@
-"""``sitemap-updater build``: static builds from JSONL events and from CSV, no AWS."""
+"""``sitemap-updater build``: static builds from JSONL changes and from CSV, no AWS."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from moto.server import ThreadedMotoServer
 
 from sitemap_updater_local.cli import COMMANDS, main
 from sitemap_updater_local.inputs.source_records import Listing, SourceError, listing
-from sitemap_updater_local.pipeline import backfill_events
+from sitemap_updater_local.pipeline import backfill_changes
 from sitemap_updater_local.pipeline.source_blocks import Chunk
 from tests.conftest import FAKE_AWS_ENVIRONMENT
 from tests.integration.cli.support import SITE, page_urls
@@ -153,7 +153,7 @@ def test_a_failed_backfill_leaves_the_previous_file_as_it_was(
         yield from _sitemap_rows(5000)
         raise SourceError(f"{locations[0]}: cannot read: connection reset")
 
-    monkeypatch.setattr(backfill_events, "source_work", breaks_midway)
+    monkeypatch.setattr(backfill_changes, "source_work", breaks_midway)
     code = main(["backfill", "--from", "x.xml", "--out", str(out), "--no-progress", "--site", SITE])
 
     assert code == 2
@@ -170,7 +170,7 @@ def test_backfill_out_replaces_a_planted_symlink_instead_of_following_it(
     out = tmp_path / "events.jsonl"
     out.symlink_to(victim)
     monkeypatch.setattr(
-        backfill_events, "source_work", lambda locations, *options, **named: _sitemap_rows(3)
+        backfill_changes, "source_work", lambda locations, *options, **named: _sitemap_rows(3)
     )
 
     assert (
@@ -180,7 +180,7 @@ def test_backfill_out_replaces_a_planted_symlink_instead_of_following_it(
     assert victim.read_text() == "keep me"
     assert not out.is_symlink()
     assert len(out.read_text().splitlines()) == 3
-    assert "3 upsert event(s)" in capsys.readouterr().out
+    assert "3 upsert(s)" in capsys.readouterr().out
 
 
 def test_backfill_onto_its_own_input_is_refused(
@@ -205,7 +205,7 @@ def test_backfill_out_that_cannot_be_written_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        backfill_events, "source_work", lambda locations, *options, **named: _sitemap_rows(3)
+        backfill_changes, "source_work", lambda locations, *options, **named: _sitemap_rows(3)
     )
     for out in (tmp_path, tmp_path / "no" / "such" / "dir" / "events.jsonl"):
         argv = ["backfill", "--from", "x", "--out", str(out), "--no-progress", "--site", SITE]

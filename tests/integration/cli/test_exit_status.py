@@ -86,7 +86,7 @@ def _totals(out: str) -> tuple[int, ...]:
     summary line."""
     [line] = [line for line in out.splitlines() if line.startswith("read ")]
     found = re.fullmatch(
-        r"read (\d+) record\(s\); (\d+) upsert event\(s\) written to [^;]+; (\d+) skipped; "
+        r"read (\d+) record\(s\); (\d+) upsert\(s\) written to [^;]+; (\d+) skipped; "
         r"(\d+) more change\(s\) of a page written once; (\d+) page\(s\) deleted; (\d+) not sent",
         line,
     )

@@ -20,7 +20,7 @@ from sitemap_updater_local.commands.validate import NOTHING_READ
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.inputs.opening import SourcePolicy
 from sitemap_updater_local.inputs.source_records import SourceError
-from sitemap_updater_local.pipeline.backfill_events import Backfill
+from sitemap_updater_local.pipeline.backfill_changes import Backfill
 from sitemap_updater_local.pipeline.static_build import build_static
 from sitemap_updater_local.validation.document import validate_path
 
@@ -156,7 +156,7 @@ def test_well_formed_urlsets_give_their_urls(case: str) -> None:
 def test_the_1000_url_fixture_with_mobile_links_gives_1000_upserts() -> None:
     urls, lines, _ = backfill(CORPUS / "usp-huge-1000" / "sitemap.xml.gz")
     assert len(urls) == 1000
-    assert any("xhtml:link media dropped from 1000 entries" in line for line in lines)
+    assert any("xhtml:link media dropped from 1000 pages" in line for line in lines)
 
 
 def test_an_index_gives_the_urls_of_its_children() -> None:
@@ -365,7 +365,7 @@ def test_a_huge_loc_is_refused_before_it_is_normalized(tmp_path: Path) -> None:
         ("usp-plain-text", "sitemap_1.txt", "is not a URL", "is not a URL"),
         ("usp-cyclic", "sitemap_1.xml", "a sitemap index must not list another index", None),
         ("cc-index-unclosed", "sitemapindex.xml", "3 <loc> elements in one <sitemap>", None),
-        ("smjs-news-access-invalid", "sitemap.xml", "news:access dropped from 1 entry", "access"),
+        ("smjs-news-access-invalid", "sitemap.xml", "news:access dropped from 1 page", "access"),
     ],
 )
 def test_each_policy_is_one_line_in_each_command(

@@ -88,7 +88,7 @@ def test_rejected_and_unreadable_lines_are_reported_and_the_rest_sent(
 
     captured = capsys.readouterr()
     assert code == 1
-    assert f"{source}:2: field body rejected: must be JSON" in captured.err
+    assert f"{source}:2: field message rejected: must be JSON" in captured.err
     assert f"{source}:3: field priority value 7 rejected:" in captured.err
     assert f"{source}:5 change 0: field url value" in captured.err
     assert f"{source}:6: line is not UTF-8" in captured.err

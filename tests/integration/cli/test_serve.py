@@ -334,7 +334,7 @@ def test_what_it_prints_of_the_folders_is_escaped(tmp_path: Path) -> None:
     source = tmp_path / "pages.csv"
     source.write_text(f"url,lastmod\n{COM}/a,2026-11-01\n{DE}/b,2026-11-01\n")
     out = tmp_path / "out\x1b[31m\u202e"
-    build_static(str(source), Sites.parse(f"{COM},{DE}"), str(out))
+    build_static([str(source)], Sites.parse(f"{COM},{DE}"), str(out))
     # a host folder whose name a terminal would act on
     (out / "www.example.de").rename(out / "evil\x1b]0;title\x07\nline")
     running = _start(out)

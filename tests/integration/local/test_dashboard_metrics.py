@@ -111,7 +111,7 @@ crawled = indexed(last_crawl=datetime.now(UTC) + timedelta(minutes=5))
 
 with observed_site(articles=5, parameters={"SectionMetrics": "true"}) as observed:
     observed.console.default_inspection = lambda url: crawled
-    observed.deployment.send(observed.page_events(datetime.now(UTC)))
+    observed.deployment.send(observed.page_changes(datetime.now(UTC)))
     observed.deployment.drain()
     observed.deployment.rebuild()
     observed.deployment.observe()

@@ -163,8 +163,13 @@ def url_of_arn(names: dict[str, str], arn: str) -> str:
 
 
 def event_source(deployed: Template, resolver: Resolver) -> dict[str, Any]:
-    """The template's one SQS event source mapping, unresolved."""
-    (mapping,) = active(deployed, resolver, "AWS::Lambda::EventSourceMapping").values()
+    """The template's one SQS event source mapping, unresolved (the other one, the urgent
+    mapping, reads the table's stream: tests/integration/local/test_urgent_publish.py)."""
+    (mapping,) = (
+        m
+        for m in active(deployed, resolver, "AWS::Lambda::EventSourceMapping").values()
+        if "StartingPosition" not in m["Properties"]
+    )
     return mapping
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sitemap_updater.rebuild.outputs.bucket import kind_of, robots_txt
-from sitemap_updater.rebuild.request import RebuildRequestError, wants_full_rebuild
+from sitemap_updater.rebuild.request import RebuildRequestError, is_urgent, wants_full_rebuild
 
 EVENTS = Path(__file__).resolve().parents[3] / "events"
 
@@ -47,3 +47,28 @@ def test_robots_txt_names_the_index() -> None:
     assert robots_txt(["https://cdn.example.com/sitemap.xml"]) == (
         b"Sitemap: https://cdn.example.com/sitemap.xml\n"
     )
+
+
+def _stream_record(event_source: str = "aws:dynamodb") -> dict[str, object]:
+    return {"eventName": "MODIFY", "eventSource": event_source, "dynamodb": {}}
+
+
+def test_a_batch_of_the_tables_stream_records_is_urgent() -> None:
+    assert is_urgent({"Records": [_stream_record(), _stream_record()]})
+    assert not wants_full_rebuild({"Records": [_stream_record()]})
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {},
+        None,
+        {"Records": []},
+        {"Records": [_stream_record("aws:sqs")]},
+        {"Records": [_stream_record(), "not a record"]},
+        {"full_rebuild": True},
+        {"detail-type": "Scheduled Event", "source": "aws.events"},
+    ],
+)
+def test_anything_else_is_not_urgent(event: object) -> None:
+    assert is_urgent(event) is False

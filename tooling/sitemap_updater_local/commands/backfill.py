@@ -1,9 +1,9 @@
 """``sitemap-updater backfill``: the migration path for a site that already has sitemaps.
 
 SOURCE is an existing sitemap or sitemap index (a URL, a file, plain or gzip; the children of
-an index are followed), a CSV of ``url,lastmod``, or a JSONL file of change events; ``--from``
+an index are followed), a CSV of ``url,lastmod``, or a JSONL file of changes; ``--from``
 may be given more than once, and every source is read, in the order given. Every page becomes
-one upsert event of the producer contract::
+one upsert of the producer contract::
 
     {"action": "upsert", "url": "...", "lastmod": "...", "priority": 0.5, "occurred_at": "..."}
 
@@ -14,12 +14,12 @@ breaks one is reported on stderr with where it is, skipped, and makes the exit s
 
 A page listed more than once (by two child sitemaps, two sources, a JSONL file's later lines) is
 written once, by the one ordering rule: a listing's lastmod is its time, so the newest wins, and
-a JSONL file's deletes are applied (``pipeline.backfill_events``); the summary counts the pages
+a JSONL file's deletes are applied (``pipeline.backfill_changes``); the summary counts the pages
 met more than once. Each event carries its time as ``occurred_at``, so a change the site sends
 after the backfill wins over it. The records are judged on worker processes (one per core) and
 resolved on disk: memory stays flat in every case.
 
-The events go to a queue (``--queue-url``, batches of 10, see ``send``) or to a JSONL file
+The changes go to a queue (``--queue-url``, batches of 10, see ``send``) or to a JSONL file
 (``--out``; ``-`` for stdout), which ``send`` or ``simulate`` can replay later. The file is
 written under a unique temporary name beside it and moved over ``--out`` only when the run
 gets to its end (``outputs.replaced_file``): a run that stops early leaves the previous file as
@@ -52,7 +52,7 @@ from sitemap_updater_local.options import (
 )
 from sitemap_updater_local.outputs.line_writer import LineWriter
 from sitemap_updater_local.outputs.replaced_file import open_replaced, refuse_same_file
-from sitemap_updater_local.pipeline.backfill_events import Backfill, BackfillStats
+from sitemap_updater_local.pipeline.backfill_changes import Backfill, BackfillStats
 from sitemap_updater_local.pipeline.ordered_pool import default_jobs
 
 
@@ -64,12 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="SOURCE",
         help="sitemap or sitemap index (URL or file, plain or .gz), CSV with a header naming "
-        "url and lastmod columns, or JSONL events; repeatable, read in the order given",
+        "url and lastmod columns, or JSONL changes; repeatable, read in the order given",
     )
     target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--queue-url", metavar="URL", help="send the events to this SQS queue")
+    target.add_argument("--queue-url", metavar="URL", help="send the changes to this SQS queue")
     target.add_argument(
-        "--out", metavar="FILE.jsonl", help="write the events to a file ('-': stdout)"
+        "--out", metavar="FILE.jsonl", help="write the changes to a file ('-': stdout)"
     )
     add_sites_arguments(
         parser, required=False, help="site origin (default: the origin of the first URL)"
@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             sender.flush()
         failed = 0 if sender is None else len(sender.stats.failures)
         _print_totals(args, stats, report, failed)
-        if not stats.events:
+        if not stats.upserts:
             what = "nothing read" if not stats.read else f"no record of {stats.read} kept"
             kept = f"{args.out} is unchanged" if replaced is not None else "nothing sent"
             raise NothingKept(f"{what} from {', '.join(args.sources)}; {kept}")
@@ -195,7 +195,7 @@ def _print_totals(
     target = f"sent to {args.queue_url}" if args.queue_url else f"written to {args.out}"
     skipped = report.count - report.warnings
     parts = [
-        f"{stats.events - failed} upsert event(s) {target}",
+        f"{stats.upserts - failed} upsert(s) {target}",
         f"{skipped} skipped",
         f"{stats.repeats} more change(s) of a page written once",
         f"{stats.deleted} page(s) deleted",

@@ -1,6 +1,6 @@
 """``sitemap-updater build``: the sitemap files of data exports, without AWS.
 
-Reads JSONL files of change events (the ingest contract), CSV files of ``url,lastmod`` or
+Reads JSONL files of changes (the ingest contract), CSV files of ``url,lastmod`` or
 sitemaps, every ``--from`` in the order given, keeps the newest change of each page by the rule
 ingest applies, and writes into DIR what a rebuild from an empty table would publish for that
 final state: the same layout (each URL in the space of its host and section,
@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         required=True,
         metavar="SOURCE",
-        help="JSONL file of change events, CSV with a header naming url and lastmod columns, "
+        help="JSONL file of changes, CSV with a header naming url and lastmod columns, "
         "or a sitemap or sitemap index (a file or http(s) URL, plain or .gz); repeatable, "
         "read in the order given",
     )

@@ -1,6 +1,6 @@
 """``sitemap-updater demo``: the whole flow on an embedded AWS (moto), start to finish.
 
-1. Generate N realistic page events on the primary host (``www.example.com``), the German twin of
+1. Generate N realistic page changes on the primary host (``www.example.com``), the German twin of
    each translated page on a second host (``www.example.de``, hreflang links in both directions,
    each page listing itself too), a few news articles and a page with a video, and send them to
    the queue. The deployment serves both hosts and places pages in three sections: ``products``
@@ -21,6 +21,10 @@
    404s, noindex pages and canonicals, and Search Console and Bing are loopback stand-ins that
    answer as their APIs document (``deployment.observed``).
 
+The functions' JSON log lines go to a log file (``--log-file``, ``sitemap-demo.log`` by default),
+not to the terminal; the summary names it, and its last line is a command that serves the
+download directory, runnable as printed from the directory the demo was run in.
+
 Exit status 0 when every file is valid and the published URLs are exactly the ones sent minus
 the deleted ones, 1 otherwise.
 """
@@ -30,6 +34,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -37,23 +42,25 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from tqdm import tqdm
 
 from sitemap_updater.indexnow import DEFAULT_ENDPOINT
 from sitemap_updater.printable import printable
-from sitemap_updater_local import page_events
+from sitemap_updater_local import demo_changes
 from sitemap_updater_local.commands.coverage import render as render_coverage
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE, LocalDeployment
 from sitemap_updater_local.deployment.indexnow_endpoint import RecordingEndpoint
 from sitemap_updater_local.deployment.observed import demo_coverage
+from sitemap_updater_local.deployment.runtime import FunctionOutput
 from sitemap_updater_local.errors import CommandError
 from sitemap_updater_local.validation.document import validate_path
 from sitemap_updater_local.validation.report import FileReport
 
 DEFAULT_URLS = 2_000
 DEFAULT_OUT = Path("sitemap-out")
+DEFAULT_LOG_FILE = Path("sitemap-demo.log")
 SITE = "https://www.example.com"
 #: the second host: the German twins of the translated pages
 TWIN_SITE = "https://www.example.de"
@@ -76,6 +83,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="where to download the files"
+    )
+    parser.add_argument(
+        "--log-file",
+        type=Path,
+        default=DEFAULT_LOG_FILE,
+        metavar="FILE",
+        help="where the functions' JSON log lines go (sitemap-demo.log; replaced each run)",
     )
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
 
@@ -151,12 +165,15 @@ def host_folder(site: str) -> str:
     return site.split("://", 1)[1]
 
 
-def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoResult:
+def run_demo(
+    urls: int, out: Path, template: Path = DEFAULT_TEMPLATE, log: TextIO | None = None
+) -> DemoResult:
+    """The demo's flow; the functions' log lines are copied to ``log`` when one is given."""
     if urls < 1:
         raise ValueError(f"--urls {urls}: must be at least 1")
     timer = _Timer()
-    pages = page_events.make_pages(urls, SITE)
-    twins = page_events.twins(pages, SITE, TWIN_SITE)
+    pages = demo_changes.make_pages(urls, SITE)
+    twins = demo_changes.twins(pages, SITE, TWIN_SITE)
     deletes = min(DEMO_DELETES, urls // 2)
     changes = min(DEMO_CHANGES, urls - deletes)
     sites = ",".join(SITES)
@@ -166,24 +183,27 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
         "MaxUrlsPerSitemap": str(DEMO_MAX_URLS_PER_SITEMAP),
     }
     # the articles are dated from the demo's own clock, so some are inside the news window
-    extra = page_events.news_events(SITE, datetime.now(UTC))
-    extra.append(page_events.video_event(SITE, datetime.now(UTC)))
+    extra = demo_changes.news_events(SITE, datetime.now(UTC))
+    extra.append(demo_changes.video_event(SITE, datetime.now(UTC)))
     with (
         RecordingEndpoint() as indexnow,
         LocalDeployment(
-            template, sites, parameters={**params, **_indexnow_params(indexnow)}
+            template,
+            sites,
+            parameters={**params, **_indexnow_params(indexnow)},
+            output=FunctionOutput(sink=log),
         ) as dep,
     ):
         with timer.step("send + ingest"):
-            events = page_events.initial_events(pages, SITE, TWIN_SITE)
-            events += page_events.initial_events(twins, SITE, TWIN_SITE)
+            events = demo_changes.initial_events(pages, SITE, TWIN_SITE)
+            events += demo_changes.initial_events(twins, SITE, TWIN_SITE)
             _send_and_drain(dep, events + extra, "pages")
         with timer.step("rebuild"):
             first = dep.rebuild_until_clean()
-        follow, _, deleted = page_events.follow_up(
+        follow, _, deleted = demo_changes.follow_up(
             pages, SITE, changes, deletes, twin_site=TWIN_SITE
         )
-        poison = page_events.poison_messages(SITE)
+        poison = demo_changes.poison_messages(SITE)
         with timer.step("changes + ingest"):
             _send_and_drain(dep, follow + [body for body, _ in poison], "changes")
         with timer.step("rebuild again"):
@@ -209,7 +229,7 @@ def run_demo(urls: int, out: Path, template: Path = DEFAULT_TEMPLATE) -> DemoRes
     )
     del first
     with timer.step("search engines (stand-ins)"):
-        coverage = demo_coverage()
+        coverage = demo_coverage(output=FunctionOutput(sink=log))
     return DemoResult(
         coverage=coverage,
         files=reports,
@@ -247,9 +267,7 @@ def summary(result: DemoResult, out: Path) -> str:
     for report in result.files:
         status = "valid" if report.ok else "INVALID"
         name = str(Path(report.source).relative_to(out))
-        lines.append(
-            f"  {name:<44} {report.kind or '?':<13} {report.url_count:>6} entries  {status}"
-        )
+        lines.append(f"  {name:<44} {report.kind or '?':<13} {report.url_count:>6} URLs  {status}")
         lines += [f"      {printable(str(p))}" for p in report.problems]
     lines.append(
         f"URLs: {result.urls_sent} sent, {result.urls_deleted} deleted, "
@@ -258,7 +276,7 @@ def summary(result: DemoResult, out: Path) -> str:
     news = ", ".join(f"{name} ({count} articles)" for name, count in result.news_files.items())
     lines.append(
         f"News sitemap files (articles of the last 48 hours): {news or 'none'}; "
-        f"video entries in the regular files: {result.videos}"
+        f"videos in the regular files: {result.videos}"
     )
     lines.append(f"Rejected messages ({len(result.rejected)}), in the dead-letter queue:")
     lines += [
@@ -295,7 +313,29 @@ def summary(result: DemoResult, out: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.urls < 1:
         raise CommandError(f"--urls {args.urls}: must be at least 1")
-    result = run_demo(args.urls, args.out, args.template)
+    try:
+        log = args.log_file.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(
+            f"--log-file {printable(str(args.log_file))}: cannot be written ({exc.strerror})"
+        ) from exc
+    with log:
+        result = run_demo(args.urls, args.out, args.template, log=log)
     print(summary(result, args.out))
-    print(f"Browse it: sitemap-updater serve {shlex.quote(str(args.out))}")
+    print(f"The functions' log lines: {printable(str(args.log_file))}")
+    print(f"Browse it: {serve_command(args.out)}")
     return 0 if result.valid else 1
+
+
+def serve_command(out: Path) -> str:
+    """The command that serves ``out``, as it runs from the current directory: the program as
+    it was started (``.venv/bin/sitemap-updater`` from a project's ``make demo``), or its bare
+    name when it was found on the PATH."""
+    program = Path(sys.argv[0])
+    if program.name != "sitemap-updater" or shutil.which("sitemap-updater") == str(program):
+        shown = "sitemap-updater"
+    elif program.is_absolute() and program.is_relative_to(Path.cwd()):
+        shown = str(program.relative_to(Path.cwd()))
+    else:
+        shown = str(program)
+    return shlex.join([shown, "serve", str(out)])

@@ -50,8 +50,8 @@ def changes_of(line: BodyLine) -> Iterator[tuple[str, Any]]:
     except json.JSONDecodeError as exc:
         raise ValueError(f"must be JSON ({exc.msg} at column {exc.colno})") from None
     if isinstance(decoded, list):
-        for i, entry in enumerate(decoded):
-            yield f"{line.where} entry {i}", entry
+        for i, change in enumerate(decoded):
+            yield f"{line.where} change {i}", change
         return
     if isinstance(decoded, dict) and is_event(decoded):
         detail = decoded.get("detail")

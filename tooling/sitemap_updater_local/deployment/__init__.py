@@ -29,7 +29,7 @@ splits or trims, and an UpdateItem that creates an item gives two stream records
 from sitemap_updater_local.deployment.clock import SimulatedClock
 from sitemap_updater_local.deployment.event_source import DrainReport, EventSourceMapping
 from sitemap_updater_local.deployment.local import DEFAULT_TEMPLATE, LocalDeployment
-from sitemap_updater_local.deployment.messages import DeadLetter, SendFailure
+from sitemap_updater_local.deployment.messages import DeadLetter, RefusedBody
 from sitemap_updater_local.deployment.runtime import LambdaContext, emf_metrics
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
     "EventSourceMapping",
     "LambdaContext",
     "LocalDeployment",
-    "SendFailure",
+    "RefusedBody",
     "SimulatedClock",
     "emf_metrics",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
@@ -24,7 +25,7 @@ from sitemap_updater_local.deployment.event_source import (
 from sitemap_updater_local.deployment.faults import FaultPlan
 from sitemap_updater_local.deployment.messages import (
     DeadLetter,
-    SendFailure,
+    RefusedBody,
     read_dead_letters,
     sqs_refusal,
 )
@@ -38,6 +39,12 @@ from sitemap_updater_local.deployment.stack.template import (
     Template,
     TemplateError,
     read_body,
+)
+from sitemap_updater_local.deployment.stream_source import (
+    StreamEventSourceMapping,
+    StreamMappingSpec,
+    StreamPoll,
+    stream_mappings,
 )
 
 #: template.yaml of the repository this package lives in (tooling/sitemap_updater_local/...).
@@ -165,6 +172,7 @@ class LocalDeployment:
         self.s3 = session.client("s3")
         self.sqs = session.client("sqs")
         self.cloudfront = session.client("cloudfront")
+        self._streams = session.client("dynamodbstreams")
         site_param = roles.site_parameter(read_body(self.template_path))
         if site_param is not None and site_param not in self.parameters:
             self.parameters[site_param] = self.site_url
@@ -211,8 +219,38 @@ class LocalDeployment:
             batch_size=self.batch_size,
             invoke=self._invoke_ingest,
         )
+        #: the event source mappings on the table's stream (the urgent one), taken at LATEST now
+        self.stream_mappings = [
+            self._stream_mapping(spec) for spec in stream_mappings(self.template)
+        ]
         if self.faults is not None:
             self.faults.install()
+
+    def _stream_mapping(self, spec: StreamMappingSpec) -> StreamEventSourceMapping:
+        by_name = {f.physical_name: f for f in self.functions.values()}
+        if spec.function_name not in by_name:
+            raise ValueError(f"{spec.logical_id}: FunctionName {spec.function_name} is no function")
+        function = by_name[spec.function_name]
+
+        def invoke(event: dict[str, Any]) -> tuple[Any, BaseException | None]:
+            inv = function.invoke(event)
+            return inv.result, inv.error
+
+        failure = spec.failure_queue_arn
+        send_failure: Callable[[str], None] | None = None
+        if failure is not None:
+            failure_url = self.stack.queue_arns[failure]
+
+            def send_failure(body: str) -> None:
+                self.sqs.send_message(QueueUrl=failure_url, MessageBody=body)
+
+        return StreamEventSourceMapping(
+            spec,
+            self._streams,
+            invoke,
+            send_failure,
+            self.clock or time.time,
+        )
 
     def _function(self, spec: FunctionSpec, site_param: str | None) -> LocalFunction:
         env = dict(spec.environment)
@@ -262,7 +300,7 @@ class LocalDeployment:
 
     # --- the event path ---------------------------------------------------------------------
 
-    def send(self, bodies: Iterable[str]) -> list[SendFailure]:
+    def send(self, bodies: Iterable[str]) -> list[RefusedBody]:
         """Send raw bodies as is to the ingest queue; returns what SQS would refuse.
 
         They are handed to the event source mapping in this process (``deployment.event_source``
@@ -270,7 +308,7 @@ class LocalDeployment:
         mapping through the queue.
         """
         accepted: list[str] = []
-        refused: list[SendFailure] = []
+        refused: list[RefusedBody] = []
         for body in bodies:
             refusal = sqs_refusal(body)
             if refusal is None:
@@ -293,6 +331,12 @@ class LocalDeployment:
     def drain(self, progress: Callable[[int], None] | None = None) -> DrainReport:
         """Run the emulated event source mapping until no message is visible."""
         return self.mapping.drain(progress)
+
+    def poll_streams(self) -> list[StreamPoll]:
+        """One poll of each stream event source mapping: read the table's new stream records,
+        keep those its filters match, and invoke its function once its batching window has
+        passed by the deployment's clock (``deployment.stream_source``)."""
+        return [mapping.poll() for mapping in self.stream_mappings]
 
     def rebuild(self, full: bool = False, remaining_ms: int | None = None) -> dict[str, Any]:
         """One rebuild invocation (scheduled event, or a full rebuild); the handler's report.

@@ -15,7 +15,7 @@ MAX_BODY_BYTES = 262_144
 
 
 @dataclass(frozen=True, slots=True)
-class SendFailure:
+class RefusedBody:
     """A body SQS refused (it never entered the queue)."""
 
     body: str
@@ -28,23 +28,23 @@ class SendFailure:
 _SQS_REFUSED = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def sqs_refusal(body: str) -> SendFailure | None:
+def sqs_refusal(body: str) -> RefusedBody | None:
     """Why SQS would refuse ``body`` (size, characters, emptiness), or None.
 
     SQS checks these on SendMessage; moto does not check them all, so they are checked here.
     """
     if not body:
-        return SendFailure(body, "MissingParameter", "the message body must not be empty")
+        return RefusedBody(body, "MissingParameter", "the message body must not be empty")
     bad = _SQS_REFUSED.search(body)
     if bad is not None:
-        return SendFailure(
+        return RefusedBody(
             body,
             "InvalidMessageContents",
             f"character U+{ord(bad.group()):04X} at offset {bad.start()} is not allowed in SQS",
         )
     size = len(body.encode("utf-8"))
     if size > MAX_BODY_BYTES:
-        return SendFailure(
+        return RefusedBody(
             body,
             "InvalidParameterValue",
             f"message of {size} bytes is larger than the SQS limit of {MAX_BODY_BYTES}",

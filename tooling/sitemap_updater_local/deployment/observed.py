@@ -2,7 +2,7 @@
 
 ```python
 with observed_site(articles=40) as observed:
-    observed.deployment.send(observed.page_events(moment))
+    observed.deployment.send(observed.page_changes(moment))
     observed.deployment.drain(); observed.deployment.rebuild_until_clean()
     observed.deployment.observe()          # submits the index, inspects, checks health
 ```
@@ -102,7 +102,7 @@ class ObservedSite:
             urls += site.article_urls(self.articles) + problems
         return urls
 
-    def page_events(self, moment: datetime, spacing: timedelta = timedelta(hours=1)) -> list[str]:
+    def page_changes(self, moment: datetime, spacing: timedelta = timedelta(hours=1)) -> list[str]:
         """An upsert of each listed URL, the first changed at ``moment``, each next one
         ``spacing`` earlier (so the sample has recent and older changes to tell apart)."""
         return [
@@ -189,17 +189,18 @@ def simulated_waits(deployment: LocalDeployment, clock: SimulatedClock) -> None:
     module.__dict__["monotonic"] = clock
 
 
-def demo_coverage(articles: int = 60) -> dict[str, Any]:
+def demo_coverage(articles: int = 60, output: FunctionOutput | None = None) -> dict[str, Any]:
     """The coverage report of a small site observed on the stand-ins, as ``sitemap-updater
     coverage --json`` prints it: Google and Bing read the index and its files, Google crawls
     each article hours after its change (``standins.crawls``, a median of six hours) and chose
-    another canonical for one, and the site answers its problem pages as they are."""
+    another canonical for one, and the site answers its problem pages as they are. The
+    functions' log lines go to ``output``."""
     start = datetime.now(UTC).replace(microsecond=0)
     clock = SimulatedClock(start)
-    with observed_site(articles=articles, clock=clock) as observed:
+    with observed_site(articles=articles, clock=clock, output=output) as observed:
         dep = observed.deployment
         changed = start - timedelta(hours=1)
-        dep.send(observed.page_events(changed))
+        dep.send(observed.page_changes(changed))
         dep.drain()
         dep.rebuild_until_clean()
         listed = observed.site.article_urls(articles)

@@ -19,7 +19,9 @@ Console and Bing are the loopback stand-ins (``deployment.observed``): the site 
   invokes the function with each batch it receives;
 - each schedule of the template (``deployment.schedules``) invokes its function one period after
   the start and then every period, as EventBridge does: the rebuild, the reconciling full
-  rebuild, the observer. ``speed`` runs every schedule that many times as often.
+  rebuild, the observer. ``speed`` runs every schedule that many times as often;
+- the urgent event source mapping (``deployment.stream_source``) polls the table's stream between
+  batches and starts a rebuild for news and deletes once its window has passed.
 
 Everything lives in memory: a new deployment starts empty.
 """
@@ -147,9 +149,16 @@ class ServedDeployment:
                         due[i] += self._period(item)
             wait = min(due, default=now + MAX_WAIT_SECONDS) - time.monotonic()
             seconds = max(0, min(MAX_WAIT_SECONDS, math.ceil(wait)))
+            if any(m.waiting for m in self.deployment.stream_mappings):
+                seconds = min(seconds, 1)  # an urgent batch is due within its window
             batch = self.deployment.mapping.poll_once(wait_seconds=seconds)
             if batch is not None:
                 report(_stamped(ingest_line(batch)))
+            for poll in self.deployment.poll_streams():
+                for result in poll.results:
+                    report(_stamped(f"urgent run: {run_summary(result)}"))
+                for error in poll.errors:
+                    report(_stamped(f"urgent run: failed: {type(error).__name__}: {error}"))
 
     def _period(self, item: Scheduled) -> float:
         return item.seconds / self.speed

@@ -87,7 +87,7 @@ def _no_progress(records: int, files: int) -> None:
 
 
 def build_static(
-    sources: Sequence[str],
+    sources: list[str],
     sites: Sites,
     out_dir: str,
     *,

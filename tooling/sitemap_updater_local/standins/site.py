@@ -32,7 +32,7 @@ LONG_LOCATION_CHARS: Final = 60_000
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
+class SiteAnswer:
     status: int = 200
     #: a redirect's target, or the canonical link's href (both as written, may be relative)
     location: str | None = None
@@ -50,10 +50,10 @@ class Page:
 
 #: pages that try the health check's reading: each must end as that URL's outcome, no more
 HOSTILE: Final = {
-    "/charset-undefined": Page(content_type="text/html; charset=undefined"),
-    "/charset-idna": Page(content_type="text/html; charset=idna"),
-    "/marked-section": Page(head_markup="<![FOR]><![if !supportLists]>"),
-    "/long-redirect": Page(301, location="/articles/1?" + "x" * LONG_LOCATION_CHARS),
+    "/charset-undefined": SiteAnswer(content_type="text/html; charset=undefined"),
+    "/charset-idna": SiteAnswer(content_type="text/html; charset=idna"),
+    "/marked-section": SiteAnswer(head_markup="<![FOR]><![if !supportLists]>"),
+    "/long-redirect": SiteAnswer(301, location="/articles/1?" + "x" * LONG_LOCATION_CHARS),
 }
 
 
@@ -65,7 +65,7 @@ def html(title: str, head: str = "") -> bytes:
 
 
 class LocalSite(LoopbackServer):
-    """The site; ``pages`` maps a path to its :class:`Page` (``/articles/N`` answer 200 with
+    """The site; ``pages`` maps a path to its :class:`SiteAnswer` (``/articles/N`` answer 200 with
     a canonical to themselves unless ``pages`` says otherwise). ``elsewhere`` is the origin the
     off-site redirect points to (another server's, so a test can see it is never asked)."""
 
@@ -73,18 +73,18 @@ class LocalSite(LoopbackServer):
         self, *, elsewhere: str = "http://127.0.0.2:9", address: str = "127.0.0.1"
     ) -> None:
         super().__init__(address)
-        self.pages: dict[str, Page] = {
-            "/redirect-301": Page(301, location="/articles/1"),
-            "/redirect-302": Page(302, location="/articles/2"),
-            "/redirect-off-site": Page(301, location=elsewhere + "/somewhere"),
-            "/missing": Page(404),
-            "/gone": Page(410),
-            "/broken": Page(500),
-            "/noindex-meta": Page(robots_meta="noindex, follow"),
-            "/noindex-googlebot": Page(robots_meta="noindex", meta_name="googlebot"),
-            "/noindex-header": Page(robots_header="noindex"),
-            "/foreign-canonical": Page(canonical="/articles/3"),
-            "/slow": Page(drip=True),
+        self.pages: dict[str, SiteAnswer] = {
+            "/redirect-301": SiteAnswer(301, location="/articles/1"),
+            "/redirect-302": SiteAnswer(302, location="/articles/2"),
+            "/redirect-off-site": SiteAnswer(301, location=elsewhere + "/somewhere"),
+            "/missing": SiteAnswer(404),
+            "/gone": SiteAnswer(410),
+            "/broken": SiteAnswer(500),
+            "/noindex-meta": SiteAnswer(robots_meta="noindex, follow"),
+            "/noindex-googlebot": SiteAnswer(robots_meta="noindex", meta_name="googlebot"),
+            "/noindex-header": SiteAnswer(robots_header="noindex"),
+            "/foreign-canonical": SiteAnswer(canonical="/articles/3"),
+            "/slow": SiteAnswer(drip=True),
         }
 
     def problem_urls(self) -> dict[str, str]:
@@ -103,7 +103,7 @@ class LocalSite(LoopbackServer):
             number = request.path.removeprefix("/articles/")
             if not (number.isdigit() and 1 <= int(number) <= ARTICLES):
                 return Reply(404, html("Not found"), {"Content-Type": "text/html"})
-            page = Page(canonical=request.path)
+            page = SiteAnswer(canonical=request.path)
         headers = {"Content-Type": page.content_type, **page.extra_headers}
         if page.location is not None:
             headers["Location"] = page.location

@@ -54,7 +54,7 @@ _SITEMAP: Final = f"{{{SITEMAP_NS}}}sitemap"
 _LOC: Final = f"{{{SITEMAP_NS}}}loc"
 
 
-class _Document:
+class _StreamedDocument:
     """One document read as a stream: its entries are validated in batches of
     :data:`BATCH_ENTRIES`, each moved under a copy of the root, and then freed."""
 
@@ -208,7 +208,7 @@ def validate_stream(
             report.problem(None, str(err).removeprefix(f"{source}: "), "file")
         return _finished(report, file_url)
     probe = RootProbe(stream)
-    document = _Document(report, file_url, directory, on_child)
+    document = _StreamedDocument(report, file_url, directory, on_child)
     try:
         for event, element in etree.iterparse(probe, events=("start", "end"), **XML_OPTIONS):
             if document.root is None:

@@ -149,7 +149,7 @@ def _epoch_ms(moment: datetime) -> int:
 
 
 class IngestService:
-    """Applies SQS records of change events to the table. Clients are injected."""
+    """Applies SQS records of changes to the table. Clients are injected."""
 
     def __init__(
         self,

@@ -97,7 +97,7 @@ def iter_sitemap_rows(
             yield item
 
 
-class _Document:
+class _SourceDocument:
     """The state of reading one document: its probe, its record element, what it dropped."""
 
     def __init__(self, stream: IO[bytes], location: str, depth: int, policy: SourcePolicy):
@@ -164,7 +164,7 @@ def iter_sitemap_items(
 ) -> Iterator[SitemapItem]:
     """Entries of a urlset, or the children of a sitemap index, each a :class:`ChildSitemap`
     read by the caller before the next item is asked for (the index stays open meanwhile)."""
-    reader = _Document(stream, location, depth, policy or SourcePolicy())
+    reader = _SourceDocument(stream, location, depth, policy or SourcePolicy())
     parser = etree.iterparse(
         reader.probe, events=("end",), tag=("{*}url", "{*}sitemap"), **XML_OPTIONS
     )
@@ -201,7 +201,7 @@ def iter_sitemap_items(
         )
 
 
-def _index_child(element: etree._Element, reader: _Document) -> Problem | ChildSitemap | None:
+def _index_child(element: etree._Element, reader: _SourceDocument) -> Problem | ChildSitemap | None:
     """The child a ``<sitemap>`` element lists, the problem that keeps it from being followed,
     or ``None`` for a child already listed."""
     where = f"{reader.location}:{element.sourceline}"

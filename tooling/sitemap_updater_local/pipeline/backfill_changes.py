@@ -1,4 +1,4 @@
-"""``backfill``'s engine: the records of every source turned into upsert events, one per page.
+"""``backfill``'s engine: the records of every source turned into upserts, one per page.
 
 The sources are read in the order given and their records judged on worker processes as
 ``build`` judges them (``judging``): a sitemap or spreadsheet listing leniently, its lastmod its
@@ -52,18 +52,18 @@ GUESS_AHEAD = 2000
 
 @dataclass(slots=True)
 class BackfillStats:
-    """Records read, upsert events written, records skipped, pages met more than once, and
+    """Records read, upserts written, records skipped, pages met more than once, and
     pages whose newest change deletes them."""
 
     read: int = 0
-    events: int = 0
+    upserts: int = 0
     problems: int = 0
     repeats: int = 0
     deleted: int = 0
 
 
 def upsert_line(item: Item) -> tuple[str, str]:
-    """The page of a live URL item as the upsert event that stores it again: its url and the
+    """The page of a live URL item as the upsert that stores it again: its url and the
     event's JSON line, with the section its change named and its event time."""
     page = page_of_item(item)
     values: dict[str, Any] = {name: getattr(page, name) for name in Page.__struct_fields__}
@@ -73,7 +73,7 @@ def upsert_line(item: Item) -> tuple[str, str]:
 
 
 class Backfill:
-    """Turns the records of ``sources`` into upsert events handed to ``emit`` as (url, line).
+    """Turns the records of ``sources`` into upserts handed to ``emit`` as (url, line).
 
     ``sites``: the listed sites; none: the site of the first URL read, with ``media_hosts`` and
     ``alternates_any_host``. ``policy`` holds the budgets of the run; ``jobs`` processes judge
@@ -186,7 +186,7 @@ class Backfill:
                 if self._progress is not None:
                     self._progress(judged.read)
             for page in state.pages():
-                self.stats.events += 1
+                self.stats.upserts += 1
                 self._emit(*upsert_line(page))
             self.stats.repeats = state.repeats
             self.stats.deleted = state.deleted

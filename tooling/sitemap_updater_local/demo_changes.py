@@ -1,4 +1,4 @@
-"""Realistic, reproducible page events for the demo: a shop-and-magazine site of N pages.
+"""Realistic, reproducible page changes for the demo: a shop-and-magazine site of N pages.
 
 Every event follows the ingest contract: ``{"action": "upsert", "url", "occurred_at", ...}`` with
 the optional ``lastmod``, ``changefreq``, ``priority``, ``section``, ``alternates`` (hreflang
