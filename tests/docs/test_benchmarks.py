@@ -297,7 +297,7 @@ def test_capacity_finds_no_limit_of_the_state_below_the_largest_size() -> None:
     assert "not below 30,000,000 URLs" in first  # 65,536 files: no item, index nor robots.txt
     host = ".".join(("h" * 60, "i" * 60, "j" * 50)) + ".example.com"
     out = run(
-        "capacity.py", "--cap", "500", "--up-to", "40000000", "--space", f"{host}/{'s' * 32}/"
+        "capacity.py", "--cap", "500", "--up-to", "30000000", "--space", f"{host}/{'s' * 32}/"
     )
     longer, _ = _first_limit(out)
     assert "not below 30,000,000 URLs" in longer
