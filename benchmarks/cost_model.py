@@ -148,7 +148,6 @@ SIZES: tuple[tuple[int, int], ...] = (
     (100_000, 10_000),
     (1_000_000, 100_000),
     (10_000_000, 1_000_000),
-    (100_000_000, 10_000_000),
 )
 #: The monthly ceilings the design is held to, by site size (printed as checks, never asserted).
 TOTAL_TARGETS = {100_000: 2.0, 1_000_000: 10.0, 10_000_000: 80.0}
