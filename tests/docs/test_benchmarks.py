@@ -308,13 +308,16 @@ def _first_limit(out: str) -> tuple[str, int]:
     return first, int(re.search(r"([\d,]+) URLs", first)[1].replace(",", ""))  # type: ignore[index]
 
 
-def test_capacity_names_the_first_limit_a_growing_site_reaches() -> None:
-    first, at = _first_limit(run("capacity.py", "--cap", "500", "--up-to", "40000000"))
-    assert "meta/shardmap item" in first
-    longer, sooner = _first_limit(
-        run("capacity.py", "--cap", "500", "--up-to", "40000000", "--space", "www.example.de/x/")
+def test_capacity_finds_no_limit_of_the_state_below_the_largest_size() -> None:
+    first, _ = _first_limit(run("capacity.py", "--cap", "500", "--up-to", "30000000"))
+    assert "not below 30,000,000 URLs" in first  # 65,536 files: no item, index nor robots.txt
+    host = ".".join(("h" * 60, "i" * 60, "j" * 50)) + ".example.com"
+    out = run(
+        "capacity.py", "--cap", "500", "--up-to", "30000000", "--space", f"{host}/{'s' * 32}/"
     )
-    assert "meta/shardmap item" in longer and sooner < at  # longer ids fill the item sooner
+    longer, _ = _first_limit(out)
+    assert "not below 30,000,000 URLs" in longer
+    assert re.search(r"30,000,000 URLs: [\d,]+ files, [\d,]+ branches, [2-9] indexes", out)
 
 
 def test_bad_elements_benchmark_reports_the_ratio_at_each_size_and_its_growth() -> None:

@@ -22,6 +22,7 @@ from moto import mock_aws
 
 from sitemap_updater.rebuild.inputs.feed import StreamFeed
 from sitemap_updater.rebuild.state.checkpoint import CheckpointStore
+from sitemap_updater.store.spaces import index_number_of, key_prefix_of
 from tests.helpers.xsd import assert_valid_index
 from tests.integration.rebuild.conftest import (
     BUCKET,
@@ -162,9 +163,9 @@ class Journal:
 class Watch:
     """Checks the crawler-visible invariant after every S3 write and delete of the handler."""
 
-    def __init__(self, aws: Aws) -> None:
+    def __init__(self, aws: Aws, hosts: tuple[tuple[str, str], ...] = ()) -> None:
         self.aws = aws
-        self.reader = BucketReader(boto3.client("s3", region_name="us-east-1"), SITE)
+        self.reader = BucketReader(boto3.client("s3", region_name="us-east-1"), SITE, hosts)
         self.journal = Journal()
         self.checks = 0
         self.violations: list[str] = []
@@ -228,13 +229,24 @@ class BucketReader:
     """Reads the bucket; an object is fetched and validated again only when its ETag changed.
 
     ``site`` is the URL the objects are published under (the location rule is checked against
-    it); None skips that one rule, for a test whose site is not ``SITE``.
+    it); None skips that one rule, for a test whose site is not ``SITE``. ``hosts`` are the
+    other hosts: (origin, key prefix) of each, its files under its prefix.
     """
 
-    def __init__(self, s3: Any, site: str | None = None) -> None:
+    def __init__(
+        self, s3: Any, site: str | None = None, hosts: tuple[tuple[str, str], ...] = ()
+    ) -> None:
         self.s3 = s3
         self.site = site
+        self.hosts = ((site, ""), *hosts)
         self._seen: dict[str, tuple[str, bytes]] = {}
+
+    def _site_of(self, key: str) -> tuple[str | None, str]:
+        """The origin a key is published under, and the key on that origin."""
+        for origin, prefix in self.hosts[1:]:
+            if key.startswith(prefix):
+                return origin, key[len(prefix) :]
+        return self.site, key
 
     def objects(self) -> dict[str, bytes]:
         """Every object of the bucket: key -> bytes; the index and every ``.xml.gz`` are checked
@@ -250,30 +262,46 @@ class BucketReader:
                 body = _get(self.s3, key)
                 if body is None:  # deleted between the listing and the read
                     continue
-                if key.endswith(".xml.gz") or key == "sitemap.xml":
-                    assert_published_file_valid(key, body, self.site)
+                if key.endswith(".xml.gz") or index_number_of(key) is not None:
+                    site, name = self._site_of(key)
+                    assert_published_file_valid(name, body, site)
                 cached = (etag, body)
                 self._seen[key] = cached
             out[key] = cached[1]
         return out
 
     def published(self) -> dict[str, bytes]:
-        """The files the published index names -> their decompressed XML.
+        """The files the published indexes name -> their decompressed XML: every index of
+        every host (``sitemap.xml``, ``sitemap-2.xml``, ...), and every index robots.txt names.
 
-        Raises AssertionError if the index or any object in the bucket is invalid (no invalid
-        file may be fetchable) or if the index names a file that does not exist. Before the
-        first index is written nothing is published.
+        Raises AssertionError if an index or any object in the bucket is invalid (no invalid
+        file may be fetchable), if an index names a file that does not exist, or robots.txt an
+        index that does not. Before the first index is written nothing is published.
         """
         objects = self.objects()
-        index = objects.get("sitemap.xml")
-        if index is None:
-            return {}
         files: dict[str, bytes] = {}
-        for loc in assert_valid_index(index):
-            assert loc.startswith(SITE + "/sitemap-"), f"index names a foreign file {loc!r}"
-            key = loc[len(SITE) + 1 :]
-            assert key in objects, f"index names {key}, which does not exist"
-            files[key] = gzip.decompress(objects[key])
+        for origin, prefix in self.hosts:
+            base = origin or SITE
+            indexes = [
+                key
+                for key in objects
+                if index_number_of(key) is not None and key_prefix_of(key) == prefix
+            ]
+            for index in indexes:
+                for loc in assert_valid_index(objects[index]):
+                    assert loc.startswith(base + "/sitemap-"), f"{index} names {loc!r}"
+                    key = prefix + loc[len(base) + 1 :]
+                    assert key in objects, f"{index} names {key}, which does not exist"
+                    files[key] = gzip.decompress(objects[key])
+        robots = objects.get("robots.txt")
+        for line in (robots or b"").decode().splitlines():
+            url = line.removeprefix("Sitemap: ")
+            origin, prefix = next(
+                ((o or SITE, p) for o, p in self.hosts[::-1] if url.startswith(f"{o or SITE}/")),
+                (SITE, ""),
+            )
+            key = prefix + url[len(origin) + 1 :]
+            assert key in objects, f"robots.txt names {key}, which does not exist"
         return files
 
 

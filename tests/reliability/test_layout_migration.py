@@ -148,16 +148,18 @@ def crash_points() -> Iterator[CrashPoint]:
     yield CrashPoint("after the first file write", "s3", "PutObject", False, 0)
     yield CrashPoint("before the index write", "s3", "PutObject", True, 0, is_index)
     yield CrashPoint("after the index write", "s3", "PutObject", False, 0, is_index)
-    yield CrashPoint("before the shard map save", "dynamodb", "PutItem", True, 0, _is_map_save)
+    yield CrashPoint(
+        "before the first branch save", "dynamodb", "PutItem", True, 0, _is_branch_save
+    )
     yield CrashPoint(
         "before the publish record save", "dynamodb", "PutItem", True, 0, _is_record_save
     )
     yield CrashPoint("after the first old file is deleted", "s3", "DeleteObject", False)
 
 
-def _is_map_save(params: dict[str, object]) -> bool:
+def _is_branch_save(params: dict[str, object]) -> bool:
     item = params.get("Item", {})
-    return isinstance(item, dict) and item.get("sk", {}).get("S") == "shardmap"
+    return isinstance(item, dict) and str(item.get("pk", {}).get("S")).startswith("tree#")
 
 
 def _is_record_save(params: dict[str, object]) -> bool:

@@ -182,6 +182,8 @@ def item(action: str, table: str, pk: str, *names: str, **extra: list[str]) -> R
         item("Query", "StateTable", "observe#url#https://www.example.com#pages"),
         item("UpdateItem", "StateTable", "observe#budget", "used", "ttl"),
         item("GetItem", "StateTable", "meta"),
+        item("Query", "StateTable", "hosts#0123456789abcdef"),
+        item("Query", "StateTable", "tree#0123456789abcdef#www.example.de/"),
         item("UpdateItem", "Table", "u#a", "excl", "wt", "st"),
         Request("s3:GetObject", "<Bucket.Arn>/sitemap-pages-r.xml.gz", {}),
         Request("s3:GetObject", "<Bucket.Arn>/www.example.de/sitemap-articles-r01.xml.gz", {}),
@@ -201,8 +203,10 @@ def test_its_own_items_the_publish_record_the_mark_and_the_files_are_allowed(
         item("UpdateItem", "StateTable", "meta", "generation"),
         item("DeleteItem", "StateTable", "meta"),
         item("Query", "StateTable", "meta"),
-        # node states and the retire ledger
-        item("GetItem", "StateTable", "shard#r"),
+        # the trees, the held marks and the retire ledger
+        item("PutItem", "StateTable", "tree#0123456789abcdef#", "leaves"),
+        item("DeleteItem", "StateTable", "hosts#0123456789abcdef"),
+        item("Query", "StateTable", "held#0123456789abcdef"),
         item("DeleteItem", "StateTable", "retired"),
         # a URL item's other attributes, or all of them back
         item("UpdateItem", "Table", "u#a", "loc"),

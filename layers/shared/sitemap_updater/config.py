@@ -8,7 +8,11 @@ from dataclasses import dataclass, field
 
 from sitemap_updater.protocol.errors import InvalidUrlError, SitemapError
 from sitemap_updater.protocol.limits import MAX_BYTES, MAX_NEWS_WINDOW_HOURS, MAX_URLS
-from sitemap_updater.sections import SectionRules
+from sitemap_updater.sections import (
+    DEFAULT_MAX_SECTIONS_PER_HOST,
+    MAX_SECTIONS_PER_HOST,
+    SectionRules,
+)
 from sitemap_updater.sites import Sites, media_hosts_of
 
 #: The default shard cap and byte cap of a file: a margin under the protocol's 50,000 URLs and
@@ -92,6 +96,8 @@ class RebuildConfig:
     distribution_id: str = ""
     max_urls_per_sitemap: int = DEFAULT_MAX_URLS_PER_SITEMAP
     max_bytes_per_sitemap: int = DEFAULT_MAX_BYTES_PER_SITEMAP
+    #: most files one index lists (the protocol's 50,000): past it a host's index is cut in two
+    max_files_per_index: int = MAX_URLS
     retire_grace_seconds: int = 86_400
     publish_robots_txt: bool = False
     lease_seconds: int = 960
@@ -113,6 +119,8 @@ class RebuildConfig:
     news_window_hours: int = MAX_NEWS_WINDOW_HOURS
     #: ordered path-prefix rules that place a URL without a section of its own
     section_rules: SectionRules = field(default_factory=SectionRules)
+    #: most sections a host has: past it, a change's section is placed as if it named none
+    max_sections_per_host: int = DEFAULT_MAX_SECTIONS_PER_HOST
     #: whether hreflang alternates may point to any host, not only to a listed one
     alternates_any_host: bool = False
     #: every index and urlset names ``sitemap.xsl``, published beside the index, so that a
@@ -135,6 +143,7 @@ class RebuildConfig:
             max_bytes_per_sitemap=_int(
                 e, "MAX_BYTES_PER_SITEMAP", DEFAULT_MAX_BYTES_PER_SITEMAP, 1024, MAX_BYTES
             ),
+            max_files_per_index=_int(e, "MAX_FILES_PER_INDEX", MAX_URLS, 1, MAX_URLS),
             retire_grace_seconds=_int(e, "RETIRE_GRACE_SECONDS", 86_400, 0, 30 * 86_400),
             publish_robots_txt=_bool(e, "PUBLISH_ROBOTS_TXT", False),
             lease_seconds=_int(e, "LEASE_SECONDS", 960, 1, 86_400),
@@ -150,6 +159,13 @@ class RebuildConfig:
                 e, "NEWS_WINDOW_HOURS", MAX_NEWS_WINDOW_HOURS, 1, MAX_NEWS_WINDOW_HOURS
             ),
             section_rules=_section_rules(e),
+            max_sections_per_host=_int(
+                e,
+                "MAX_SECTIONS_PER_HOST",
+                DEFAULT_MAX_SECTIONS_PER_HOST,
+                1,
+                MAX_SECTIONS_PER_HOST,
+            ),
             alternates_any_host=_bool(e, "ALTERNATES_ANY_HOST", False),
             stylesheet=_bool(e, "STYLESHEET", True),
         )

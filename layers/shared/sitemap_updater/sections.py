@@ -24,6 +24,11 @@ SECTION_CHARS: Final = "[a-z0-9-]"
 SECTION_PATTERN: Final = re.compile(f"{SECTION_CHARS}{{1,{MAX_SECTION_LEN}}}")
 #: The section of a URL that names none and that no rule places.
 DEFAULT_SECTION: Final = "pages"
+#: Most sections a host has by default (``MAX_SECTIONS_PER_HOST``, ``store.spaces.Placement``):
+#: its default section, its rules' and those its changes name, until it has this many.
+DEFAULT_MAX_SECTIONS_PER_HOST: Final = 100
+#: The largest cap a deployment may set.
+MAX_SECTIONS_PER_HOST: Final = 1000
 #: The rule a section name must follow, in words.
 SECTION_RULE: Final = (
     f"must be a slug of 1 to {MAX_SECTION_LEN} characters, each a lowercase letter a-z, "

@@ -244,7 +244,10 @@ def test_where_reads_one_item_and_one_file(
     monkeypatch.setattr(boto3, "Session", recorded)
     assert stack.where(capsys, f"{SITE}/page/0")[0] == 0
     assert calls["GetObject"] == 1
-    assert calls["GetItem"] == 4  # the URL's item; the shard map, publish record, checkpoint
+    assert calls["GetItem"] == 3  # the URL's item; the publication, the checkpoint
+    assert calls["BatchGetItem"] == 1  # its host's record
+    assert calls["Query"] == 1  # the branch of its space's tree that covers it
     assert set(calls) <= {
-        "DescribeStacks", "GetItem", "GetObject", "ReceiveMessage", "GetQueueAttributes",
+        "DescribeStacks", "GetItem", "BatchGetItem", "Query", "GetObject", "ReceiveMessage",
+        "GetQueueAttributes",
     }  # fmt: skip

@@ -23,20 +23,24 @@ from lxml import etree
 from moto import mock_aws
 
 from sitemap_updater.page.model import Page
+from sitemap_updater.rebuild.state.publication import PublicationStore
 from sitemap_updater.store.items import live_item, tombstone_item
 from sitemap_updater.store.keys import (
     ATTR_SECTION,
     FEED_SK,
-    SHARDMAP_SK,
+    HOSTS_PK_PREFIX,
     hash_bits,
+    host_key,
+    layout_key,
     meta_key,
-    shard_key,
     url_hash,
 )
 from sitemap_updater.store.shards import bits_of, depth_of
+from sitemap_updater.store.spaces import index_number_of
 from sitemap_updater_local.deployment import DEFAULT_TEMPLATE
 from sitemap_updater_local.deployment.stack.tables import create_template_table
 from sitemap_updater_local.validation.document import validate_document
+from tests.helpers.state import tree_states
 from tests.helpers.xsd import assert_valid_index, assert_valid_urlset
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -59,7 +63,7 @@ def assert_published_file_valid(key: str, data: bytes, site: str | None = SITE) 
     report = validate_document(data, source=key, file_url=file_url)
     # ok with no warning: the writer never writes an element the validator would take out
     assert report.ok and not report.warnings, "\n".join(report.lines())
-    kind = "sitemapindex" if key == "sitemap.xml" else "urlset"
+    kind = "sitemapindex" if index_number_of(key) is not None else "urlset"
     assert report.kind == kind, f"{key} is a {report.kind}, not a {kind}"
     return assert_valid_index(data) if kind == "sitemapindex" else assert_valid_urlset(data)
 
@@ -103,10 +107,15 @@ class Aws:
 
     # -- what ingest would do ----------------------------------------------------------------
     def leaves(self) -> list[str]:
-        item = self.dynamodb.get_item(
-            TableName=STATE_TABLE, Key={k: {"S": v} for k, v in meta_key(SHARDMAP_SK).items()}
-        ).get("Item")
-        return [v["S"] for v in item["leaves"]["L"]] if item else []
+        """Every leaf of the trees, in shard id order."""
+        return sorted(tree_states(self.dynamodb, STATE_TABLE))
+
+    def host_record_key(self, prefix: str = "") -> dict[str, Any]:
+        """The key of a host's record in the state table (of the published layout)."""
+        publication = PublicationStore(self.dynamodb, STATE_TABLE).load().publication
+        assert publication is not None
+        key = host_key(HOSTS_PK_PREFIX, layout_key(publication.layout), prefix)
+        return {name: {"S": value} for name, value in key.items()}
 
     def leaf_of(self, loc: str, space: str = "pages/") -> str:
         """The leaf of ``loc`` in ``space`` (the default section of the primary host)."""
@@ -140,12 +149,6 @@ class Aws:
         item: dict[str, Any] | None = self.dynamodb.get_item(
             TableName=STATE_TABLE, Key={k: {"S": v} for k, v in meta_key(FEED_SK).items()}
         ).get("Item")
-        return item
-
-    def shard_state(self, shard_id: str) -> dict[str, Any]:
-        item: dict[str, Any] = self.dynamodb.get_item(
-            TableName=STATE_TABLE, Key={k: {"S": v} for k, v in shard_key(shard_id).items()}
-        ).get("Item", {})
         return item
 
     # -- what a crawler sees ---------------------------------------------------------------

@@ -20,7 +20,7 @@ from moto import mock_aws
 from sitemap_updater.page.model import Page
 from sitemap_updater.rebuild.inputs.feed import FeedGapError, FeedRead, StreamFeed
 from sitemap_updater.rebuild.state.checkpoint import Checkpoint, CheckpointStore
-from sitemap_updater.rebuild.state.nodes import ShardMap, StateStore
+from sitemap_updater.rebuild.state.publication import Publication, PublicationStore
 from sitemap_updater.store.items import Item, live_item, tombstone_item
 from sitemap_updater.store.keys import url_hash, url_key
 from tests.integration.rebuild.conftest import create_tables
@@ -82,7 +82,7 @@ def test_read_gives_the_last_image_per_url_and_skips_every_other_item(stream: St
     start = stream.feed().tip(None)
     stream.upsert(1, "2024-01-01")
     kept = stream.upsert(2)
-    StateStore(stream.dynamodb, TABLE).save_map(ShardMap())
+    PublicationStore(stream.dynamodb, TABLE).save(Publication(), held=None)  # a state item
     stream.upsert(1, "2024-02-02")
     latest_1 = stream.upsert(1, "2024-03-03")
     stream.upsert(3)
@@ -120,7 +120,7 @@ def test_bounded_reads_continue_without_loss_or_duplication(stream: Stream) -> N
     for n in (1, 2, 3, 1, 2, 4, 1, 5, 3, 2, 6):
         stream.upsert(n, f"2024-05-{n:02d}")
     stream.tombstone(4)
-    StateStore(stream.dynamodb, TABLE).save_map(ShardMap())
+    PublicationStore(stream.dynamodb, TABLE).save(Publication(), held=None)
     whole = stream.read(start)
 
     merged: dict[str, Item | None] = {}

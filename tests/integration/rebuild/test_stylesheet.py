@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 
 from sitemap_updater.protocol.stylesheet import STYLESHEET_INSTRUCTION, stylesheet_body
-from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
 from tests.integration.rebuild.conftest import SITE, STATE_TABLE, Aws, page
 from tests.integration.rebuild.test_news_files import HOUR, T0, article
 from tests.integration.rebuild.test_publish_economy import service
@@ -70,8 +69,8 @@ def test_a_stylesheet_not_the_one_last_put_is_put_again(aws: Aws) -> None:
     service(clock).run()
     aws.dynamodb.update_item(  # as if an older release had put other bytes
         TableName=STATE_TABLE,
-        Key={k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()},
-        UpdateExpression="SET singles.#xsl = :old",
+        Key=aws.host_record_key(),
+        UpdateExpression="SET beside.#xsl = :old",
         ExpressionAttributeNames={"#xsl": "sitemap.xsl"},
         ExpressionAttributeValues={":old": {"S": "0" * 64}},
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from sitemap_updater.rebuild.outputs.bucket import kind_of
-from sitemap_updater.store.keys import PUBLISHED_SK, meta_key
 from sitemap_updater.view import VIEW_NAMES, view_files
 from tests.integration.rebuild.conftest import STATE_TABLE, Aws, page
 from tests.integration.rebuild.test_news_files import T0
@@ -45,8 +44,8 @@ def test_a_view_not_the_one_last_put_is_put_again(aws: Aws) -> None:
     service(clock).run()
     aws.dynamodb.update_item(  # as if an older release had put another version of the script
         TableName=STATE_TABLE,
-        Key={k: {"S": v} for k, v in meta_key(PUBLISHED_SK).items()},
-        UpdateExpression="SET singles.#js = :old",
+        Key=aws.host_record_key(),
+        UpdateExpression="SET beside.#js = :old",
         ExpressionAttributeNames={"#js": "sitemap.js"},
         ExpressionAttributeValues={":old": {"S": "0" * 64}},
     )

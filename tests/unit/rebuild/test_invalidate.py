@@ -11,7 +11,7 @@ from sitemap_updater.rebuild.outputs.invalidate import (
     changes_digest,
     paths_to_invalidate,
 )
-from sitemap_updater.rebuild.state.published import SentBatch
+from sitemap_updater.rebuild.state.publication import SentBatch
 
 
 def test_caller_reference_ignores_order_and_follows_the_new_hashes() -> None:

@@ -59,6 +59,9 @@ class RunReport:
     news_urls: int = 0
     #: URLs left out because one page alone is larger than the byte cap.
     urls_skipped: list[str] = field(default_factory=list)
+    #: The sections (``<key prefix><section>``) changes named past the most a host has
+    #: (``MAX_SECTIONS_PER_HOST``): their pages are published as if they named none.
+    sections_over_cap: list[str] = field(default_factory=list)
     seconds: float = 0.0
     #: the lag from ingest to publish of the changes the run published (see ``freshness``)
     freshness: Freshness = field(default_factory=Freshness)

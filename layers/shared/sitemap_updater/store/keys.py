@@ -10,13 +10,26 @@ HASH_HEX_LEN: Final = 32
 HASH_BITS: Final = HASH_HEX_LEN * 4
 #: Bits of the hash that choose the URL item's partition key (16 partitions).
 PARTITION_BITS: Final = 4
+#: BatchGetItem reads at most this many keys per call.
+BATCH_GET_LIMIT: Final = 100
 
 URL_PK_PREFIX: Final = "u#"
-SHARD_PK_PREFIX: Final = "shard#"
-SHARD_SK: Final = "state"
 META_PK: Final = "meta"
-SHARDMAP_SK: Final = "shardmap"
 PUBLISHED_SK: Final = "published"
+#: the items of 0.1.0 that held every space's tree in one item: read once, by the upgrade
+LEGACY_SHARDMAP_SK: Final = "shardmap"
+LEGACY_SHARD_PK_PREFIX: Final = "shard#"
+LEGACY_SHARD_SK: Final = "state"
+#: the state of one layout (``layout_key``) lives under these partition keys: each host's
+#: record (``hosts#<layout>``, sort key ``host#<key prefix>``), each host's news files
+#: (``news#<layout>``, the same sort key), the branches of each host's trees
+#: (``tree#<layout>#<key prefix>``, sort key the branch's top without the prefix) and the
+#: branches holding leaves back for a later run (``held#<layout>``, sort key the branch's top)
+HOSTS_PK_PREFIX: Final = "hosts#"
+NEWS_PK_PREFIX: Final = "news#"
+TREE_PK_PREFIX: Final = "tree#"
+HELD_PK_PREFIX: Final = "held#"
+HOST_SK_PREFIX: Final = "host#"
 LEASE_SK: Final = "lease"
 FEED_SK: Final = "feed"
 RETIRED_PK: Final = "retired"
@@ -59,13 +72,30 @@ def hash_bits(uh: str, n: int) -> str:
     return "".join(format(int(c, 16), "04b") for c in uh[:digits])[:n]
 
 
-def shard_key(shard_id: str) -> dict[str, str]:
-    """Primary key of a shard node's state item."""
-    return {"pk": SHARD_PK_PREFIX + shard_id, "sk": SHARD_SK}
+def legacy_shard_key(shard_id: str) -> dict[str, str]:
+    """Primary key of a shard node's state item in 0.1.0 (read once, by the upgrade)."""
+    return {"pk": LEGACY_SHARD_PK_PREFIX + shard_id, "sk": LEGACY_SHARD_SK}
+
+
+def layout_key(text: str | None) -> str:
+    """The short name of a layout (``store.spaces.Layout.text``; None: a tree from before
+    layouts were recorded) in the keys of its state items."""
+    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()[:16]
+
+
+def host_key(partition: str, layout: str, prefix: str) -> dict[str, str]:
+    """Primary key of a host's item under ``partition`` (``HOSTS_PK_PREFIX`` or
+    ``NEWS_PK_PREFIX``) for the layout named ``layout`` and the host's key ``prefix``."""
+    return {"pk": partition + layout, "sk": HOST_SK_PREFIX + prefix}
+
+
+def tree_partition(layout: str, prefix: str) -> str:
+    """The partition key of the branches of one host's trees."""
+    return f"{TREE_PK_PREFIX}{layout}#{prefix}"
 
 
 def key_attributes(key: dict[str, str]) -> dict[str, Any]:
-    """A primary key (``url_key``, ``shard_key``, ``meta_key``) in attribute-value form."""
+    """A primary key (``url_key``, ``meta_key``, ``host_key``, ...) in attribute-value form."""
     return {name: {"S": value} for name, value in key.items()}
 
 

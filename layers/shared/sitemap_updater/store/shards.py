@@ -94,6 +94,12 @@ def _pad_hex(bits: str, fill: str) -> str:
     return format(int(padded, 2), f"0{HASH_HEX_LEN}x")
 
 
+def low_hash(shard_id: str) -> str:
+    """The lowest URL hash a shard covers (its bits followed by zeros, in hex): a shard in the
+    place of a URL hash, for ``split`` to split a list of shards (``rebuild.state.branches``)."""
+    return _pad_hex(bits_of(shard_id), "0")
+
+
 def query_ranges(shard_id: str) -> list[QueryRange]:
     """The Queries that together return every URL item of a shard, in hash order."""
     bits = bits_of(shard_id)

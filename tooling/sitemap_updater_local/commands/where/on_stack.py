@@ -1,7 +1,9 @@
 """``where`` on a stack: the URL's item, the rebuild's state, its file and the dead letters.
 
-Every read is bounded and names its key: one ``GetItem`` of the URL's item, the shard map, the
-publish record and the checkpoint (one item each), the one file the URL belongs in (at most
+Every read is bounded and names its key: one ``GetItem`` of the URL's item, the publication, its
+host's record and the checkpoint (one item each), the branch of the host's tree that covers the
+URL (one Query read back from the URL's point, ``BranchStore.load_at``), the one file the URL
+belongs in (at most
 ``MAX_READ_BACK_BYTES``, as the rebuild reads a file back), and the dead-letter messages
 ``status`` peeks (left visible). Nothing is scanned, consumed or written.
 """
@@ -22,10 +24,11 @@ from sitemap_updater.protocol.lastmod import format_w3c, format_w3c_epoch
 from sitemap_updater.protocol.urls import normalize_url
 from sitemap_updater.protocol.urlset import PublishedFormatError
 from sitemap_updater.rebuild.outputs.bucket import Publisher
+from sitemap_updater.rebuild.state.branches import Branch, BranchStore, leaves_of, listed_file
 from sitemap_updater.rebuild.state.checkpoint import Checkpoint, CheckpointStore
-from sitemap_updater.rebuild.state.nodes import ShardMap, StateStore
-from sitemap_updater.rebuild.state.published import PublishedRecord, PublishedStore
-from sitemap_updater.sections import SectionRules
+from sitemap_updater.rebuild.state.hosts import HostRecord, HostStore
+from sitemap_updater.rebuild.state.publication import Publication, PublicationStore
+from sitemap_updater.sections import DEFAULT_MAX_SECTIONS_PER_HOST, SectionRules
 from sitemap_updater.sites import Sites
 from sitemap_updater.store.items import Item, is_live, section_of_item, written_at_of
 from sitemap_updater.store.keys import (
@@ -35,10 +38,11 @@ from sitemap_updater.store.keys import (
     ATTR_TTL,
     STATE_GONE,
     key_attributes,
+    layout_key,
     url_hash,
     url_key,
 )
-from sitemap_updater.store.spaces import Layout
+from sitemap_updater.store.spaces import Layout, Placement, point_of
 from sitemap_updater_local.commands.status import (
     StackUnusable,
     peek_dead_letters,
@@ -69,12 +73,19 @@ def collect(clients: Callable[[str], Any], stack_name: str, url: str) -> dict[st
         Key=key_attributes(url_key(url_hash(identity))),
         ConsistentRead=True,
     ).get("Item")
-    shard_map = StateStore(dynamodb, state).load_map()
-    record = PublishedStore(dynamodb, state).load() or PublishedRecord()
+    publication = PublicationStore(dynamodb, state).load().publication or Publication()
     checkpoint = CheckpointStore(dynamodb, state).load()
-    layout = _layout(shard_map, clients, stack_name, outputs["SiteUrl"])
-    where = place(layout, identity, shard_map.leaves, section_of_item(item) if item else None)
-    published = where.file in record.files
+    layout = _layout(publication, clients, stack_name, outputs["SiteUrl"])
+    key = layout_key(publication.layout)
+    prefix = layout.prefix_of(identity)
+    record = HostStore(dynamodb, state).load(key, [prefix]).get(prefix, HostRecord(prefix))
+    named = section_of_item(item) if item else None
+    space = Placement(layout, {prefix: list(record.sections)}).space_for(identity, named, take=True)
+    branch = _branch(dynamodb, state, key, space, identity)
+    leaves, held = leaves_of([] if branch is None else [branch])
+    where = place(layout, identity, leaves, named, space=space)
+    state_of = leaves.get(where.shard or "")
+    published = state_of is not None and listed_file(state_of) is not None
     listed, lastmod = False, None
     if where.site is not None and published and where.file is not None:
         listed, lastmod = _listed(clients("s3"), outputs["BucketName"], where.file, identity)
@@ -90,12 +101,14 @@ def collect(clients: Callable[[str], Any], stack_name: str, url: str) -> dict[st
         "lastmod": lastmod,
         "item": _item(item),
         "rebuild": {
-            "layout_recorded": shard_map.layout is not None,
+            "layout_recorded": publication.layout is not None,
             "checkpoint_at": None if checkpoint is None else format_w3c_epoch(checkpoint.saved_at),
             "published_at": (
-                None if record.published_at is None else format_w3c_epoch(record.published_at)
+                None
+                if publication.published_at is None
+                else format_w3c_epoch(publication.published_at)
             ),
-            "leaf_pending": where.shard in record.pending,
+            "leaf_pending": where.shard in held,
             "written_after_checkpoint": _after(item, checkpoint),
         },
         "dead_letters": _dead_letters(clients("sqs"), outputs["DeadLetterQueueUrl"], identity),
@@ -104,17 +117,28 @@ def collect(clients: Callable[[str], Any], stack_name: str, url: str) -> dict[st
 
 
 def _layout(
-    shard_map: ShardMap, clients: Callable[[str], Any], stack_name: str, site_url: str
+    publication: Publication, clients: Callable[[str], Any], stack_name: str, site_url: str
 ) -> Layout:
-    """The layout the published files were made for (the shard map records it); before the
-    first rebuild, the one the stack's ``SiteUrl`` and ``SectionRules`` give."""
+    """The layout the published files were made for (the publication records it); before the
+    first rebuild, the one the stack's ``SiteUrl``, ``SectionRules`` and ``MaxSectionsPerHost``
+    give."""
     try:
-        if shard_map.layout is not None:
-            return Layout.recorded(shard_map.layout)
-        rules = _parameters(clients("cloudformation"), stack_name).get("SectionRules", "")
-        return Layout(Sites.parse(site_url), SectionRules.parse(rules))
+        if publication.layout is not None:
+            return Layout.recorded(publication.layout)
+        parameters = _parameters(clients("cloudformation"), stack_name)
+        rules = SectionRules.parse(parameters.get("SectionRules", ""))
+        cap = int(parameters.get("MaxSectionsPerHost", DEFAULT_MAX_SECTIONS_PER_HOST))
+        return Layout(Sites.parse(site_url), rules, max_sections=cap)
     except ValueError as error:
         raise StackUnusable(f"stack {stack_name!r}: its layout cannot be read: {error}") from error
+
+
+def _branch(dynamodb: Any, state: str, key: str, space: str | None, identity: str) -> Branch | None:
+    """The branch of the tree of ``space`` that covers ``identity`` (None: it has none)."""
+    if space is None:
+        return None
+    prefix, point = point_of(space, url_hash(identity))
+    return BranchStore(dynamodb, state).load_at(key, prefix, point)
 
 
 def _parameters(cloudformation: Any, stack_name: str) -> dict[str, str]:

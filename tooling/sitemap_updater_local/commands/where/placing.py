@@ -50,13 +50,21 @@ class Place:
         }
 
 
-def place(layout: Layout, identity: str, leaves: Iterable[str], named: str | None = None) -> Place:
+def place(
+    layout: Layout,
+    identity: str,
+    leaves: Iterable[str],
+    named: str | None = None,
+    *,
+    space: str | None = None,
+) -> Place:
     """Where ``layout`` places ``identity`` (whose change named the section ``named``) among the
-    shard tree's ``leaves``."""
+    shard tree's ``leaves``; ``space`` where the caller placed it already (``Placement``, which
+    bounds the sections a host has)."""
     site = layout.sites.site_of(identity)
     if site is None:
         return Place(identity, None)
-    space = layout.space_for(identity, named)
+    space = space or layout.space_for(identity, named)
     leaf = leaf_of(leaves, space, url_hash(identity))
     file = shard_file_key(leaf or space + ROOT_SHARD)
     return Place(identity, site.origin, split_space(space)[1], named is not None, leaf, file)

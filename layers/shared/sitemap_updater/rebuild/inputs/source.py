@@ -12,10 +12,10 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sitemap_updater.rebuild.state.nodes import BATCH_GET_LIMIT
 from sitemap_updater.store.items import Item, is_live
 from sitemap_updater.store.keys import (
     ATTR_STATE,
+    BATCH_GET_LIMIT,
     STATE_LIVE,
     URL_PK_PREFIX,
     key_attributes,

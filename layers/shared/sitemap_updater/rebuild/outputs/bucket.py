@@ -14,7 +14,8 @@ from sitemap_updater.indexnow import KEY_FILE_PREFIX
 from sitemap_updater.protocol.limits import MAX_READ_BACK_BYTES
 from sitemap_updater.protocol.stylesheet import STYLESHEET_NAME
 from sitemap_updater.protocol.urlset import PublishedFormatError
-from sitemap_updater.store.keys import INDEX_KEY, ROBOTS_KEY
+from sitemap_updater.store.keys import ROBOTS_KEY
+from sitemap_updater.store.spaces import index_number_of
 from sitemap_updater.view import VIEW_NAMES
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ VIEW_KINDS: Final = {
 def kind_of(key: str) -> ObjectKind:
     """Headers of the object stored under ``key`` (at the bucket root or a host's prefix)."""
     name = key[key.rfind("/") + 1 :]
-    if name == INDEX_KEY:
+    if index_number_of(key) is not None:
         return INDEX
     if key == ROBOTS_KEY:
         return ROBOTS

@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
-from sitemap_updater.rebuild.state.published import SentBatch
+from sitemap_updater.rebuild.state.publication import SentBatch
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudfront.client import CloudFrontClient

@@ -8,7 +8,7 @@ passed and the published index does not list it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -61,27 +61,24 @@ class RetireLedger:
         self._client.delete_item(TableName=self._table, Key=self._key(key))
 
 
-def due_for_deletion(
-    entries: dict[str, int], listed: Collection[str], now: int, grace_seconds: int
-) -> list[str]:
-    """Keys whose grace period has passed and that the published index does not list."""
-    return sorted(
-        key
-        for key, retired_at in entries.items()
-        if key not in listed and retired_at + grace_seconds <= now
-    )
+def due_for_deletion(entries: dict[str, int], now: int, grace_seconds: int) -> list[str]:
+    """Keys whose grace period has passed."""
+    return sorted(key for key, retired_at in entries.items() if retired_at + grace_seconds <= now)
 
 
 def sweep(
     ledger: RetireLedger,
     entries: dict[str, int],
-    listed: Collection[str],
+    listed: Callable[[str], bool],
     now: int,
     grace_seconds: int,
     delete_object: Callable[[str], None],
 ) -> Iterable[str]:
-    """Delete the objects that are due (object first, then its ledger item); yields their keys."""
-    for key in due_for_deletion(entries, listed, now, grace_seconds):
-        delete_object(key)
+    """Delete the objects that are due and that no index lists (object first, then its ledger
+    item); yields their keys. A due key an index lists again leaves the ledger."""
+    for key in due_for_deletion(entries, now, grace_seconds):
+        if not listed(key):
+            delete_object(key)
+            yield key
         ledger.forget(key)
-        yield key
+        del entries[key]

@@ -1,7 +1,7 @@
 """A full rebuild's leaves: spool a parallel Scan of the table per leaf, then render and put every
 leaf, counting the pages that differed from the published files (drift). The Scan's
 tombstones count as the run's changes where they are new enough (``freshness``). A space the
-shard map has no leaf for yet (a new host or section, or every space after a layout change)
+trees have no leaf for yet (a new host or section, or every space after a layout change)
 starts at its root; the news files take every article the Scan read.
 
 Each part of a leaf is rendered and put before the next is loaded, so a leaf that splits into
@@ -26,12 +26,17 @@ from sitemap_updater.store.spaces import shard_file_key
 
 
 def rebuild_all(tools: Tools, run: Run) -> None:
-    """Render every leaf of the shard map from the table, while time remains."""
-    space_of = tools.layout.space_of
+    """Render every leaf of the trees from the table, while time remains."""
+
+    def space_of(item: Item) -> str:
+        space = run.placement.space_of(item, take=True)
+        assert space is not None  # a section is taken when asked to
+        return space
+
     with tempfile.TemporaryDirectory(prefix="sitemap-spool-", dir=tools.spool_root) as tmp:
-        spools = Spools(Path(tmp), run.shard_map.leaves, space_of)
-        earliest = min((run.full_since_ms(leaf) for leaf in run.shard_map.leaves), default=0)
-        removed_index = LeafIndex(run.shard_map.leaves)
+        spools = Spools(Path(tmp), run.leaves, space_of)
+        earliest = min((run.full_since_ms(leaf) for leaf in run.leaves), default=0)
+        removed_index = LeafIndex(run.leaves)
         articles: list[Item] = []
 
         def count_removed(item: Item) -> None:
@@ -51,15 +56,15 @@ def rebuild_all(tools: Tools, run: Run) -> None:
             spools.fill(keep_articles(scan), tools.out_of_time)
         except ScanStoppedError:
             spools.close()
-            if run.migrating and not run.shard_map.leaves:
-                run.shard_map = run.loaded_map  # no leaf of the new layout yet: the next run
-            for leaf in run.shard_map.leaves:
+            run.scan_stopped = True
+            # a move with no leaf of the new layout yet starts again with the next run
+            for leaf in sorted(run.leaves):
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
             return
-        run.shard_map = run.shard_map.with_roots(spools.index.new_roots)
+        run.add_roots(spools.index.new_roots)
         run.news.replace_all(articles)
         articles.clear()
-        leaves = sorted(run.shard_map.leaves)
+        leaves = sorted(run.leaves)
         for leaf in leaves:
             if tools.out_of_time():
                 run.defer([leaf], since_ms=run.full_since_ms(leaf))
@@ -70,14 +75,14 @@ def rebuild_all(tools: Tools, run: Run) -> None:
 def _rebuild_leaf(tools: Tools, run: Run, spools: Spools, leaf: str) -> None:
     # repairs of a site published before are changes to announce; the first publish is not,
     # nor a move to another layout, which changes no page (only the files that hold them)
-    want_locs = bool(run.published.files) and not run.migrating
+    want_locs = run.publication.files > 0 and not run.moving
     ids: list[str] = []
     config = tools.config
     for part, items in spools.load(leaf, config.max_urls_per_sitemap, config.max_bytes_per_sitemap):
         run.lags.add(items, since_ms=run.full_since_ms(leaf))
         rendered = tools.render(part, items)
         del items
-        for shard in rendered if not run.migrating else ():
+        for shard in rendered if not run.moving else ():
             run.note_drift(*_drift_of(run, shard, want_locs=want_locs))
         run.put_leaves(rendered, force=True)
         ids.extend(r.shard_id for r in rendered)

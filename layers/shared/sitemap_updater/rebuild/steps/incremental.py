@@ -1,5 +1,5 @@
 """An incremental run's leaves: patch the published file of every leaf with a change, and
-rebuild from the table the leaves a full rebuild left pending.
+rebuild from the table the leaves a full rebuild left held back.
 
 A change goes to the leaf of its item's space (host and section); a page whose old image was in
 another space is removed from that space's leaf in the same run, so it is never in both files.
@@ -7,6 +7,7 @@ The leaves a page leaves are patched before the others, so that a run out of tim
 leaf a page joins, never the one it leaves: the page is then in neither file until the next run,
 never in both.
 
+The run reads the branches of the indexes its changes fall in (``Run.read_points``), no others.
 The unchanged pages of a changed file come from the published file itself (``patch``); a file
 that cannot be read back is rebuilt from the table instead.
 """
@@ -23,26 +24,25 @@ from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
 from sitemap_updater.store.items import Item, url_hash_of, url_of
 from sitemap_updater.store.shards import LeafIndex
-from sitemap_updater.store.spaces import Layout, shard_file_key
+from sitemap_updater.store.spaces import point_of, shard_file_key
 
 #: URL hash -> new image of the URL item (None: removed)
 Changes = dict[str, Item | None]
 
 
 def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> None:
-    """Patch every leaf with a change, and rebuild the pending leaves from the table, while time
+    """Patch every leaf with a change, and rebuild the held leaves from the table, while time
     remains; a leaf left over is deferred, its changes behind the checkpoint the run saves."""
-    groups = _by_leaf(tools.layout, run, feed)
-    pending = [leaf for leaf in run.published.pending if leaf in run.shard_map.leaves]
+    groups = _by_leaf(run, feed)
+    pending = [leaf for leaf in run.held_read if leaf in run.leaves]
     wanted = sorted(
         set(groups) | set(pending), key=lambda leaf: (not _left(groups, feed, leaf), leaf)
     )
     # first, so that a leaf read from the table below replaces its articles with the newest
     run.news.apply(feed.changes)
-    run.add_states(tools.store.load_states(leaf for leaf in wanted if leaf not in run.states))
     for leaf in wanted:
         changes = groups.get(leaf, {})
-        mark = run.published.held_since(leaf) if leaf in pending else None
+        mark = run.held_read.get(leaf) if leaf in pending else None
         if tools.out_of_time():
             marks = [t for t in (mark, oldest_written(changes.values())) if t is not None]
             run.defer([leaf], since_ms=min(marks) if marks else None)
@@ -50,7 +50,9 @@ def rebuild_changed(tools: Tools, run: Run, feed: FeedRead, *, force: bool) -> N
         if leaf in pending:
             removed: list[Item] = []
             others: list[Item] = []
-            items = list(tools.shard_items(leaf, removed=removed.append, others=others.append))
+            items = list(
+                tools.shard_items(run.placement, leaf, removed=removed.append, others=others.append)
+            )
             run.news.replace_shard(leaf, [*items, *others])
             run.apply(leaf, tools.render(leaf, items), force=force)
             if mark is not None:  # the feed's changes of the leaf are counted below
@@ -69,23 +71,44 @@ def _left(groups: dict[str, Changes], feed: FeedRead, leaf: str) -> bool:
     )
 
 
-def _by_leaf(layout: Layout, run: Run, feed: FeedRead) -> dict[str, Changes]:
+def _by_leaf(run: Run, feed: FeedRead) -> dict[str, Changes]:
     """The feed's changes by leaf: each to the leaf of its new image's space, and a removal to
     the leaf of its old image's space where that is another one (a move, or an expired
-    tombstone). Leaves of spaces new to the shard map are added to it as roots."""
-    index = LeafIndex(run.shard_map.leaves)
-    groups: dict[str, Changes] = {}
+    tombstone). The branches of the indexes they fall in are read first; leaves of spaces new
+    to the trees are added as roots."""
+    layout = run.placement.layout
+    run.trees.read_hosts(
+        layout.prefix_of(url_of(image))
+        for uh, item in feed.changes.items()
+        for image in (feed.before.get(uh), item)
+        if image is not None
+    )
+    placed: list[tuple[str, str | None, set[str]]] = []
     for uh, item in feed.changes.items():
-        target = layout.space_of(item) if item is not None else None
         old = feed.before.get(uh)
-        spaces = {target} if target is not None else set()
+        spaces: set[str] = set()
         if old is not None:
-            spaces.add(layout.space_of(old))
+            spaces.add(_space(run, old))
+        target = _space(run, item) if item is not None else None
+        if target is not None:
+            spaces.add(target)
+        placed.append((uh, target, spaces))
+    run.read_points(point_of(space, uh) for uh, _, spaces in placed for space in spaces)
+    index = LeafIndex(run.leaves)
+    groups: dict[str, Changes] = {}
+    for uh, target, spaces in placed:
+        item = feed.changes[uh]
         for space in spaces:
             leaf = index.leaf_for(space, uh)
             groups.setdefault(leaf, {})[uh] = item if space == target else None
-    run.shard_map = run.shard_map.with_roots(index.new_roots)
+    run.add_roots(index.new_roots)
     return groups
+
+
+def _space(run: Run, item: Item) -> str:
+    space = run.placement.space_of(item, take=True)
+    assert space is not None  # a section is taken when asked to
+    return space
 
 
 def patch_leaf(tools: Tools, run: Run, leaf: str, changes: Changes, *, force: bool) -> None:
@@ -131,7 +154,7 @@ def _rebuild_from_table(
         logger.info("published file rebuilt from the table", shard=leaf, reason=reason)
     else:
         run.note_repaired(shard_file_key(leaf), reason)
-    rendered = tools.render(leaf, list(tools.shard_items(leaf)))
+    rendered = tools.render(leaf, list(tools.shard_items(run.placement, leaf)))
     if body is not None:
         run.note_drift(len(fragments_differing(body, rendered)), ())
     run.apply(leaf, rendered, force=True)

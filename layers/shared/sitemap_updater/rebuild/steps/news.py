@@ -11,7 +11,7 @@ from sitemap_updater.protocol.urlset import (
     fragments_of,
 )
 from sitemap_updater.rebuild.inputs.source import ShardSource
-from sitemap_updater.rebuild.news import NewsDesk, is_news_key
+from sitemap_updater.rebuild.news import NewsDesk
 from sitemap_updater.rebuild.steps.objects import sha256_hex
 from sitemap_updater.rebuild.steps.run import Run
 from sitemap_updater.rebuild.steps.tools import Tools
@@ -34,26 +34,24 @@ def news_desk(tools: Tools, now: float) -> NewsDesk:
 
 
 def load_news(run: Run, source: ShardSource) -> None:
-    """The articles of the published news files; reads them only when the record lists some,
-    so a site without news reads nothing. A file that cannot be read back, or is not the bytes
-    the record holds, is rebuilt from the table: each article it names is read again by its URL
-    hash (one BatchGetItem per 100), so an article nobody published leaves it."""
-    recorded = None if run.published.news_sha256 is None else dict(run.published.news_sha256)
-    for key in run.published.files:
-        if not is_news_key(key):
-            continue
-        body = None
-        try:
-            body = run.read_object(key)
-            if body is None:
-                continue
-            if recorded is not None and recorded.get(key) != sha256_hex(body):
-                raise PublishedFormatError(f"{key} is not the file the last publish recorded")
-            run.news.load(key, body)
-        except PublishedFormatError as error:
-            if run.published.in_flight is None:  # else a crashed run's bytes, no record's
-                run.note_repaired(key, str(error))
-            _articles_from_table(run, source, body)
+    """The articles of the published news files; reads them only when a host lists some, so a
+    site without news reads nothing. A file that cannot be read back, or is not the bytes the
+    host's news record holds, is rebuilt from the table: each article it names is read again by
+    its URL hash (one BatchGetItem per 100), so an article nobody published leaves it."""
+    for news in run.trees.news.values():
+        for key, recorded, _, _ in news.files:
+            body = None
+            try:
+                body = run.read_object(key)
+                if body is None:
+                    continue
+                if recorded != sha256_hex(body):
+                    raise PublishedFormatError(f"{key} is not the file the last publish recorded")
+                run.news.load(key, body)
+            except PublishedFormatError as error:
+                if run.publication.in_flight is None:  # else a crashed run's bytes, no record's
+                    run.note_repaired(key, str(error))
+                _articles_from_table(run, source, body)
 
 
 def _articles_from_table(run: Run, source: ShardSource, body: bytes | None) -> None:
@@ -78,11 +76,14 @@ def publish_news(run: Run, *, force: bool) -> list[NewsListing]:
     """Put the news files whose bytes changed; returns the listing of each, for the index."""
     desk = run.news
     listed: list[NewsListing] = []
+    lastmods = {
+        key: lastmod for news in run.trees.news.values() for key, _, lastmod, _ in news.files
+    }
     for news_file in desk.render():
         changed = desk.published.get(news_file.key) != news_file.sha256
         if changed or force:
             run.objects.put(news_file.key, news_file.body)
-        previous = (run.listing or {}).get(news_file.key, (None, 0))[0]
+        previous = lastmods.get(news_file.key)
         lastmod = run.now_w3c if changed or previous is None else previous
         listed.append((news_file.key, lastmod, news_file.url_count))
     run.note_news(listed)

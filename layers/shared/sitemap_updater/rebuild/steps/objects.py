@@ -13,10 +13,10 @@ the next run repair a crash.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
 
 from sitemap_updater.rebuild.outputs.bucket import Publisher
-from sitemap_updater.rebuild.state.published import PublishedStore
+from sitemap_updater.rebuild.state.publication import PublicationStore
 from sitemap_updater.rebuild.state.retire import RetireLedger, sweep
 
 
@@ -30,11 +30,11 @@ class RunObjects:
     def __init__(
         self,
         publisher: Publisher,
-        published: PublishedStore,
+        published: PublicationStore,
         ledger: RetireLedger,
         *,
         owner: str,
-        listed: Collection[str],
+        listed: Callable[[str], bool],
         entries: dict[str, int],
         generation: int,
         now: float,
@@ -43,10 +43,12 @@ class RunObjects:
         self._published = published
         self._ledger = ledger
         self._owner = owner
+        #: whether an index listed ``key`` when the run read the state that holds it
         self._listed = listed
         self._now = now
         #: the retire ledger: S3 key -> ``retired_at`` (epoch seconds)
         self.entries = entries
+        self.entries_read = len(entries)
         #: the publish generation: the record's, or the one the run's first write took
         self.generation = generation
         #: whether the run has marked the record ``in_flight`` (it wrote, or is about to)
@@ -60,7 +62,7 @@ class RunObjects:
     def put(self, key: str, body: bytes) -> None:
         """Put an object; a key the published index does not list yet is entered in the retire
         ledger first."""
-        if key not in self._listed and key not in self.entries:
+        if key not in self.entries and not self._listed(key):
             self._retire(key)
         self.write(key, body)
 
@@ -78,10 +80,11 @@ class RunObjects:
         if key not in self.entries:
             self._retire(key)
 
-    def retire_dropped(self, files: Collection[str]) -> None:
-        """Enter in the ledger every key the published index lists and ``files`` does not."""
-        for key in self._listed:
-            if key not in files and key not in self.entries:
+    def retire_dropped(self, before: Iterable[str], after: Collection[str]) -> None:
+        """Enter in the ledger every key of ``before`` (what the indexes listed) that ``after``
+        (what they list now) does not."""
+        for key in before:
+            if key not in after and key not in self.entries:
                 self._retire(key)
 
     def forget_listed(self, files: Collection[str]) -> None:
@@ -91,12 +94,10 @@ class RunObjects:
                 self._ledger.forget(key)
                 del self.entries[key]
 
-    def sweep(self, listed: Collection[str], now: int, grace_seconds: int) -> list[str]:
-        """Delete the objects whose grace period has passed and that ``listed`` does not name."""
+    def sweep(self, listed: Callable[[str], bool], now: int, grace_seconds: int) -> list[str]:
+        """Delete the objects whose grace period has passed and that no index lists."""
         return list(
-            sweep(
-                self._ledger, self.entries, set(listed), now, grace_seconds, self._publisher.delete
-            )
+            sweep(self._ledger, self.entries, listed, now, grace_seconds, self._publisher.delete)
         )
 
     def _retire(self, key: str) -> None:

@@ -1,5 +1,5 @@
 """What the steps of a run use besides its state: the settings, the layout (sites and sections),
-the table's URL items, the node states, the bucket and the time budget."""
+the table's URL items, the bucket and the time budget."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from sitemap_updater.config import RebuildConfig
 from sitemap_updater.rebuild.inputs.source import Removed, ShardSource
 from sitemap_updater.rebuild.outputs.bucket import Publisher
 from sitemap_updater.rebuild.render import RenderedShard, render_shard
-from sitemap_updater.rebuild.state.nodes import StateStore
-from sitemap_updater.store.items import Item
+from sitemap_updater.store.items import Item, url_of
 from sitemap_updater.store.shards import space_of_shard
-from sitemap_updater.store.spaces import Layout
+from sitemap_updater.store.spaces import Layout, Placement, split_space
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +20,6 @@ class Tools:
     config: RebuildConfig
     layout: Layout
     source: ShardSource
-    store: StateStore
     publisher: Publisher
     #: True once the run must stop starting work (the time budget's margin is reached)
     out_of_time: Callable[[], bool]
@@ -41,6 +39,7 @@ class Tools:
 
     def shard_items(
         self,
+        placement: Placement,
         shard_id: str,
         *,
         removed: Removed | None = None,
@@ -51,9 +50,14 @@ class Tools:
         items there: ``others`` takes the live items of the other spaces. A leaf of a layout
         before sections is the whole of its hash range."""
         space = space_of_shard(shard_id)
+        prefix = split_space(space)[0]
 
         def mine(item: Item) -> bool:
-            return not space or self.layout.space_of(item) == space
+            if not space:
+                return True
+            if self.layout.prefix_of(url_of(item)) != prefix:
+                return False  # another host's: its sections are not the run's to place
+            return placement.space_of(item) == space
 
         def own_removed(item: Item) -> None:
             if removed is not None and mine(item):
