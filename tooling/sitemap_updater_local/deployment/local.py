@@ -6,7 +6,6 @@ import gc
 import json
 import os
 import time
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,13 +30,17 @@ from sitemap_updater_local.deployment.messages import (
 )
 from sitemap_updater_local.deployment.runtime import FunctionOutput, LocalFunction
 from sitemap_updater_local.deployment.stack import roles
-from sitemap_updater_local.deployment.stack.provision import Stack, provision
+from sitemap_updater_local.deployment.stack.provision import (
+    Stack,
+    invalidations_of,
+    provision,
+    register,
+)
 from sitemap_updater_local.deployment.stack.template import (
     LOCAL_STACK_NAME,
     REGION,
     FunctionSpec,
     Template,
-    TemplateError,
     read_body,
 )
 from sitemap_updater_local.deployment.stream_source import (
@@ -230,25 +233,12 @@ class LocalDeployment:
         by_name = {f.physical_name: f for f in self.functions.values()}
         if spec.function_name not in by_name:
             raise ValueError(f"{spec.logical_id}: FunctionName {spec.function_name} is no function")
-        function = by_name[spec.function_name]
-
-        def invoke(event: dict[str, Any]) -> tuple[Any, BaseException | None]:
-            inv = function.invoke(event)
-            return inv.result, inv.error
-
-        failure = spec.failure_queue_arn
-        send_failure: Callable[[str], None] | None = None
-        if failure is not None:
-            failure_url = self.stack.queue_arns[failure]
-
-            def send_failure(body: str) -> None:
-                self.sqs.send_message(QueueUrl=failure_url, MessageBody=body)
-
-        return StreamEventSourceMapping(
+        arn = spec.failure_queue_arn
+        return StreamEventSourceMapping.wired(
             spec,
             self._streams,
-            invoke,
-            send_failure,
+            by_name[spec.function_name],
+            (self.sqs, None if arn is None else self.stack.queue_arns[arn]),
             self.clock or time.time,
         )
 
@@ -273,30 +263,9 @@ class LocalDeployment:
         return self.ingest.environment.get("DLQ_URL", ""), None
 
     def register_stack(self) -> str:
-        """Record the deployment as a CloudFormation stack of the emulated account, named after
-        the template's stack, whose outputs are the template's ``Outputs`` as resolved here (one
-        that needs a value the local deployment lacks is left out), so that a client finding a
-        stack by name (``sitemap-updater status``) finds this one; returns the name."""
-        outputs: dict[str, str] = {}
-        for key, spec in self.template.body.get("Outputs", {}).items():
-            if "Condition" in spec and not self.template.condition(spec["Condition"]):
-                continue
-            try:
-                value = self.template.resolve(spec["Value"])
-            except TemplateError:
-                continue
-            if value is not None:
-                outputs[key] = str(value)
-        body = {
-            "Resources": {"Stack": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
-            "Outputs": {key: {"Value": value} for key, value in outputs.items()},
-        }
-        cloudformation = boto3.Session(region_name=REGION).client("cloudformation")
-        name = self.template.stack_name
-        with warnings.catch_warnings():  # moto creates nothing for the handle, and says so
-            warnings.filterwarnings("ignore", "Tried to parse AWS::CloudFormation::WaitCondition")
-            cloudformation.create_stack(StackName=name, TemplateBody=json.dumps(body))
-        return name
+        """Record the deployment as a CloudFormation stack of the emulated account
+        (:func:`~sitemap_updater_local.deployment.stack.provision.register`); returns its name."""
+        return register(self.template)
 
     # --- the event path ---------------------------------------------------------------------
 
@@ -420,20 +389,7 @@ class LocalDeployment:
 
     def invalidations(self) -> list[tuple[str, list[str]]]:
         """Every CloudFront invalidation of the distribution: (id, paths), oldest first."""
-        if not self.distribution_id:
-            return []
-        items = []
-        paginator = self.cloudfront.get_paginator("list_invalidations")
-        for page in paginator.paginate(DistributionId=self.distribution_id):
-            items += page.get("InvalidationList", {}).get("Items", [])
-        items.sort(key=lambda i: i["CreateTime"])
-        out = []
-        for item in items:
-            batch = self.cloudfront.get_invalidation(
-                DistributionId=self.distribution_id, Id=item["Id"]
-            )["Invalidation"]["InvalidationBatch"]
-            out.append((item["Id"], list(batch["Paths"].get("Items", []))))
-        return out
+        return invalidations_of(self.cloudfront, self.distribution_id)
 
     def invalidated_paths(self) -> list[str]:
         """Every path of every invalidation, oldest first."""

@@ -38,6 +38,8 @@ from sitemap_updater_local.deployment.stack.template import Template, TemplateEr
 if TYPE_CHECKING:
     from mypy_boto3_dynamodbstreams.client import DynamoDBStreamsClient
 
+    from sitemap_updater_local.deployment.runtime import LocalFunction
+
 #: Lambda's default BatchSize for a DynamoDB stream (CreateEventSourceMapping).
 DEFAULT_BATCH_SIZE = 100
 
@@ -159,6 +161,31 @@ class StreamPoll:
 
 class StreamEventSourceMapping:
     """One stream mapping: its shards' positions, the batch waiting, its failed attempts."""
+
+    @classmethod
+    def wired(
+        cls,
+        spec: StreamMappingSpec,
+        streams: DynamoDBStreamsClient,
+        function: LocalFunction,
+        failures: tuple[Any, str | None],
+        clock: Callable[[], float],
+    ) -> StreamEventSourceMapping:
+        """The mapping of ``spec`` invoking ``function``, its failed batches described on the
+        queue ``failures`` names (an SQS client and the queue's URL, or none)."""
+
+        def invoke(event: dict[str, Any]) -> tuple[Any, BaseException | None]:
+            inv = function.invoke(event)
+            return inv.result, inv.error
+
+        sqs, failure_url = failures
+        send_failure: Callable[[str], None] | None = None
+        if failure_url is not None:
+
+            def send_failure(body: str) -> None:
+                sqs.send_message(QueueUrl=failure_url, MessageBody=body)
+
+        return cls(spec, streams, invoke, send_failure, clock)
 
     def __init__(
         self,

@@ -11,9 +11,12 @@ Resources are created in dependency order: a resource waits until everything it 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import boto3
 
 from sitemap_updater_local.deployment.stack.tables import create_table
 from sitemap_updater_local.deployment.stack.template import (
@@ -211,3 +214,47 @@ def provision(tpl: Template, clients: Clients) -> Stack:
             first = sorted(errors)[0]
             raise TemplateError(f"resource {first} cannot be created locally: {errors[first]}")
     return stack
+
+
+def register(template: Template) -> str:
+    """Record a deployment of ``template`` as a CloudFormation stack of the emulated account,
+    named after the template's stack, whose outputs are the template's ``Outputs`` as resolved
+    here (one that needs a value the local deployment lacks is left out), so that a client
+    finding a stack by name (``sitemap-updater status``) finds this one; returns the name."""
+    outputs: dict[str, str] = {}
+    for key, spec in template.body.get("Outputs", {}).items():
+        if "Condition" in spec and not template.condition(spec["Condition"]):
+            continue
+        try:
+            value = template.resolve(spec["Value"])
+        except TemplateError:
+            continue
+        if value is not None:
+            outputs[key] = str(value)
+    body = {
+        "Resources": {"Stack": {"Type": "AWS::CloudFormation::WaitConditionHandle"}},
+        "Outputs": {key: {"Value": value} for key, value in outputs.items()},
+    }
+    cloudformation = boto3.Session(region_name=REGION).client("cloudformation")
+    with warnings.catch_warnings():  # moto creates nothing for the handle, and says so
+        warnings.filterwarnings("ignore", "Tried to parse AWS::CloudFormation::WaitCondition")
+        cloudformation.create_stack(StackName=template.stack_name, TemplateBody=json.dumps(body))
+    return template.stack_name
+
+
+def invalidations_of(cloudfront: Any, distribution_id: str | None) -> list[tuple[str, list[str]]]:
+    """Every CloudFront invalidation of the distribution: (id, paths), oldest first."""
+    if not distribution_id:
+        return []
+    items = []
+    paginator = cloudfront.get_paginator("list_invalidations")
+    for page in paginator.paginate(DistributionId=distribution_id):
+        items += page.get("InvalidationList", {}).get("Items", [])
+    items.sort(key=lambda i: i["CreateTime"])
+    out = []
+    for item in items:
+        batch = cloudfront.get_invalidation(DistributionId=distribution_id, Id=item["Id"])[
+            "Invalidation"
+        ]["InvalidationBatch"]
+        out.append((item["Id"], list(batch["Paths"].get("Items", []))))
+    return out
