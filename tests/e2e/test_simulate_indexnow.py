@@ -59,7 +59,7 @@ def test_indexnow_per_wave_with_a_set_clock_and_an_empty_wave(
     assert second["indexnow_requests"] == 1
     # an empty wave sends no message and runs the scheduled rebuild, which has nothing to do
     assert third["messages"] == 0 and third["accepted"] == 0
-    assert third["objects_written"] == [] and third["dynamodb_items_read"] >= 3
+    assert third["objects_written"] == [] and third["dynamodb_items_read"] >= 1
     assert (third["indexnow_submitted"], third["indexnow_requests"]) == ([], 0)
     # the key file is published beside the sitemaps, under the sitemap path
     assert (out / f"sitemap-indexnow-{KEY}.txt").read_text("utf-8") == KEY
