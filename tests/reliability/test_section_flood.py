@@ -16,7 +16,6 @@ import gzip
 import json
 from typing import Any
 
-import pytest
 from lxml import etree
 
 from sitemap_updater.observe.sampling import frames
@@ -75,8 +74,12 @@ def largest_state_item(dep: LocalDeployment) -> int:
     return max(item_size(item) for page in pages for item in page["Items"])
 
 
-@pytest.mark.parametrize("cap", ["100", "1000"])
-def test_thousands_of_sections_on_a_long_host_never_stop_publishing(cap: str) -> None:
+#: the template's default cap; a larger one only moves the point where sections are refused
+CAP = "100"
+
+
+def test_thousands_of_sections_on_a_long_host_never_stop_publishing() -> None:
+    cap = CAP
     with LocalDeployment(site_url=SITE, parameters={"MaxSectionsPerHost": cap}) as dep:
         assert dep.send(bodies(changes(range(3_000), lastmod="2026-05-01"))) == []
         assert dep.drain().records > 0
