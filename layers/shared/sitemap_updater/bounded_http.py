@@ -14,6 +14,7 @@ Use :func:`opener` (or add :func:`handlers` to your own opener) for each request
 
 from __future__ import annotations
 
+import email.utils
 import functools
 import http.client
 import io
@@ -22,6 +23,7 @@ import ssl
 import time
 import urllib.request
 from collections.abc import Callable
+from datetime import UTC
 from typing import Any
 
 Clock = Callable[[], float]
@@ -224,3 +226,20 @@ def opener(
     """An opener whose requests (and the reads of their answers) end by ``deadline``, each
     connected to ``address`` when one is given."""
     return urllib.request.build_opener(*handlers(deadline, address), *extra)
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """An HTTP ``Retry-After`` (delta-seconds, or an HTTP-date) as seconds from ``now``; None
+    when there is none or it is not of either form (RFC 9110, 10.2.3)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        moment = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, moment.timestamp() - now)

@@ -18,7 +18,6 @@ The endpoint shared by the participating search engines is ``https://api.indexno
 
 from __future__ import annotations
 
-import email.utils
 import enum
 import http.client
 import json
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
-from sitemap_updater.bounded_http import Deadline, opener
+from sitemap_updater.bounded_http import Deadline, opener, retry_after_seconds
 
 DEFAULT_ENDPOINT: Final = "https://api.indexnow.org/indexnow"
 MAX_URLS_PER_POST: Final = 10_000
@@ -117,20 +116,6 @@ def classify(status: int) -> AnswerKind:
     if status in _RETRY_STATUSES or status >= 500:
         return AnswerKind.RETRY
     return AnswerKind.REJECTED
-
-
-def retry_after_seconds(value: str | None, now: float) -> float | None:
-    """A ``Retry-After`` header (seconds, or an HTTP date) as seconds from ``now``."""
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    if text.isdigit():
-        return float(text)
-    try:
-        moment = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, moment.timestamp() - now)
 
 
 def request_body(host: str, key: str, key_location: str, urls: Sequence[str]) -> bytes:

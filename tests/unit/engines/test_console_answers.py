@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from sitemap_updater.bounded_http import retry_after_seconds
 from sitemap_updater.engines.console_answers import (
     UnreadableAnswer,
     decode,
     error_of,
     inspection,
-    retry_after_seconds,
     sitemap_list,
     sitemap_status,
 )

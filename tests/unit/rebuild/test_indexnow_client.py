@@ -9,6 +9,7 @@ from email.utils import format_datetime
 
 import pytest
 
+from sitemap_updater.bounded_http import retry_after_seconds
 from sitemap_updater.config import ConfigError, RebuildConfig
 from sitemap_updater.indexnow import (
     MAX_URLS_PER_POST,
@@ -18,7 +19,6 @@ from sitemap_updater.indexnow import (
     check_key,
     key_file_name,
     request_body,
-    retry_after_seconds,
 )
 from sitemap_updater.rebuild.outputs.indexnow import fair_trim
 from tests.helpers.indexnow_endpoint import Reply, ScriptedEndpoint

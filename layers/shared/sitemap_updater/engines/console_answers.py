@@ -15,7 +15,6 @@ names the limit (per minute or per day) and a ``google.rpc.RetryInfo`` with ``re
 
 from __future__ import annotations
 
-import email.utils
 import json
 import re
 import time
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from sitemap_updater.bounded_http import retry_after_seconds
 from sitemap_updater.engines.exceptions import PER_DAY, PER_MINUTE, EngineError, error_for
 from sitemap_updater.engines.redaction import redact
 
@@ -185,23 +185,6 @@ def inspection(operation: str, url: str, value: Mapping[str, Any]) -> Inspection
         last_crawl_time=_time(operation, status.get("lastCrawlTime"), "lastCrawlTime"),
         sitemaps=tuple(sitemaps),
     )
-
-
-def retry_after_seconds(value: str | None, now: float) -> float | None:
-    """An HTTP ``Retry-After`` (delta-seconds, or an HTTP-date) as seconds from ``now``; None
-    when there is none or it is not of either form (RFC 9110, 10.2.3)."""
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    if text.isdigit():
-        return float(text)
-    try:
-        moment = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return max(0.0, moment.timestamp() - now)
 
 
 def _retry_delay(value: object) -> float | None:
