@@ -6,6 +6,7 @@ the same events, and the same problems and counts in the same order, the index's
 from __future__ import annotations
 
 import gzip
+import multiprocessing.util
 import random
 import tempfile
 from pathlib import Path
@@ -61,6 +62,10 @@ def test_workers_write_what_one_process_writes(
     index = _site_with_troubles(tmp_path)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
+    # multiprocessing keeps its own folder (its fork server's socket) where the temporary
+    # directory was when first asked: made now, it stays out of the scratch folder, which a
+    # socket's path would outgrow and which is deleted after the test
+    multiprocessing.util.get_temp_dir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
     monkeypatch.setattr(backfill, "default_jobs", lambda: 2)
